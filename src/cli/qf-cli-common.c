@@ -1,0 +1,93 @@
+/* qf-cli-common.c — option parsing, error and JSON printing shared by every subcommand
+ * (src/cli). See qf-cli.h for the conventions. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <stdio.h>
+
+#include "qf-cli.h"
+
+gboolean
+qf_cli_parse_options (const char          *command,
+                      const char          *parameter_string,
+                      const char          *summary,
+                      const GOptionEntry  *entries,
+                      int                 *argc,
+                      char              ***argv,
+                      int                 *exit_code)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = g_strdup_printf ("%s %s", command, parameter_string ? parameter_string : "");
+  gboolean help = FALSE;
+  const GOptionEntry help_entries[] = {
+    { "help", 'h', 0, G_OPTION_ARG_NONE, &help, N_("Show this help and exit"), NULL },
+    { NULL }
+  };
+
+  context = g_option_context_new (title);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_help_enabled (context, FALSE);
+  if (summary != NULL)
+    g_option_context_set_summary (context, summary);
+  if (entries != NULL)
+    g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, help_entries, GETTEXT_PACKAGE);
+
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      g_printerr ("qualify-cli %s: %s\n", command, error->message);
+      g_printerr (_("Run “qualify-cli %s --help” to see the options.\n"), command);
+      *exit_code = QF_CLI_EXIT_ERROR;
+      return FALSE;
+    }
+  if (help)
+    {
+      g_autofree char *text = g_option_context_get_help (context, TRUE, NULL);
+      /* GOption titles its usage with the program name; show the subcommand too. */
+      g_print ("%s", text);
+      *exit_code = QF_CLI_EXIT_OK;
+      return FALSE;
+    }
+  *exit_code = QF_CLI_EXIT_OK;
+  return TRUE;
+}
+
+int
+qf_cli_error (const char   *command,
+              const GError *error)
+{
+  g_printerr ("qualify-cli %s: %s\n", command, error ? error->message : _("unknown error"));
+  return QF_CLI_EXIT_ERROR;
+}
+
+int
+qf_cli_errorf (const char *command,
+               const char *format,
+               ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_printerr ("qualify-cli %s: %s\n", command, message);
+  return QF_CLI_EXIT_ERROR;
+}
+
+void
+qf_cli_print_json (JsonObject *obj)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  json_node_set_object (node, obj);
+  json_generator_set_root (gen, node);
+  json_generator_set_pretty (gen, TRUE);
+  text = json_generator_to_data (gen, NULL);
+  fputs (text, stdout);
+  fputc ('\n', stdout);
+  fflush (stdout);
+}

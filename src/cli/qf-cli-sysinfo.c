@@ -1,0 +1,52 @@
+/* qf-cli-sysinfo.c — `qualify-cli sysinfo`: the PC's identity and kernel (src/cli). */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "qf-cli.h"
+#include "qf-sysinfo.h"
+
+int
+qf_cli_sysinfo (int    argc,
+                char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSysinfo) info = NULL;
+  g_autofree char *root = NULL;
+  gboolean json = FALSE;
+  int exit_code;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
+    { "root", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &root,
+      N_("Read /proc and /sys below DIR (for tests)"), N_("DIR") },
+    { NULL }
+  };
+
+  if (!qf_cli_parse_options ("sysinfo", "", _("Show this PC's identity, kernel and real-time readiness."),
+                             entries, &argc, &argv, &exit_code))
+    return exit_code;
+  if (argc > 1)
+    return qf_cli_errorf ("sysinfo", _("unexpected argument “%s”"), argv[1]);
+
+  info = qf_sysinfo_read (root, &error);
+  if (info == NULL)
+    return qf_cli_error ("sysinfo", error);
+
+  if (json)
+    {
+      g_autoptr(JsonObject) obj = qf_sysinfo_to_json (info);
+      json_object_set_string_member (obj, "test", "sysinfo");
+      qf_cli_print_json (obj);
+      return QF_CLI_EXIT_OK;
+    }
+
+  g_print ("%-18s %s\n", _("Host name:"), info->hostname);
+  g_print ("%-18s %s\n", _("CPU:"), info->cpu_model);
+  g_print ("%-18s %u\n", _("CPUs:"), info->cpu_count);
+  g_print ("%-18s %.1f GiB\n", _("Memory:"), info->mem_total_kb / (1024.0 * 1024.0));
+  g_print ("%-18s %s\n", _("Kernel:"), info->kernel_release);
+  g_print ("%-18s %s\n", _("Kernel build:"), info->kernel_version ? info->kernel_version : "");
+  g_print ("%-18s %s\n", _("Preemption:"), info->preempt_model);
+  g_print ("%-18s %s\n", _("PREEMPT_RT:"), info->preempt_rt ? _("yes") : _("no"));
+  return QF_CLI_EXIT_OK;
+}

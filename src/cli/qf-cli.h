@@ -1,0 +1,48 @@
+/* qf-cli.h — shared conventions of qualify-cli's subcommands (src/cli).
+ *
+ * Each subcommand lives in qf-cli-<name>.c as `int qf_cli_<name> (int argc, char **argv)`,
+ * argv[0] being the subcommand's name. Conventions every subcommand keeps:
+ *   --json prints exactly one JSON object on stdout and nothing else there; progress and
+ *   human text go to stderr.
+ *   Exit 0 = success / pass, 1 = measured and failed the profile (run, verify),
+ *   2 = error, with one line on stderr that says what happened and what to do.
+ * The CLI uses src/core and src/engine; it never links GTK (it runs on headless helpers). */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+enum
+{
+  QF_CLI_EXIT_OK = 0,
+  QF_CLI_EXIT_FAIL = 1,
+  QF_CLI_EXIT_ERROR = 2,
+};
+
+/* Parses argv against entries with GOption, handling -h/--help itself (printed to stdout)
+ * instead of letting GOption call exit(). Returns FALSE with *exit_code set when the caller
+ * should return at once: 0 after help, 2 after a parse error (already printed). */
+gboolean qf_cli_parse_options (const char          *command,
+                               const char          *parameter_string,
+                               const char          *summary,
+                               const GOptionEntry  *entries,
+                               int                 *argc,
+                               char              ***argv,
+                               int                 *exit_code);
+
+/* Prints "qualify-cli COMMAND: message" on stderr and returns QF_CLI_EXIT_ERROR. */
+int      qf_cli_error         (const char          *command,
+                               const GError        *error);
+int      qf_cli_errorf        (const char          *command,
+                               const char          *format,
+                               ...) G_GNUC_PRINTF (2, 3);
+
+/* Prints obj as one JSON document followed by a newline on stdout. */
+void     qf_cli_print_json    (JsonObject          *obj);
+
+/* The subcommands. */
+int qf_cli_sysinfo   (int argc, char **argv);
+
+G_END_DECLS

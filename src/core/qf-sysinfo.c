@@ -1,0 +1,203 @@
+/* qf-sysinfo.c — reads hostname, CPU, memory and kernel facts from /proc and /sys (src/core).
+ *
+ * The root parameter lets tests point this at tests/core/fixtures/<pc>/; with root "/" the
+ * running kernel is asked. uname(2) is not used for the kernel strings so that fixtures work:
+ * /proc/sys/kernel/{osrelease,version,hostname} say the same. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qf-sysinfo.h"
+
+char *
+qf_sysfs_read_string (const char *root,
+                      const char *path)
+{
+  g_autofree char *full = g_build_filename (root ? root : "/", path, NULL);
+  g_autofree char *contents = NULL;
+
+  if (!g_file_get_contents (full, &contents, NULL, NULL))
+    return NULL;
+  return g_strdup (g_strstrip (contents));
+}
+
+static char *
+read_cpu_model (const char *root,
+                guint      *n_processors)
+{
+  g_autofree char *cpuinfo = qf_sysfs_read_string (root, "proc/cpuinfo");
+  g_auto(GStrv) lines = NULL;
+  char *model = NULL;
+
+  *n_processors = 0;
+  if (cpuinfo == NULL)
+    return NULL;
+
+  lines = g_strsplit (cpuinfo, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char *colon = strchr (lines[i], ':');
+
+      if (g_str_has_prefix (lines[i], "processor"))
+        (*n_processors)++;
+      if (model == NULL && colon != NULL &&
+          (g_str_has_prefix (lines[i], "model name") || g_str_has_prefix (lines[i], "Model")))
+        model = g_strdup (g_strstrip (colon + 1));
+    }
+  return model;
+}
+
+/* "0-3,6" → 5 */
+static guint
+count_cpu_list (const char *list)
+{
+  g_auto(GStrv) parts = NULL;
+  guint n = 0;
+
+  if (list == NULL || *list == '\0')
+    return 0;
+  parts = g_strsplit (list, ",", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      guint64 lo, hi;
+      char *end;
+
+      lo = g_ascii_strtoull (parts[i], &end, 10);
+      if (end == parts[i])
+        continue;
+      hi = (*end == '-') ? g_ascii_strtoull (end + 1, NULL, 10) : lo;
+      if (hi >= lo)
+        n += (guint) (hi - lo + 1);
+    }
+  return n;
+}
+
+static guint64
+meminfo_kb (const char *meminfo,
+            const char *key)
+{
+  g_autofree char *needle = g_strconcat ("\n", key, ":", NULL);
+  const char *p;
+
+  if (meminfo == NULL)
+    return 0;
+  if (g_str_has_prefix (meminfo, key) && meminfo[strlen (key)] == ':')
+    p = meminfo + strlen (key) + 1;
+  else if ((p = strstr (meminfo, needle)) != NULL)
+    p += strlen (needle);
+  else
+    return 0;
+  return g_ascii_strtoull (p, NULL, 10);
+}
+
+static char *
+preempt_model (const char *root,
+               const char *version,
+               gboolean    rt)
+{
+  g_autofree char *dynamic = NULL;
+
+  if (rt)
+    return g_strdup ("PREEMPT_RT");
+
+  /* /sys/kernel/debug/sched/preempt reads like "none (voluntary) full": the choice in ( ). */
+  dynamic = qf_sysfs_read_string (root, "sys/kernel/debug/sched/preempt");
+  if (dynamic != NULL)
+    {
+      const char *open = strchr (dynamic, '(');
+      const char *close = open ? strchr (open, ')') : NULL;
+
+      if (open && close)
+        {
+          g_autofree char *mode = g_strndup (open + 1, close - open - 1);
+          return g_strdup_printf ("PREEMPT_DYNAMIC (%s)", mode);
+        }
+    }
+  if (version != NULL)
+    {
+      if (strstr (version, "PREEMPT_DYNAMIC") != NULL)
+        return g_strdup ("PREEMPT_DYNAMIC");
+      if (strstr (version, "PREEMPT ") != NULL || g_str_has_suffix (version, "PREEMPT"))
+        return g_strdup ("PREEMPT");
+    }
+  return g_strdup ("none");
+}
+
+QfSysinfo *
+qf_sysinfo_read (const char  *root,
+                 GError     **error)
+{
+  g_autoptr(QfSysinfo) info = g_new0 (QfSysinfo, 1);
+  g_autofree char *meminfo = NULL;
+  g_autofree char *online = NULL;
+  g_autofree char *realtime = NULL;
+  guint n_processors = 0;
+
+  if (root == NULL)
+    root = "/";
+
+  info->kernel_release = qf_sysfs_read_string (root, "proc/sys/kernel/osrelease");
+  if (info->kernel_release == NULL)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                   _("Cannot read %s/proc/sys/kernel/osrelease: is /proc mounted?"),
+                   g_str_equal (root, "/") ? "" : root);
+      return NULL;
+    }
+  info->kernel_version = qf_sysfs_read_string (root, "proc/sys/kernel/version");
+  info->hostname = qf_sysfs_read_string (root, "proc/sys/kernel/hostname");
+  if (info->hostname == NULL)
+    info->hostname = g_strdup (g_get_host_name ());
+
+  info->cpu_model = read_cpu_model (root, &n_processors);
+  if (info->cpu_model == NULL)
+    info->cpu_model = g_strdup (_("unknown"));
+  online = qf_sysfs_read_string (root, "sys/devices/system/cpu/online");
+  info->cpu_count = count_cpu_list (online);
+  if (info->cpu_count == 0)
+    info->cpu_count = n_processors;
+
+  meminfo = qf_sysfs_read_string (root, "proc/meminfo");
+  info->mem_total_kb = meminfo_kb (meminfo, "MemTotal");
+  info->mem_available_kb = meminfo_kb (meminfo, "MemAvailable");
+
+  realtime = qf_sysfs_read_string (root, "sys/kernel/realtime");
+  info->preempt_rt = (realtime != NULL && g_str_equal (realtime, "1")) ||
+                     (info->kernel_version != NULL && strstr (info->kernel_version, "PREEMPT_RT"));
+  info->preempt_model = preempt_model (root, info->kernel_version, info->preempt_rt);
+
+  return g_steal_pointer (&info);
+}
+
+void
+qf_sysinfo_free (QfSysinfo *info)
+{
+  if (info == NULL)
+    return;
+  g_free (info->hostname);
+  g_free (info->cpu_model);
+  g_free (info->kernel_release);
+  g_free (info->kernel_version);
+  g_free (info->preempt_model);
+  g_free (info);
+}
+
+JsonObject *
+qf_sysinfo_to_json (const QfSysinfo *info)
+{
+  JsonObject *obj = json_object_new ();
+
+  json_object_set_string_member (obj, "hostname", info->hostname);
+  json_object_set_string_member (obj, "cpu_model", info->cpu_model);
+  json_object_set_int_member (obj, "cpu_count", info->cpu_count);
+  json_object_set_int_member (obj, "mem_total_kb", (gint64) info->mem_total_kb);
+  json_object_set_int_member (obj, "mem_available_kb", (gint64) info->mem_available_kb);
+  json_object_set_string_member (obj, "kernel_release", info->kernel_release);
+  json_object_set_string_member (obj, "kernel_version",
+                                 info->kernel_version ? info->kernel_version : "");
+  json_object_set_boolean_member (obj, "preempt_rt", info->preempt_rt);
+  json_object_set_string_member (obj, "preempt_model", info->preempt_model);
+  return obj;
+}

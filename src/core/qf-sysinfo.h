@@ -1,0 +1,34 @@
+/* qf-sysinfo.h — the PC's identity as the report and `qualify-cli sysinfo` show it (src/core).
+ * Everything is read below a root directory ("/" normally) so tests can use fixture trees. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  char    *hostname;
+  char    *cpu_model;
+  guint    cpu_count;        /* logical CPUs online */
+  guint64  mem_total_kb;
+  guint64  mem_available_kb;
+  char    *kernel_release;   /* uname -r */
+  char    *kernel_version;   /* uname -v: build string, says PREEMPT / PREEMPT_RT / PREEMPT_DYNAMIC */
+  gboolean preempt_rt;       /* /sys/kernel/realtime is 1, or the version string says PREEMPT_RT */
+  char    *preempt_model;    /* "PREEMPT_RT", "PREEMPT_DYNAMIC (none)", "PREEMPT", "none", … */
+} QfSysinfo;
+
+QfSysinfo  *qf_sysinfo_read      (const char      *root,
+                                  GError         **error);
+void        qf_sysinfo_free      (QfSysinfo       *info);
+JsonObject *qf_sysinfo_to_json   (const QfSysinfo *info);
+
+/* Small readers shared by the audit: the first line (or whole file) under root, stripped. */
+char       *qf_sysfs_read_string (const char      *root,
+                                  const char      *path);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfSysinfo, qf_sysinfo_free)
+
+G_END_DECLS

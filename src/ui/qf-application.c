@@ -1,0 +1,109 @@
+/* qf-application.c — application-wide actions (quit, about, help) and the main window
+ * (src/ui). Dark style follows the system through AdwStyleManager's default scheme. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "qf-application.h"
+#include "qf-window.h"
+
+struct _QfApplication
+{
+  AdwApplication parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (QfApplication, qf_application, ADW_TYPE_APPLICATION)
+
+QfApplication *
+qf_application_new (void)
+{
+  return g_object_new (QF_TYPE_APPLICATION,
+                       "application-id", APP_ID,
+                       "flags", G_APPLICATION_DEFAULT_FLAGS,
+                       "resource-base-path", "/io/github/qualify/Qualify",
+                       NULL);
+}
+
+static void
+qf_application_activate (GApplication *app)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
+
+  if (window == NULL)
+    window = GTK_WINDOW (qf_window_new (QF_APPLICATION (app)));
+  gtk_window_present (window);
+}
+
+static void
+quit_activated (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  g_application_quit (G_APPLICATION (user_data));
+}
+
+static void
+about_activated (GSimpleAction *action,
+                 GVariant      *parameter,
+                 gpointer       user_data)
+{
+  GtkApplication *app = GTK_APPLICATION (user_data);
+  const char *developers[] = { _("The Qualify developers"), NULL };
+  AdwAboutWindow *about;
+
+  about = ADW_ABOUT_WINDOW (adw_about_window_new ());
+  gtk_window_set_transient_for (GTK_WINDOW (about), gtk_application_get_active_window (app));
+  adw_about_window_set_application_name (about, _("Qualify"));
+  adw_about_window_set_application_icon (about, APP_ID);
+  adw_about_window_set_version (about, PACKAGE_VERSION);
+  adw_about_window_set_developer_name (about, _("The Qualify developers"));
+  adw_about_window_set_developers (about, developers);
+  adw_about_window_set_comments (about,
+    _("Tells you in one sitting whether a PC and its network are fit to run real-time robot control software, and hands the customer a signed acceptance report."));
+  adw_about_window_set_license_type (about, GTK_LICENSE_GPL_3_0);
+  adw_about_window_set_translator_credits (about, _("translator-credits"));
+  gtk_window_present (GTK_WINDOW (about));
+}
+
+static void
+help_activated (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+
+  gtk_show_uri (window, "help:qualify", GDK_CURRENT_TIME);
+}
+
+static const GActionEntry app_actions[] = {
+  { "quit", quit_activated },
+  { "about", about_activated },
+  { "help", help_activated },
+};
+
+static void
+qf_application_startup (GApplication *app)
+{
+  const char *quit_accels[] = { "<Control>q", NULL };
+  const char *help_accels[] = { "F1", NULL };
+
+  G_APPLICATION_CLASS (qf_application_parent_class)->startup (app);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.help", help_accels);
+}
+
+static void
+qf_application_class_init (QfApplicationClass *klass)
+{
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  app_class->activate = qf_application_activate;
+  app_class->startup = qf_application_startup;
+}
+
+static void
+qf_application_init (QfApplication *self)
+{
+}

@@ -1,0 +1,15 @@
+/* qf-window.h — the wizard's main window (src/ui). */
+#pragma once
+
+#include <adwaita.h>
+
+#include "qf-application.h"
+
+G_BEGIN_DECLS
+
+#define QF_TYPE_WINDOW (qf_window_get_type ())
+G_DECLARE_FINAL_TYPE (QfWindow, qf_window, QF, WINDOW, AdwApplicationWindow)
+
+QfWindow *qf_window_new (QfApplication *app);
+
+G_END_DECLS

@@ -1,0 +1,149 @@
+"""qftest.py — driving the real qualify window through AT-SPI (tests/ui).
+
+Start the app, find widgets by role and accessible name, click, read. Runs under
+`xvfb-run -a dbus-run-session --` (./run-tests); see docs/testing.md for why in that order.
+Speaks TAP so meson counts each check.
+"""
+import os
+import subprocess
+import sys
+import time
+
+import gi
+
+gi.require_version("Atspi", "2.0")
+from gi.repository import Atspi  # noqa: E402
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, name, detail=""):
+        self.n += 1
+        if cond:
+            print(f"ok {self.n} - {name}")
+        else:
+            self.failed += 1
+            print(f"not ok {self.n} - {name}")
+            if detail:
+                for line in str(detail).splitlines():
+                    print(f"# {line}")
+        sys.stdout.flush()
+        return cond
+
+    def skip_all(self, why):
+        print(f"1..0 # SKIP {why}")
+        sys.exit(0)
+
+    def done(self):
+        print(f"1..{self.n}")
+        return 1 if self.failed else 0
+
+
+def need_display(tap):
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        tap.skip_all("no display: run under xvfb-run -a dbus-run-session -- (./run-tests does)")
+    if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+        tap.skip_all("no session bus: run under dbus-run-session (./run-tests does)")
+
+
+class App:
+    """The qualify process and its accessible tree."""
+
+    def __init__(self, extra_env=None, args=()):
+        env = dict(os.environ)
+        env.setdefault("GSETTINGS_BACKEND", "memory")
+        env["GTK_A11Y"] = "atspi"
+        env["NO_AT_BRIDGE"] = "0"
+        if extra_env:
+            env.update(extra_env)
+        self.proc = subprocess.Popen([os.environ["QUALIFY_GUI"], *args], env=env)
+        self.app = None
+
+    def wait_app(self, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"qualify exited with status {self.proc.returncode}")
+            desktop = Atspi.get_desktop(0)
+            for i in range(desktop.get_child_count()):
+                child = desktop.get_child_at_index(i)
+                if child is None:
+                    continue
+                try:
+                    if child.get_process_id() == self.proc.pid:
+                        self.app = child
+                        return child
+                except gi.repository.GLib.Error:
+                    continue
+            time.sleep(0.2)
+        raise TimeoutError("qualify did not appear on the accessibility bus")
+
+    def find(self, role=None, name=None, timeout=10.0, root=None):
+        deadline = time.monotonic() + timeout
+        while True:
+            hit = find_in(root or self.app, role, name)
+            if hit is not None or time.monotonic() > deadline:
+                return hit
+            time.sleep(0.2)
+
+    def find_button(self, label, timeout=10.0):
+        """A push button by its visible label. GTK 4.8 names a mnemonic button oddly
+        ("_Start Start"), so match its label child or the end of its name."""
+        deadline = time.monotonic() + timeout
+        while True:
+            hit = find_in(self.app, "push button",
+                          lambda n: n == label or n.endswith(" " + label)
+                          or n.replace("_", "") == label)
+            if hit is not None or time.monotonic() > deadline:
+                return hit
+            time.sleep(0.2)
+
+    def quit(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def find_in(node, role=None, name=None, depth=0):
+    if node is None or depth > 60:
+        return None
+    try:
+        r = node.get_role_name()
+        n = node.get_name()
+    except Exception:  # a widget can vanish while we walk
+        return None
+    name_ok = name is None or (name(n) if callable(name) else n == name)
+    if (role is None or r == role) and name_ok:
+        return node
+    try:
+        count = node.get_child_count()
+    except Exception:
+        return None
+    for i in range(count):
+        try:
+            hit = find_in(node.get_child_at_index(i), role, name, depth + 1)
+        except Exception:
+            hit = None
+        if hit is not None:
+            return hit
+    return None
+
+
+def click(node):
+    action = node.get_action_iface()
+    for i in range(action.get_n_actions()):
+        if action.get_action_name(i) in ("click", "press", "activate"):
+            return action.do_action(i)
+    return action.do_action(0)
+
+
+def text_of(node):
+    """A label's text is its accessible name in GTK 4.8."""
+    return node.get_name()

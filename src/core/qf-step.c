@@ -1,0 +1,166 @@
+/* qf-step.c — the registry of measurement steps and typed parameter readers (src/core).
+ * See qf-step.h. Each engine area adds its QfStepInfo to `steps` below once its step works. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "qf-step.h"
+
+G_DEFINE_QUARK (qf-step-error-quark, qf_step_error)
+
+/* In the procedure's order. Each entry is defined in qf-step-<id>.c. */
+static const QfStepInfo *const steps[] = {
+  NULL
+};
+
+const QfStepInfo *const *
+qf_step_list (void)
+{
+  return steps;
+}
+
+const QfStepInfo *
+qf_step_lookup (const char *id)
+{
+  g_return_val_if_fail (id != NULL, NULL);
+
+  for (guint i = 0; steps[i] != NULL; i++)
+    if (g_str_equal (steps[i]->id, id))
+      return steps[i];
+  return NULL;
+}
+
+static gboolean
+get_member (JsonObject  *params,
+            const char  *key,
+            JsonNode   **node)
+{
+  *node = (params != NULL && json_object_has_member (params, key))
+            ? json_object_get_member (params, key) : NULL;
+  return *node != NULL && !JSON_NODE_HOLDS_NULL (*node);
+}
+
+gboolean
+qf_step_param_int (JsonObject  *params,
+                   const char  *key,
+                   gint64       def,
+                   gint64       min,
+                   gint64       max,
+                   gint64      *out,
+                   GError     **error)
+{
+  JsonNode *node;
+  gint64 value = def;
+
+  if (get_member (params, key, &node))
+    {
+      GType type = json_node_get_value_type (node);
+
+      if (!JSON_NODE_HOLDS_VALUE (node) || (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE))
+        {
+          g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                       _("Parameter “%s”: expected a whole number"), key);
+          return FALSE;
+        }
+      if (type == G_TYPE_DOUBLE)
+        {
+          gdouble d = json_node_get_double (node);
+          if (d != (gdouble) (gint64) d)
+            {
+              g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                           _("Parameter “%s”: expected a whole number, got %g"), key, d);
+              return FALSE;
+            }
+          value = (gint64) d;
+        }
+      else
+        value = json_node_get_int (node);
+    }
+  if (value < min || value > max)
+    {
+      g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                   _("Parameter “%s”: %lld is outside %lld…%lld"),
+                   key, (long long) value, (long long) min, (long long) max);
+      return FALSE;
+    }
+  *out = value;
+  return TRUE;
+}
+
+gboolean
+qf_step_param_double (JsonObject  *params,
+                      const char  *key,
+                      gdouble      def,
+                      gdouble      min,
+                      gdouble      max,
+                      gdouble     *out,
+                      GError     **error)
+{
+  JsonNode *node;
+  gdouble value = def;
+
+  if (get_member (params, key, &node))
+    {
+      GType type = json_node_get_value_type (node);
+
+      if (!JSON_NODE_HOLDS_VALUE (node) || (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE))
+        {
+          g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                       _("Parameter “%s”: expected a number"), key);
+          return FALSE;
+        }
+      value = json_node_get_double (node);
+    }
+  if (!(value >= min && value <= max))
+    {
+      g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                   _("Parameter “%s”: %g is outside %g…%g"), key, value, min, max);
+      return FALSE;
+    }
+  *out = value;
+  return TRUE;
+}
+
+gboolean
+qf_step_param_bool (JsonObject  *params,
+                    const char  *key,
+                    gboolean     def,
+                    gboolean    *out,
+                    GError     **error)
+{
+  JsonNode *node;
+
+  *out = def;
+  if (!get_member (params, key, &node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    {
+      g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                   _("Parameter “%s”: expected true or false"), key);
+      return FALSE;
+    }
+  *out = json_node_get_boolean (node);
+  return TRUE;
+}
+
+gboolean
+qf_step_param_string (JsonObject  *params,
+                      const char  *key,
+                      const char  *def,
+                      const char **out,
+                      GError     **error)
+{
+  JsonNode *node;
+
+  *out = def;
+  if (!get_member (params, key, &node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                   _("Parameter “%s”: expected a text value"), key);
+      return FALSE;
+    }
+  *out = json_node_get_string (node);
+  return TRUE;
+}

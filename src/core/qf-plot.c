@@ -1,0 +1,1204 @@
+/* qf-plot.c — latency histograms and time series on any cairo_t (src/core).
+ *
+ * Shared by the wizard's live charts and the report's figures (see qf-plot.h). Data are decimated
+ * to the device's pixel columns before anything is stroked, so drawing cost depends on the size
+ * of the plot, not on the number of samples or buckets.
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <pango/pangocairo.h>
+#include <string.h>
+
+#include "qf-plot.h"
+
+#define DEFAULT_FONT "Noto Sans CJK SC, DejaVu Sans, Sans"
+#define DEFAULT_FONT_SIZE 8.0
+#define MAX_COLUMNS 4096
+
+typedef struct
+{
+  cairo_t             *cr;
+  const QfPlotOptions *opt;
+  gdouble              fg[3];
+  gdouble              grid[3];
+  /* plot area */
+  gdouble              x0, y0, w, h;
+} Frame;
+
+void
+qf_plot_options_init (QfPlotOptions *options)
+{
+  g_return_if_fail (options != NULL);
+  memset (options, 0, sizeof *options);
+  options->paint_background = TRUE;
+}
+
+/* Okabe–Ito colours: distinguishable for colour-blind readers, and of different lightness so
+ * neighbouring series still differ on a black-and-white print. */
+static const guint32 palette_light[] = {
+  0x0072B2, 0xD55E00, 0x009E73, 0xCC79A7, 0xE69F00, 0x56B4E9, 0x000000, 0x999933,
+};
+static const guint32 palette_dark[] = {
+  0x56B4E9, 0xE69F00, 0x3DD9A8, 0xF09ACB, 0xF0E442, 0x9FD3F5, 0xFFFFFF, 0xCCCC66,
+};
+
+void
+qf_plot_series_color (guint     index,
+                      gboolean  dark,
+                      gdouble  *r,
+                      gdouble  *g,
+                      gdouble  *b)
+{
+  guint32 c = (dark ? palette_dark : palette_light)[index % G_N_ELEMENTS (palette_light)];
+
+  *r = ((c >> 16) & 0xff) / 255.0;
+  *g = ((c >> 8) & 0xff) / 255.0;
+  *b = (c & 0xff) / 255.0;
+}
+
+char *
+qf_plot_format_value (gdouble value)
+{
+  gdouble mag;
+  int decimals;
+  char *s;
+
+  if (!isfinite (value))
+    return g_strdup ("–");
+  if (value == 0)
+    return g_strdup ("0");
+  mag = floor (log10 (fabs (value)));
+  if (mag >= 2)
+    {
+      gdouble scale = pow (10, mag - 2);
+      return g_strdup_printf ("%.0f", round (value / scale) * scale);
+    }
+  decimals = (int) (2 - mag);
+  if (decimals > 9)
+    decimals = 9;
+  s = g_strdup_printf ("%.*f", decimals, value);
+  /* Trailing zeros add digits that were never measured to this precision. */
+  if (strchr (s, '.') != NULL)
+    {
+      char *end = s + strlen (s) - 1;
+      while (*end == '0')
+        *end-- = '\0';
+      if (*end == '.')
+        *end = '\0';
+    }
+  return s;
+}
+
+/* Text */
+
+static PangoLayout *
+make_layout (Frame      *f,
+             const char *text,
+             gdouble     scale)
+{
+  PangoLayout *layout = pango_cairo_create_layout (f->cr);
+  PangoFontDescription *desc;
+  gdouble size = f->opt->font_size > 0 ? f->opt->font_size : DEFAULT_FONT_SIZE;
+
+  desc = pango_font_description_from_string (f->opt->font_family ? f->opt->font_family : DEFAULT_FONT);
+  pango_font_description_set_absolute_size (desc, size * scale * PANGO_SCALE);
+  pango_layout_set_font_description (layout, desc);
+  pango_font_description_free (desc);
+  pango_layout_set_text (layout, text, -1);
+  return layout;
+}
+
+static void
+text_size (Frame      *f,
+           const char *text,
+           gdouble     scale,
+           gdouble    *width,
+           gdouble    *height)
+{
+  g_autoptr(PangoLayout) layout = make_layout (f, text, scale);
+  int w, h;
+
+  pango_layout_get_size (layout, &w, &h);
+  *width = (gdouble) w / PANGO_SCALE;
+  *height = (gdouble) h / PANGO_SCALE;
+}
+
+/* Draws text with its anchor point at (x, y); ax/ay: 0 = left/top, 0.5 = centre, 1 = right/bottom. */
+static void
+draw_text (Frame      *f,
+           const char *text,
+           gdouble     x,
+           gdouble     y,
+           gdouble     ax,
+           gdouble     ay,
+           gdouble     scale,
+           gboolean    rotate)
+{
+  g_autoptr(PangoLayout) layout = make_layout (f, text, scale);
+  int w, h;
+
+  pango_layout_get_size (layout, &w, &h);
+  cairo_save (f->cr);
+  cairo_translate (f->cr, x, y);
+  if (rotate)
+    cairo_rotate (f->cr, -G_PI / 2);
+  cairo_move_to (f->cr, -ax * w / PANGO_SCALE, -ay * h / PANGO_SCALE);
+  pango_cairo_show_layout (f->cr, layout);
+  cairo_restore (f->cr);
+}
+
+/* Axes */
+
+typedef struct
+{
+  gdouble min, max;
+  gboolean log;
+} Axis;
+
+static gdouble
+axis_frac (const Axis *a,
+           gdouble     v)
+{
+  if (a->log)
+    {
+      if (v <= 0)
+        return -1;
+      return (log10 (v) - log10 (a->min)) / (log10 (a->max) - log10 (a->min));
+    }
+  return (v - a->min) / (a->max - a->min);
+}
+
+static gdouble
+map_x (Frame *f, const Axis *a, gdouble v)
+{
+  return f->x0 + axis_frac (a, v) * f->w;
+}
+
+static gdouble
+map_y (Frame *f, const Axis *a, gdouble v)
+{
+  return f->y0 + f->h - axis_frac (a, v) * f->h;
+}
+
+static gdouble
+nice_step (gdouble range,
+           int     max_ticks)
+{
+  gdouble raw = range / MAX (max_ticks, 1);
+  gdouble mag = pow (10, floor (log10 (raw)));
+  gdouble r = raw / mag;
+
+  if (r <= 1)
+    return mag;
+  if (r <= 2)
+    return 2 * mag;
+  if (r <= 5)
+    return 5 * mag;
+  return 10 * mag;
+}
+
+static void
+nice_linear (Axis    *a,
+             gboolean from_zero)
+{
+  gdouble step;
+
+  if (!(a->max > a->min))
+    a->max = a->min + 1;
+  step = nice_step (a->max - a->min, 6);
+  a->max = ceil (a->max / step - 1e-9) * step;
+  if (!from_zero)
+    a->min = floor (a->min / step + 1e-9) * step;
+}
+
+static char *
+format_power (gdouble v)
+{
+  static const char *const sup[] = { "⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹" };
+  int e = (int) lround (log10 (v));
+  GString *s;
+
+  if (e >= -2 && e <= 4)
+    return qf_plot_format_value (pow (10, e));
+  s = g_string_new ("10");
+  if (e < 0)
+    g_string_append (s, "⁻");
+  {
+    g_autofree char *digits = g_strdup_printf ("%d", ABS (e));
+    for (const char *p = digits; *p != '\0'; p++)
+      g_string_append (s, sup[*p - '0']);
+  }
+  return g_string_free (s, FALSE);
+}
+
+static void
+set_rgb (cairo_t *cr, const gdouble c[3], gdouble alpha)
+{
+  cairo_set_source_rgba (cr, c[0], c[1], c[2], alpha);
+}
+
+/* Lays out the frame: margins for the title, tick labels and axis labels. */
+static void
+frame_init (Frame               *f,
+            cairo_t             *cr,
+            gdouble              width,
+            gdouble              height,
+            const QfPlotOptions *opt,
+            const char          *sample_y_tick)
+{
+  gdouble tw, th, lw, lh;
+
+  f->cr = cr;
+  f->opt = opt;
+  if (opt->dark)
+    {
+      f->fg[0] = f->fg[1] = f->fg[2] = 0.92;
+      f->grid[0] = f->grid[1] = f->grid[2] = 0.35;
+    }
+  else
+    {
+      f->fg[0] = f->fg[1] = f->fg[2] = 0.1;
+      f->grid[0] = f->grid[1] = f->grid[2] = 0.85;
+    }
+
+  if (opt->paint_background)
+    {
+      if (opt->dark)
+        cairo_set_source_rgb (cr, 0.14, 0.14, 0.15);
+      else
+        cairo_set_source_rgb (cr, 1, 1, 1);
+      cairo_rectangle (cr, 0, 0, width, height);
+      cairo_fill (cr);
+    }
+
+  text_size (f, sample_y_tick, 1.0, &tw, &th);
+  text_size (f, "Ag", 1.0, &lw, &lh);
+  f->x0 = 4 + tw + 6 + (opt->y_label && *opt->y_label ? lh + 4 : 0);
+  f->y0 = 6 + (opt->title && *opt->title ? lh * 1.25 + 6 : 0) + lh;  /* room for limit labels */
+  f->w = width - f->x0 - 10;
+  f->h = height - f->y0 - 4 - th - 4 - (opt->x_label && *opt->x_label ? lh + 4 : 0);
+  if (f->w < 10)
+    f->w = 10;
+  if (f->h < 10)
+    f->h = 10;
+
+  set_rgb (cr, f->fg, 1);
+  if (opt->title && *opt->title)
+    draw_text (f, opt->title, width / 2, 4, 0.5, 0, 1.25, FALSE);
+  if (opt->x_label && *opt->x_label)
+    draw_text (f, opt->x_label, f->x0 + f->w / 2, height - 3, 0.5, 1, 1.0, FALSE);
+  if (opt->y_label && *opt->y_label)
+    draw_text (f, opt->y_label, 3, f->y0 + f->h / 2, 0.5, 0, 1.0, TRUE);
+}
+
+static void
+draw_x_ticks (Frame *f, const Axis *a)
+{
+  cairo_t *cr = f->cr;
+  gdouble label_w, label_h;
+  int max_ticks;
+
+  cairo_set_line_width (cr, 0.5);
+  if (a->log)
+    {
+      for (gdouble v = pow (10, floor (log10 (a->min))); v <= a->max * 1.0001; v *= 10)
+        {
+          g_autofree char *label = format_power (v);
+          gdouble x;
+
+          if (v < a->min * 0.9999)
+            continue;
+          x = map_x (f, a, v);
+          set_rgb (cr, f->grid, 1);
+          cairo_move_to (cr, x, f->y0);
+          cairo_line_to (cr, x, f->y0 + f->h);
+          cairo_stroke (cr);
+          set_rgb (cr, f->fg, 1);
+          draw_text (f, label, x, f->y0 + f->h + 3, 0.5, 0, 1.0, FALSE);
+        }
+      return;
+    }
+
+  {
+    g_autofree char *widest = qf_plot_format_value (a->max);
+    text_size (f, widest, 1.0, &label_w, &label_h);
+  }
+  max_ticks = (int) (f->w / (label_w + 14));
+  max_ticks = CLAMP (max_ticks, 2, 10);
+  {
+    gdouble step = nice_step (a->max - a->min, max_ticks);
+    for (gdouble v = ceil (a->min / step - 1e-9) * step; v <= a->max + step * 1e-6; v += step)
+      {
+        g_autofree char *label = qf_plot_format_value (fabs (v) < step * 1e-6 ? 0 : v);
+        gdouble x = map_x (f, a, v);
+
+        set_rgb (cr, f->grid, 1);
+        cairo_move_to (cr, x, f->y0);
+        cairo_line_to (cr, x, f->y0 + f->h);
+        cairo_stroke (cr);
+        set_rgb (cr, f->fg, 1);
+        draw_text (f, label, x, f->y0 + f->h + 3, 0.5, 0, 1.0, FALSE);
+      }
+  }
+}
+
+static void
+draw_y_ticks (Frame *f, const Axis *a)
+{
+  cairo_t *cr = f->cr;
+
+  cairo_set_line_width (cr, 0.5);
+  if (a->log)
+    {
+      for (gdouble v = 1; v <= a->max * 1.0001; v *= 10)
+        {
+          g_autofree char *label = format_power (v);
+          gdouble y;
+
+          if (v < a->min * 0.9999)
+            continue;
+          y = map_y (f, a, v);
+          set_rgb (cr, f->grid, 1);
+          cairo_move_to (cr, f->x0, y);
+          cairo_line_to (cr, f->x0 + f->w, y);
+          cairo_stroke (cr);
+          set_rgb (cr, f->fg, 1);
+          draw_text (f, label, f->x0 - 4, y, 1, 0.5, 1.0, FALSE);
+        }
+      return;
+    }
+  {
+    int max_ticks = CLAMP ((int) (f->h / 28), 2, 8);
+    gdouble step = nice_step (a->max - a->min, max_ticks);
+    for (gdouble v = ceil (a->min / step - 1e-9) * step; v <= a->max + step * 1e-6; v += step)
+      {
+        g_autofree char *label = qf_plot_format_value (fabs (v) < step * 1e-6 ? 0 : v);
+        gdouble y = map_y (f, a, v);
+
+        set_rgb (cr, f->grid, 1);
+        cairo_move_to (cr, f->x0, y);
+        cairo_line_to (cr, f->x0 + f->w, y);
+        cairo_stroke (cr);
+        set_rgb (cr, f->fg, 1);
+        draw_text (f, label, f->x0 - 4, y, 1, 0.5, 1.0, FALSE);
+      }
+  }
+}
+
+static void
+draw_box (Frame *f)
+{
+  set_rgb (f->cr, f->fg, 1);
+  cairo_set_line_width (f->cr, 0.8);
+  cairo_rectangle (f->cr, f->x0, f->y0, f->w, f->h);
+  cairo_stroke (f->cr);
+}
+
+static void
+draw_note (Frame *f, const char *note)
+{
+  set_rgb (f->cr, f->fg, 0.7);
+  draw_text (f, note, f->x0 + f->w / 2, f->y0 + f->h / 2, 0.5, 0.5, 1.0, FALSE);
+}
+
+/* Number of columns to decimate into: one per device pixel, bounded. */
+static guint
+device_columns (Frame *f)
+{
+  gdouble dx = f->w, dy = 0;
+
+  cairo_user_to_device_distance (f->cr, &dx, &dy);
+  dx = fabs (dx);
+  return (guint) CLAMP (ceil (dx), 1, MAX_COLUMNS);
+}
+
+static const gdouble limit_color[3] = { 0.75, 0.1, 0.1 };
+static const gdouble limit_color_dark[3] = { 1.0, 0.45, 0.4 };
+
+/* Limit lines: dashed, labelled at the top, labels staggered so neighbours do not overlap. */
+static void
+draw_limits (Frame             *f,
+             const Axis        *a,
+             gboolean           vertical,
+             const QfPlotLimit *limits,
+             guint              n_limits)
+{
+  cairo_t *cr = f->cr;
+  const gdouble *col = f->opt->dark ? limit_color_dark : limit_color;
+  gdouble dashes[] = { 5, 3 };
+  gdouble last_label_end = -G_MAXDOUBLE;
+  int row = 0;
+
+  for (guint i = 0; i < n_limits; i++)
+    {
+      gdouble v = limits[i].value;
+      gdouble fr = axis_frac (a, v);
+      gdouble tw, th;
+
+      if (!isfinite (v) || fr < 0 || fr > 1)
+        continue;
+      cairo_save (cr);
+      set_rgb (cr, col, 1);
+      cairo_set_line_width (cr, 1.2);
+      cairo_set_dash (cr, dashes, 2, 0);
+      if (vertical)
+        {
+          gdouble x = map_x (f, a, v);
+          cairo_move_to (cr, x, f->y0);
+          cairo_line_to (cr, x, f->y0 + f->h);
+          cairo_stroke (cr);
+          if (limits[i].label != NULL)
+            {
+              text_size (f, limits[i].label, 0.95, &tw, &th);
+              if (x - tw / 2 < last_label_end + 2)
+                row++;
+              else
+                row = 0;
+              /* Keep the label inside the plot's width. */
+              gdouble lx = CLAMP (x, f->x0 + tw / 2, f->x0 + f->w - tw / 2);
+              draw_text (f, limits[i].label, lx, f->y0 - 1 + row * (th + 1), 0.5, 1, 0.95, FALSE);
+              last_label_end = lx + tw / 2;
+            }
+        }
+      else
+        {
+          gdouble y = map_y (f, a, v);
+          cairo_move_to (cr, f->x0, y);
+          cairo_line_to (cr, f->x0 + f->w, y);
+          cairo_stroke (cr);
+          if (limits[i].label != NULL)
+            draw_text (f, limits[i].label, f->x0 + f->w - 3, y - 1, 1, 1, 0.95, FALSE);
+        }
+      cairo_restore (cr);
+    }
+}
+
+static void
+draw_legend (Frame       *f,
+             const char **labels,
+             guint        n)
+{
+  gdouble y = f->y0 + 4;
+
+  if (!f->opt->legend)
+    return;
+  for (guint i = 0; i < n; i++)
+    {
+      gdouble r, g, b, tw, th;
+
+      if (labels[i] == NULL)
+        continue;
+      text_size (f, labels[i], 0.95, &tw, &th);
+      qf_plot_series_color (i, f->opt->dark, &r, &g, &b);
+      cairo_set_source_rgb (f->cr, r, g, b);
+      cairo_rectangle (f->cr, f->x0 + f->w - tw - 18, y + th / 2 - 3, 10, 6);
+      cairo_fill (f->cr);
+      set_rgb (f->cr, f->fg, 1);
+      draw_text (f, labels[i], f->x0 + f->w - 4, y, 1, 0, 0.95, FALSE);
+      y += th + 1;
+    }
+}
+
+/* Histogram */
+
+void
+qf_plot_histogram (cairo_t               *cr,
+                   gdouble                width,
+                   gdouble                height,
+                   const QfPlotOptions   *options,
+                   const QfPlotHistogram *histograms,
+                   guint                  n_histograms,
+                   const QfPlotLimit     *limits,
+                   guint                  n_limits)
+{
+  QfPlotOptions defaults;
+  Frame f;
+  Axis ax = { 0, 1, FALSE }, ay = { 0.5, 10, TRUE };
+  guint64 max_count = 0, total = 0;
+  gdouble data_max = 0, sample_max = NAN, min_start = G_MAXDOUBLE;
+  guint ncol;
+  g_autofree gdouble *colmax = NULL;
+  g_autofree const char **labels = NULL;
+  g_autofree char *max_tick = NULL;
+
+  g_return_if_fail (cr != NULL);
+  g_return_if_fail (n_histograms == 0 || histograms != NULL);
+  if (options == NULL)
+    {
+      qf_plot_options_init (&defaults);
+      options = &defaults;
+    }
+
+  for (guint s = 0; s < n_histograms; s++)
+    {
+      const QfPlotHistogram *h = &histograms[s];
+      if (h->bucket_width <= 0 || (h->counts == NULL && h->n_buckets > 0))
+        continue;
+      for (guint i = 0; i < h->n_buckets; i++)
+        if (h->counts[i] > 0)
+          {
+            max_count = MAX (max_count, h->counts[i]);
+            total += h->counts[i];
+            data_max = MAX (data_max, (i + 1) * h->bucket_width);
+            min_start = MIN (min_start, MAX (i, 0.5) * h->bucket_width);
+          }
+      if (h->overflow > 0)
+        {
+          max_count = MAX (max_count, h->overflow);
+          total += h->overflow;
+          data_max = MAX (data_max, h->n_buckets * h->bucket_width);
+        }
+      if (isfinite (h->max_value))
+        {
+          data_max = MAX (data_max, h->max_value);
+          sample_max = isfinite (sample_max) ? MAX (sample_max, h->max_value) : h->max_value;
+        }
+    }
+  for (guint i = 0; i < n_limits; i++)
+    if (isfinite (limits[i].value))
+      data_max = MAX (data_max, limits[i].value);
+
+  /* Long tail: a linear axis would squeeze the body of the distribution into a few pixels, so
+   * switch to a log axis when the largest sample is beyond 20 times the 99th percentile. */
+  ax.log = options->log_x;
+  if (!ax.log && !options->fixed_scale && total > 0)
+    {
+      gdouble p99 = 0;
+      for (guint s = 0; s < n_histograms; s++)
+        {
+          const QfPlotHistogram *h = &histograms[s];
+          guint64 seen = 0, series_total = h->overflow;
+          if (h->bucket_width <= 0 || h->counts == NULL)
+            continue;
+          for (guint i = 0; i < h->n_buckets; i++)
+            series_total += h->counts[i];
+          for (guint i = 0; i < h->n_buckets && series_total > 0; i++)
+            {
+              seen += h->counts[i];
+              if (seen >= 0.99 * series_total)
+                {
+                  p99 = MAX (p99, (i + 1) * h->bucket_width);
+                  break;
+                }
+            }
+        }
+      ax.log = p99 > 0 && data_max > 20 * p99;
+    }
+  if (options->fixed_scale)
+    {
+      ax.min = options->x_min;
+      ax.max = options->x_max;
+      if (ax.log && ax.min <= 0)
+        ax.min = histograms && n_histograms ? histograms[0].bucket_width : 1;
+      ay.min = MAX (options->y_min, 0.5);
+      ay.max = MAX (options->y_max, ay.min * 10);
+    }
+  else
+    {
+      if (ax.log)
+        {
+          ax.min = pow (10, floor (log10 (min_start < G_MAXDOUBLE ? min_start : 1)));
+          ax.max = pow (10, ceil (log10 (MAX (data_max * 1.05, ax.min * 10))));
+        }
+      else
+        {
+          ax.min = 0;
+          ax.max = data_max > 0 ? data_max * 1.05 : 100;
+          nice_linear (&ax, TRUE);
+        }
+      ay.min = 0.5;
+      ay.max = pow (10, ceil (log10 (MAX ((gdouble) max_count, 9) * 1.5)));
+    }
+
+  max_tick = format_power (ay.max);
+  frame_init (&f, cr, width, height, options, max_tick);
+  draw_y_ticks (&f, &ay);
+  draw_x_ticks (&f, &ax);
+
+  ncol = device_columns (&f);
+  colmax = g_new (gdouble, ncol);
+  labels = g_new0 (const char *, n_histograms + 1);
+  cairo_save (cr);
+  cairo_rectangle (cr, f.x0, f.y0, f.w, f.h);
+  cairo_clip (cr);
+  for (guint s = 0; s < n_histograms; s++)
+    {
+      const QfPlotHistogram *h = &histograms[s];
+      gdouble r, g, b, colw = f.w / ncol, base = f.y0 + f.h;
+      gboolean any = FALSE, open = FALSE;
+
+      labels[s] = h->label;
+      if (h->bucket_width <= 0 || (h->counts == NULL && h->n_buckets > 0))
+        continue;
+      for (guint c = 0; c < ncol; c++)
+        colmax[c] = 0;
+      /* Each bucket raises every column it spans to its count: the tallest bucket in a column
+       * wins, so one rare spike keeps its own pixel. */
+      for (guint i = 0; i < h->n_buckets; i++)
+        {
+          gdouble f0, f1;
+          gint64 c0, c1;
+
+          if (h->counts[i] == 0)
+            continue;
+          f0 = axis_frac (&ax, ax.log ? MAX (i, 0.5) * h->bucket_width : i * h->bucket_width);
+          f1 = axis_frac (&ax, (i + 1) * h->bucket_width);
+          if (f1 < 0 || f0 > 1)
+            continue;
+          c0 = (gint64) floor (MAX (f0, 0) * ncol);
+          c1 = (gint64) ceil (MIN (f1, 1) * ncol) - 1;
+          c1 = MAX (c1, c0);
+          for (gint64 c = c0; c <= c1 && c < ncol; c++)
+            colmax[c] = MAX (colmax[c], (gdouble) h->counts[i]);
+          any = TRUE;
+        }
+      if (!any && h->overflow == 0)
+        continue;
+
+      qf_plot_series_color (s, options->dark, &r, &g, &b);
+      cairo_new_path (cr);
+      for (guint c = 0; c < ncol; c++)
+        {
+          if (colmax[c] > 0)
+            {
+              gdouble y = map_y (&f, &ay, colmax[c]);
+              if (!open)
+                {
+                  cairo_move_to (cr, f.x0 + c * colw, base);
+                  open = TRUE;
+                }
+              cairo_line_to (cr, f.x0 + c * colw, y);
+              cairo_line_to (cr, f.x0 + (c + 1) * colw, y);
+            }
+          else if (open)
+            {
+              cairo_line_to (cr, f.x0 + c * colw, base);
+              open = FALSE;
+            }
+        }
+      if (open)
+        cairo_line_to (cr, f.x0 + f.w, base);
+      cairo_set_source_rgba (cr, r, g, b, n_histograms > 1 ? 0.15 : 0.3);
+      cairo_fill_preserve (cr);
+      cairo_set_source_rgb (cr, r, g, b);
+      cairo_set_line_width (cr, 1.0);
+      cairo_stroke (cr);
+
+      if (h->overflow > 0)
+        {
+          gdouble xe = map_x (&f, &ax, h->n_buckets * h->bucket_width);
+          gdouble y = map_y (&f, &ay, (gdouble) h->overflow);
+          cairo_rectangle (cr, MIN (xe, f.x0 + f.w - 4), y, 4, base - y);
+          cairo_set_source_rgb (cr, r, g, b);
+          cairo_fill (cr);
+        }
+    }
+  cairo_restore (cr);
+
+  draw_limits (&f, &ax, TRUE, limits, n_limits);
+
+  if (isfinite (sample_max) && axis_frac (&ax, sample_max) >= 0 && axis_frac (&ax, sample_max) <= 1)
+    {
+      g_autofree char *v = qf_plot_format_value (sample_max);
+      g_autofree char *label = g_strdup_printf (_("max %s"), v);
+      gdouble x = map_x (&f, &ax, sample_max), y = f.y0 + f.h;
+
+      set_rgb (cr, f.fg, 1);
+      cairo_move_to (cr, x, y);
+      cairo_line_to (cr, x - 4, y - 7);
+      cairo_line_to (cr, x + 4, y - 7);
+      cairo_close_path (cr);
+      cairo_fill (cr);
+      {
+        gdouble tw, th;
+        text_size (&f, label, 0.95, &tw, &th);
+        draw_text (&f, label, CLAMP (x, f.x0 + tw / 2 + 2, f.x0 + f.w - tw / 2 - 2), y - 9, 0.5, 1,
+                   0.95, FALSE);
+      }
+    }
+  if (total == 0)
+    draw_note (&f, _("No samples yet"));
+  draw_legend (&f, labels, n_histograms);
+  draw_box (&f);
+}
+
+/* Time series */
+
+static gdouble
+sample_time (const QfPlotSeries *s,
+             gsize               i)
+{
+  return s->t_s != NULL ? s->t_s[i] : s->t0_s + i * s->dt_s;
+}
+
+void
+qf_plot_time_series (cairo_t             *cr,
+                     gdouble              width,
+                     gdouble              height,
+                     const QfPlotOptions *options,
+                     const QfPlotSeries  *series,
+                     guint                n_series,
+                     const QfPlotLimit   *limits,
+                     guint                n_limits)
+{
+  QfPlotOptions defaults;
+  Frame f;
+  Axis ax = { 0, 1, FALSE }, ay = { 0, 1, FALSE };
+  gdouble t_lo = G_MAXDOUBLE, t_hi = -G_MAXDOUBLE, v_lo = G_MAXDOUBLE, v_hi = -G_MAXDOUBLE;
+  gboolean any_area = FALSE, any = FALSE;
+  guint ncol;
+  g_autofree gdouble *cmin = NULL;
+  g_autofree gdouble *cmax = NULL;
+  g_autofree guint *cnt = NULL;
+  g_autofree const char **labels = NULL;
+  g_autofree char *tick = NULL;
+
+  g_return_if_fail (cr != NULL);
+  g_return_if_fail (n_series == 0 || series != NULL);
+  if (options == NULL)
+    {
+      qf_plot_options_init (&defaults);
+      options = &defaults;
+    }
+
+  for (guint s = 0; s < n_series; s++)
+    if (series[s].n_values > 0 && series[s].values != NULL)
+      {
+        /* Times increase, so the ends give the range. */
+        t_lo = MIN (t_lo, sample_time (&series[s], 0));
+        t_hi = MAX (t_hi, sample_time (&series[s], series[s].n_values - 1));
+        any_area |= series[s].area;
+      }
+  if (t_lo > t_hi)
+    {
+      t_lo = 0;
+      t_hi = options->window_s > 0 ? options->window_s : 1;
+    }
+  if (options->fixed_scale)
+    {
+      ax.min = options->x_min;
+      ax.max = options->x_max;
+    }
+  else if (options->window_s > 0)
+    {
+      /* Scrolling view: the axis spans the window from the first sample until it is full,
+       * then follows the newest sample. */
+      ax.min = t_hi - t_lo < options->window_s ? t_lo : t_hi - options->window_s;
+      ax.max = ax.min + options->window_s;
+    }
+  else
+    {
+      ax.min = t_lo;
+      ax.max = t_hi > t_lo ? t_hi : t_lo + 1;
+    }
+
+  for (guint s = 0; s < n_series; s++)
+    for (gsize i = 0; series[s].values != NULL && i < series[s].n_values; i++)
+      {
+        gdouble t = sample_time (&series[s], i), v = series[s].values[i];
+        if (t < ax.min || t > ax.max || !isfinite (v))
+          continue;
+        v_lo = MIN (v_lo, v);
+        v_hi = MAX (v_hi, v);
+        any = TRUE;
+      }
+  for (guint i = 0; i < n_limits; i++)
+    if (isfinite (limits[i].value))
+      {
+        v_lo = MIN (v_lo, limits[i].value);
+        v_hi = MAX (v_hi, limits[i].value);
+      }
+  if (options->fixed_scale)
+    {
+      ay.min = options->y_min;
+      ay.max = options->y_max > options->y_min ? options->y_max : options->y_min + 1;
+    }
+  else
+    {
+      if (v_lo > v_hi)
+        v_lo = 0, v_hi = 1;
+      ay.min = (v_lo >= 0 || any_area) ? 0 : v_lo;
+      ay.max = v_hi + (v_hi - ay.min) * 0.08;
+      nice_linear (&ay, ay.min == 0);
+    }
+
+  tick = qf_plot_format_value (ay.max);
+  {
+    g_autofree char *lo = qf_plot_format_value (ay.min);
+    if (strlen (lo) > strlen (tick))
+      g_free (tick), tick = g_steal_pointer (&lo);
+  }
+  frame_init (&f, cr, width, height, options, tick);
+  draw_y_ticks (&f, &ay);
+  draw_x_ticks (&f, &ax);
+
+  ncol = device_columns (&f);
+  cmin = g_new (gdouble, ncol);
+  cmax = g_new (gdouble, ncol);
+  cnt = g_new (guint, ncol);
+  labels = g_new0 (const char *, n_series + 1);
+
+  cairo_save (cr);
+  cairo_rectangle (cr, f.x0, f.y0, f.w, f.h);
+  cairo_clip (cr);
+  for (guint s = 0; s < n_series; s++)
+    {
+      const QfPlotSeries *ser = &series[s];
+      gdouble r, g, b, colw = f.w / ncol, base = map_y (&f, &ay, MAX (ay.min, 0));
+      gsize visible = 0;
+      gboolean dense;
+
+      labels[s] = ser->label;
+      if (ser->values == NULL || ser->n_values == 0)
+        continue;
+      qf_plot_series_color (s, options->dark, &r, &g, &b);
+      memset (cnt, 0, ncol * sizeof *cnt);
+      for (gsize i = 0; i < ser->n_values; i++)
+        {
+          gdouble t = sample_time (ser, i), v = ser->values[i], fr;
+          gint64 c;
+
+          if (!isfinite (v))
+            continue;
+          fr = axis_frac (&ax, t);
+          if (fr < 0 || fr > 1)
+            continue;
+          c = MIN ((gint64) (fr * ncol), (gint64) ncol - 1);
+          if (cnt[c] == 0)
+            cmin[c] = cmax[c] = v;
+          else
+            {
+              cmin[c] = MIN (cmin[c], v);
+              cmax[c] = MAX (cmax[c], v);
+            }
+          cnt[c]++;
+          visible++;
+        }
+      dense = visible > ncol;
+
+      cairo_new_path (cr);
+      if (!dense)
+        {
+          /* Few samples: connect them in order; a NAN breaks the line. */
+          gboolean open = FALSE;
+          gdouble first_x = 0, last_x = 0;
+          for (gsize i = 0; i < ser->n_values; i++)
+            {
+              gdouble t = sample_time (ser, i), v = ser->values[i], x, y;
+              if (!isfinite (v) || axis_frac (&ax, t) < -0.01 || axis_frac (&ax, t) > 1.01)
+                {
+                  if (open && ser->area)
+                    {
+                      cairo_line_to (cr, last_x, base);
+                      cairo_line_to (cr, first_x, base);
+                      cairo_close_path (cr);
+                    }
+                  open = FALSE;
+                  continue;
+                }
+              x = map_x (&f, &ax, t);
+              y = map_y (&f, &ay, v);
+              if (!open)
+                {
+                  if (ser->area)
+                    cairo_move_to (cr, x, base), cairo_line_to (cr, x, y);
+                  else
+                    cairo_move_to (cr, x, y);
+                  first_x = x;
+                  open = TRUE;
+                }
+              else
+                cairo_line_to (cr, x, y);
+              last_x = x;
+            }
+          if (open && ser->area)
+            {
+              cairo_line_to (cr, last_x, base);
+              cairo_line_to (cr, first_x, base);
+              cairo_close_path (cr);
+            }
+        }
+      else
+        {
+          /* Dense: the envelope of min/max per column, upper edge left to right, lower edge
+           * back; an empty column ends a segment. */
+          guint c = 0;
+          while (c < ncol)
+            {
+              guint start, end;
+              if (cnt[c] == 0)
+                {
+                  c++;
+                  continue;
+                }
+              start = c;
+              while (c < ncol && cnt[c] > 0)
+                c++;
+              end = c;
+              cairo_move_to (cr, f.x0 + start * colw, map_y (&f, &ay, cmax[start]));
+              for (guint k = start; k < end; k++)
+                {
+                  cairo_line_to (cr, f.x0 + k * colw, map_y (&f, &ay, cmax[k]));
+                  cairo_line_to (cr, f.x0 + (k + 1) * colw, map_y (&f, &ay, cmax[k]));
+                }
+              for (guint k = end; k-- > start; )
+                {
+                  gdouble lo = ser->area ? MAX (ay.min, 0) : cmin[k];
+                  cairo_line_to (cr, f.x0 + (k + 1) * colw, map_y (&f, &ay, lo));
+                  cairo_line_to (cr, f.x0 + k * colw, map_y (&f, &ay, lo));
+                }
+              cairo_close_path (cr);
+            }
+        }
+
+      cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+      cairo_set_line_width (cr, dense ? 0.6 : 1.2);
+      if (ser->area || dense)
+        {
+          cairo_set_source_rgba (cr, r, g, b, ser->area ? 0.35 : 0.6);
+          cairo_fill_preserve (cr);
+        }
+      cairo_set_source_rgb (cr, r, g, b);
+      cairo_stroke (cr);
+    }
+  cairo_restore (cr);
+
+  draw_limits (&f, &ay, FALSE, limits, n_limits);
+  if (!any)
+    draw_note (&f, _("No samples yet"));
+  draw_legend (&f, labels, n_series);
+  draw_box (&f);
+}
+
+/* Step results */
+
+static gboolean
+read_histogram (JsonObject      *h,
+                const char      *label,
+                gdouble          max_value,
+                QfPlotHistogram *out,
+                guint64        **counts_out,
+                gboolean        *unit_ms)
+{
+  JsonArray *arr = NULL;
+  guint n;
+
+  if (json_object_has_member (h, "bucket_us"))
+    out->bucket_width = json_object_get_double_member (h, "bucket_us"), *unit_ms = FALSE;
+  else if (json_object_has_member (h, "bucket_ms"))
+    out->bucket_width = json_object_get_double_member (h, "bucket_ms"), *unit_ms = TRUE;
+  else
+    return FALSE;
+  if (json_object_has_member (h, "counts"))
+    arr = json_object_get_array_member (h, "counts");
+  else if (json_object_has_member (h, "count"))
+    arr = json_object_get_array_member (h, "count");
+  if (arr == NULL || out->bucket_width <= 0)
+    return FALSE;
+  n = json_array_get_length (arr);
+  *counts_out = g_new (guint64, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    (*counts_out)[i] = (guint64) MAX (json_array_get_int_element (arr, i), 0);
+  out->counts = *counts_out;
+  out->n_buckets = n;
+  out->overflow = json_object_has_member (h, "overflow")
+                  ? (guint64) MAX (json_object_get_int_member (h, "overflow"), 0) : 0;
+  out->label = label;
+  out->max_value = max_value;
+  return TRUE;
+}
+
+static gdouble
+get_max (JsonObject *o)
+{
+  if (o == NULL)
+    return NAN;
+  if (json_object_has_member (o, "max_us"))
+    return json_object_get_double_member (o, "max_us");
+  if (json_object_has_member (o, "max_ms"))
+    return json_object_get_double_member (o, "max_ms");
+  return NAN;
+}
+
+gboolean
+qf_plot_result_histogram (cairo_t             *cr,
+                          gdouble              width,
+                          gdouble              height,
+                          const QfPlotOptions *options,
+                          JsonObject          *result,
+                          const QfPlotLimit   *limits,
+                          guint                n_limits)
+{
+  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) hists = g_array_new (FALSE, TRUE, sizeof (QfPlotHistogram));
+  QfPlotOptions opt;
+  gboolean unit_ms = FALSE;
+
+  g_return_val_if_fail (cr != NULL, FALSE);
+  g_return_val_if_fail (result != NULL, FALSE);
+
+  if (json_object_has_member (result, "threads") &&
+      JSON_NODE_HOLDS_ARRAY (json_object_get_member (result, "threads")))
+    {
+      JsonArray *threads = json_object_get_array_member (result, "threads");
+      for (guint i = 0; i < json_array_get_length (threads); i++)
+        {
+          JsonNode *node = json_array_get_element (threads, i);
+          JsonObject *t;
+          QfPlotHistogram h = { 0 };
+          guint64 *counts = NULL;
+          char *label;
+
+          if (!JSON_NODE_HOLDS_OBJECT (node))
+            continue;
+          t = json_node_get_object (node);
+          if (!json_object_has_member (t, "histogram") ||
+              !JSON_NODE_HOLDS_OBJECT (json_object_get_member (t, "histogram")))
+            continue;
+          if (json_object_has_member (t, "cpu"))
+            label = g_strdup_printf (_("CPU %lld"), (long long) json_object_get_int_member (t, "cpu"));
+          else
+            label = g_strdup_printf (_("Thread %u"), i);
+          g_ptr_array_add (owned, label);
+          if (read_histogram (json_object_get_object_member (t, "histogram"), label, get_max (t),
+                              &h, &counts, &unit_ms))
+            {
+              g_ptr_array_add (owned, counts);
+              g_array_append_val (hists, h);
+            }
+          else
+            g_free (counts);
+        }
+    }
+  if (hists->len == 0 && json_object_has_member (result, "histogram") &&
+      JSON_NODE_HOLDS_OBJECT (json_object_get_member (result, "histogram")))
+    {
+      QfPlotHistogram h = { 0 };
+      guint64 *counts = NULL;
+
+      if (read_histogram (json_object_get_object_member (result, "histogram"), NULL,
+                          get_max (result), &h, &counts, &unit_ms))
+        {
+          g_ptr_array_add (owned, counts);
+          g_array_append_val (hists, h);
+        }
+      else
+        g_free (counts);
+    }
+  if (hists->len == 0)
+    return FALSE;
+
+  if (options != NULL)
+    opt = *options;
+  else
+    qf_plot_options_init (&opt);
+  if (opt.x_label == NULL)
+    opt.x_label = unit_ms ? _("Latency (ms)") : _("Latency (µs)");
+  if (opt.y_label == NULL)
+    opt.y_label = _("Samples");
+  if (hists->len > 1 && options == NULL)
+    opt.legend = TRUE;
+  qf_plot_histogram (cr, width, height, &opt, (QfPlotHistogram *) hists->data, hists->len,
+                     limits, n_limits);
+  return TRUE;
+}
+
+static gboolean
+number_member (JsonObject *o,
+               const char *key,
+               gdouble    *out)
+{
+  JsonNode *n = json_object_get_member (o, key);
+
+  if (n == NULL || JSON_NODE_TYPE (n) != JSON_NODE_VALUE)
+    return FALSE;
+  *out = json_node_get_double (n);
+  return TRUE;
+}
+
+gboolean
+qf_plot_result_time_series (cairo_t             *cr,
+                            gdouble              width,
+                            gdouble              height,
+                            const QfPlotOptions *options,
+                            JsonObject          *result,
+                            const QfPlotLimit   *limits,
+                            guint                n_limits)
+{
+  QfPlotOptions opt;
+  QfPlotSeries series = { 0 };
+  JsonArray *arr = NULL;
+  g_autofree gdouble *t = NULL;
+  g_autofree gdouble *v = NULL;
+  const char *y_label = _("Value");
+  guint n;
+
+  g_return_val_if_fail (cr != NULL, FALSE);
+  g_return_val_if_fail (result != NULL, FALSE);
+
+  if (json_object_has_member (result, "intervals") &&
+      JSON_NODE_HOLDS_ARRAY (json_object_get_member (result, "intervals")))
+    {
+      arr = json_object_get_array_member (result, "intervals");
+      series.area = TRUE;
+      y_label = _("Throughput (Mbit/s)");
+    }
+  else if (json_object_has_member (result, "series") &&
+           JSON_NODE_HOLDS_ARRAY (json_object_get_member (result, "series")))
+    arr = json_object_get_array_member (result, "series");
+  else if (json_object_has_member (result, "samples") &&
+           JSON_NODE_HOLDS_ARRAY (json_object_get_member (result, "samples")))
+    arr = json_object_get_array_member (result, "samples");
+  if (arr == NULL || json_array_get_length (arr) == 0)
+    return FALSE;
+
+  n = json_array_get_length (arr);
+  t = g_new (gdouble, n);
+  v = g_new (gdouble, n);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *node = json_array_get_element (arr, i);
+      gdouble interval_s = 1;
+
+      t[i] = i;
+      v[i] = NAN;
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        {
+          JsonObject *o = json_node_get_object (node);
+          if (!number_member (o, "t_s", &t[i]) && !number_member (o, "end_s", &t[i]))
+            t[i] = i;
+          if (!number_member (o, "mbps", &v[i]) && !number_member (o, "value", &v[i]) &&
+              !number_member (o, "rtt_ms", &v[i]) && !number_member (o, "latency_us", &v[i]))
+            v[i] = NAN;
+        }
+      else if (JSON_NODE_TYPE (node) == JSON_NODE_VALUE)
+        {
+          number_member (result, "interval_s", &interval_s);
+          t[i] = i * interval_s;
+          v[i] = json_node_get_double (node);
+        }
+    }
+  if (!series.area)
+    {
+      if (json_object_has_member (result, "avg_ms") || json_object_has_member (result, "rtt_ms"))
+        y_label = _("Round-trip time (ms)");
+      else if (json_object_has_member (result, "avg_us") || json_object_has_member (result, "max_us"))
+        y_label = _("Latency (µs)");
+    }
+  series.t_s = t;
+  series.values = v;
+  series.n_values = n;
+
+  if (options != NULL)
+    opt = *options;
+  else
+    qf_plot_options_init (&opt);
+  if (opt.x_label == NULL)
+    opt.x_label = _("Time (s)");
+  if (opt.y_label == NULL)
+    opt.y_label = y_label;
+  qf_plot_time_series (cr, width, height, &opt, &series, 1, limits, n_limits);
+  return TRUE;
+}

@@ -1,5 +1,6 @@
 /* qf-paths.h — where Qualify finds its data and translations (src/core).
- * Installed: $prefix/share/qualify. Uninstalled (./run, tests): the source tree's data/.
+ * Installed: $prefix/share/qualify, found relative to the running binary (so a DESTDIR or moved
+ * install works). Uninstalled (./run, tests): the source tree's data/.
  * QUALIFY_DATADIR overrides both. */
 #pragma once
 

@@ -29,7 +29,7 @@ static const QfCliCommand commands[] = {
   { "latency",   N_("Measure socket ping-pong latency to a peer (like sockperf)"), NULL },
   { "cycle",     N_("Run a periodic control-cycle test against a peer"), NULL },
   { "bandwidth", N_("Measure TCP/UDP throughput to a peer (like iperf3)"), NULL },
-  { "serve",     N_("Run the responder for the helper machine"), NULL },
+  { "serve",     N_("Run the responder for the helper machine"), qf_cli_serve },
   { "run",       N_("Run a whole qualification against a profile"), NULL },
   { "report",    N_("Write the PDF and HTML acceptance report of a session"), NULL },
   { "verify",    N_("Check the signature and contents of a report"), NULL },

@@ -1,0 +1,36 @@
+/* qf-builtin-peer.h — the responder on loopback, on its own thread, for `--peer builtin` and the
+ * wizard's "This PC only" (src/core).
+ *
+ * A single-PC or training run measures against this peer: host 127.0.0.1 and free ports picked
+ * at start (so it never clashes with a `qualify-cli serve` already running). The runner puts the
+ * returned host and ports into the steps' params ("port").
+ *
+ * Each service the helper machine offers has one start and one stop function in
+ * qf-builtin-peer.c (latency: sockperf-style ping-pong + cycle; bandwidth: added by issue #6).
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "qf-responder.h"
+
+G_BEGIN_DECLS
+
+typedef struct QfBuiltinPeer QfBuiltinPeer;
+
+/* Starts every service on loopback. emulate (may be NULL) makes the latency service answer as a
+ * poor link would (training demonstrations). Call from any thread; returns when the sockets are
+ * bound and the threads run. */
+QfBuiltinPeer *qf_builtin_peer_start              (const QfResponderEmulation *emulate,
+                                                   GError                    **error);
+const char    *qf_builtin_peer_get_host           (QfBuiltinPeer              *peer);
+/* TCP and UDP port of the latency and cycle responder. */
+guint16        qf_builtin_peer_get_latency_port   (QfBuiltinPeer              *peer);
+/* TCP/UDP port of the bandwidth server; 0 while this build has none. */
+guint16        qf_builtin_peer_get_bandwidth_port (QfBuiltinPeer              *peer);
+/* Stop = set the flag, join every thread, free. NULL is allowed. */
+void           qf_builtin_peer_stop               (QfBuiltinPeer              *peer);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfBuiltinPeer, qf_builtin_peer_stop)
+
+G_END_DECLS

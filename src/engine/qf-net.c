@@ -1,0 +1,175 @@
+/* qf-net.c — socket helpers shared by the network engines (src/engine). See qf-net.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "qf-net.h"
+
+G_DEFINE_QUARK (qf-net-error-quark, qf_net_error)
+
+gboolean
+qf_net_resolve (const char               *host,
+                guint16                   port,
+                int                       socktype,
+                struct sockaddr_storage  *out,
+                socklen_t                *out_len,
+                GError                  **error)
+{
+  struct addrinfo hints = { 0 }, *res = NULL;
+  char service[8];
+  int rc;
+
+  g_return_val_if_fail (host != NULL && out != NULL && out_len != NULL, FALSE);
+
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = socktype;
+  hints.ai_flags = AI_NUMERICSERV;
+  g_snprintf (service, sizeof service, "%u", port);
+  rc = getaddrinfo (host, service, &hints, &res);
+  if (rc != 0 || res == NULL)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_RESOLVE,
+                   _("Cannot resolve “%s”: %s. Check the address of the peer."),
+                   host, rc != 0 ? gai_strerror (rc) : _("no address"));
+      return FALSE;
+    }
+  memset (out, 0, sizeof *out);
+  memcpy (out, res->ai_addr, res->ai_addrlen);
+  *out_len = res->ai_addrlen;
+  freeaddrinfo (res);
+  return TRUE;
+}
+
+gboolean
+qf_net_bind_iface (int          fd,
+                   int          family,
+                   const char  *iface,
+                   GError     **error)
+{
+  struct ifaddrs *list = NULL;
+  gboolean bound = FALSE;
+  int errsv;
+
+  if (iface == NULL || iface[0] == '\0')
+    return TRUE;
+  if (if_nametoindex (iface) == 0)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+                   _("There is no network interface “%s”. List them with “ip link”."), iface);
+      return FALSE;
+    }
+  if (setsockopt (fd, SOL_SOCKET, SO_BINDTODEVICE, iface, strlen (iface) + 1) == 0)
+    return TRUE;
+  errsv = errno;
+  if (errsv != EPERM && errsv != EACCES)
+    {
+      qf_net_set_errno_error (error, errsv, _("Cannot bind to interface “%s”"), iface);
+      return FALSE;
+    }
+
+  /* Unprivileged on an older kernel: binding the interface's address picks the source address,
+   * which on a typical two-machine link also picks the route. */
+  if (getifaddrs (&list) != 0)
+    {
+      qf_net_set_errno_error (error, errno, _("Cannot list the addresses of “%s”"), iface);
+      return FALSE;
+    }
+  for (struct ifaddrs *ifa = list; ifa != NULL && !bound; ifa = ifa->ifa_next)
+    {
+      struct sockaddr_storage ss = { 0 };
+      socklen_t len;
+
+      if (ifa->ifa_addr == NULL || ifa->ifa_addr->sa_family != family
+          || g_strcmp0 (ifa->ifa_name, iface) != 0)
+        continue;
+      len = family == AF_INET6 ? sizeof (struct sockaddr_in6) : sizeof (struct sockaddr_in);
+      memcpy (&ss, ifa->ifa_addr, len);
+      if (family == AF_INET6)
+        ((struct sockaddr_in6 *) &ss)->sin6_port = 0;
+      else
+        ((struct sockaddr_in *) &ss)->sin_port = 0;
+      if (bind (fd, (struct sockaddr *) &ss, len) == 0)
+        bound = TRUE;
+    }
+  freeifaddrs (list);
+  if (!bound)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,
+                   _("Cannot bind to interface “%s”: not permitted, and it has no usable address. "
+                     "Run as root or give the address with the source option."), iface);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+char *
+qf_net_address_to_string (const struct sockaddr *addr,
+                          gboolean               with_port)
+{
+  char text[INET6_ADDRSTRLEN] = "?";
+
+  if (addr->sa_family == AF_INET6)
+    {
+      const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *) addr;
+      if (IN6_IS_ADDR_V4MAPPED (&in6->sin6_addr))
+        {
+          /* A dual-stack socket's IPv4 client: show it as people know it. */
+          inet_ntop (AF_INET, &in6->sin6_addr.s6_addr[12], text, sizeof text);
+          return with_port ? g_strdup_printf ("%s:%u", text, ntohs (in6->sin6_port))
+                           : g_strdup (text);
+        }
+      inet_ntop (AF_INET6, &in6->sin6_addr, text, sizeof text);
+      return with_port ? g_strdup_printf ("[%s]:%u", text, ntohs (in6->sin6_port))
+                       : g_strdup (text);
+    }
+  if (addr->sa_family == AF_INET)
+    {
+      const struct sockaddr_in *in = (const struct sockaddr_in *) addr;
+      inet_ntop (AF_INET, &in->sin_addr, text, sizeof text);
+      return with_port ? g_strdup_printf ("%s:%u", text, ntohs (in->sin_port)) : g_strdup (text);
+    }
+  return g_strdup (text);
+}
+
+void
+qf_net_set_errno_error (GError     **error,
+                        int          errsv,
+                        const char  *format,
+                        ...)
+{
+  g_autofree char *what = NULL;
+  QfNetError code;
+  va_list args;
+
+  va_start (args, format);
+  what = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  switch (errsv)
+    {
+    case EPERM:
+    case EACCES:
+      code = QF_NET_ERROR_PERMISSION;
+      break;
+    case ECONNREFUSED:
+    case EHOSTUNREACH:
+    case ENETUNREACH:
+    case ETIMEDOUT:
+    case EHOSTDOWN:
+    case ENETDOWN:
+    case EADDRNOTAVAIL:
+      code = QF_NET_ERROR_UNREACHABLE;
+      break;
+    default:
+      code = QF_NET_ERROR_IO;
+      break;
+    }
+  g_set_error (error, QF_NET_ERROR, code, "%s: %s", what, g_strerror (errsv));
+}

@@ -1,0 +1,53 @@
+/* qf-net.h — socket helpers shared by the network engines: ping, socket ping-pong, cycle test
+ * and the responder (src/engine).
+ *
+ * Name resolution, binding a socket to an interface, printing an address, and the one error
+ * domain those engines report in, so the core maps every network failure the same way.
+ */
+#pragma once
+
+#include <glib.h>
+#include <sys/socket.h>
+
+G_BEGIN_DECLS
+
+#define QF_NET_ERROR (qf_net_error_quark ())
+GQuark qf_net_error_quark (void);
+
+typedef enum
+{
+  QF_NET_ERROR_INVALID,      /* a parameter is out of range */
+  QF_NET_ERROR_RESOLVE,      /* the host name does not resolve */
+  QF_NET_ERROR_PERMISSION,   /* a privilege or sysctl is missing (message names the fix) */
+  QF_NET_ERROR_UNREACHABLE,  /* no route, connection refused, or no reply at all */
+  QF_NET_ERROR_PROTOCOL,     /* the peer answered something that breaks the protocol */
+  QF_NET_ERROR_IO,           /* a socket call failed */
+  QF_NET_ERROR_CANCELLED,    /* stopped on request */
+} QfNetError;
+
+/* Resolves host (name or literal, IPv4 or IPv6) for socktype (SOCK_STREAM/SOCK_DGRAM/0). */
+gboolean qf_net_resolve            (const char              *host,
+                                    guint16                  port,
+                                    int                      socktype,
+                                    struct sockaddr_storage *out,
+                                    socklen_t               *out_len,
+                                    GError                 **error);
+
+/* Binds fd to iface: SO_BINDTODEVICE, or, when that is not permitted, bind() to the interface's
+ * first address of family (port 0). iface NULL or "" does nothing. */
+gboolean qf_net_bind_iface         (int                      fd,
+                                    int                      family,
+                                    const char              *iface,
+                                    GError                 **error);
+
+/* "10.0.0.2:11111", "[fe80::1]:11111", or without a port when port is FALSE. */
+char    *qf_net_address_to_string  (const struct sockaddr   *addr,
+                                    gboolean                 with_port);
+
+/* Sets errno's text into a QF_NET_ERROR with a category chosen from errno. */
+void     qf_net_set_errno_error    (GError                 **error,
+                                    int                      errsv,
+                                    const char              *format,
+                                    ...) G_GNUC_PRINTF (3, 4);
+
+G_END_DECLS

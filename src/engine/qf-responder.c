@@ -1,0 +1,1001 @@
+/* qf-responder.c — the latency responder: one epoll loop for sockperf-style ping-pong (TCP and
+ * UDP), our cycle protocol and emulated poor links (src/engine). See qf-responder.h.
+ *
+ * Threads: qf_responder_new/free on the owner's thread; run() on one thread, which alone touches
+ * the connection tables. The stop flag is the only thing another thread writes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "qf-clock.h"
+#include "qf-cycle.h"
+#include "qf-net.h"
+#include "qf-responder.h"
+#include "qf-sockperf.h"
+
+#define DEFAULT_MAX_CLIENTS      64
+#define DEFAULT_MAX_TEST_SECONDS 3600
+#define UDP_IDLE_END_NS          (2 * QF_NSEC_PER_SEC)   /* a UDP test ends after 2 s of silence */
+#define SPIN_IDLE_END_NS         (1 * QF_NSEC_PER_SEC)
+#define HOUSEKEEPING_NS          (100 * QF_NSEC_PER_MSEC)
+#define MAX_HELD                 16384
+#define MAX_HELD_BYTES           (32 * 1024 * 1024)
+#define UDP_BUFFER_SIZE          65536
+#define UDP_READS_PER_WAKE       16
+
+enum
+{
+  TAG_TCP_LISTEN = 1,
+  TAG_UDP,
+  TAG_CONN,
+};
+
+#define MAKE_TAG(type, index) (((guint64) (type) << 32) | (guint32) (index))
+#define TAG_TYPE(u64)         ((guint) ((u64) >> 32))
+#define TAG_INDEX(u64)        ((guint) ((u64) & 0xffffffffu))
+
+typedef struct
+{
+  int                     fd;             /* -1 = free slot */
+  guint                   generation;     /* bumped on reuse, so held replies find their owner */
+  struct sockaddr_storage addr;
+  gint64                  start_ns;
+  guint64                 messages;
+  gboolean                spin;
+  gboolean                want_out;       /* EPOLLOUT armed, input paused */
+  guint8                 *in;
+  gsize                   in_len;
+  guint8                 *out;
+  gsize                   out_off, out_len;
+  gint64                  last_due_ns;    /* emulated replies keep their order on a stream */
+} Conn;
+
+typedef struct
+{
+  gboolean                in_use;
+  struct sockaddr_storage addr;
+  socklen_t               addr_len;
+  gint64                  first_ns, last_ns;
+  guint64                 messages;
+  gboolean                cycle;
+  gboolean                spin;
+  gboolean                expired;
+} UdpPeer;
+
+typedef struct
+{
+  gint64                  due_ns;
+  gboolean                tcp;
+  guint                   conn_index, conn_generation;
+  struct sockaddr_storage addr;
+  socklen_t               addr_len;
+  guint8                 *data;
+  gsize                   len;
+} Held;
+
+struct QfResponder
+{
+  QfResponderConfig  config;
+  char              *bind_address;
+  char              *iface;
+  guint16            port;
+  int                epfd;
+  int                tcp_fd;
+  int                udp_fd;
+  gsize              max_msg;
+  Conn              *conns;
+  UdpPeer           *peers;
+  guint              n_conns, n_peers;
+  guint8            *udp_buf;
+  Held              *held;         /* binary min-heap on due_ns */
+  guint              n_held;
+  gsize              held_bytes;
+  GRand             *rand;
+  gint64             last_reject_log_ns;
+  QfResponderStats   stats;
+};
+
+static void
+respond_log (QfResponder *self,
+             const char  *format,
+             ...) G_GNUC_PRINTF (2, 3);
+
+static void
+respond_log (QfResponder *self,
+             const char  *format,
+             ...)
+{
+  g_autofree char *line = NULL;
+  va_list args;
+
+  if (self->config.log == NULL)
+    return;
+  va_start (args, format);
+  line = g_strdup_vprintf (format, args);
+  va_end (args);
+  self->config.log (line, self->config.log_data);
+}
+
+/* Rejections can come in floods (a port scan, a broken client): log at most one a second. */
+static void
+log_reject (QfResponder           *self,
+            const struct sockaddr *addr,
+            const char            *why)
+{
+  gint64 now = qf_clock_now_ns ();
+  g_autofree char *who = NULL;
+
+  self->stats.rejected++;
+  if (self->last_reject_log_ns != 0 && now - self->last_reject_log_ns < QF_NSEC_PER_SEC)
+    return;
+  self->last_reject_log_ns = now;
+  who = qf_net_address_to_string (addr, TRUE);
+  respond_log (self, _("rejected %s: %s"), who, why);
+}
+
+gboolean
+qf_responder_emulation_parse (const char            *text,
+                              QfResponderEmulation  *out,
+                              GError               **error)
+{
+  g_auto(GStrv) parts = NULL;
+
+  memset (out, 0, sizeof *out);
+  if (text == NULL || text[0] == '\0')
+    return TRUE;
+  parts = g_strsplit (text, ",", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      const char *eq = strchr (parts[i], '=');
+      g_autofree char *key = NULL;
+      char *end = NULL;
+      gdouble value;
+
+      if (eq == NULL)
+        goto bad;
+      key = g_strndup (parts[i], eq - parts[i]);
+      value = g_ascii_strtod (eq + 1, &end);
+      if (end == eq + 1 || *end != '\0' || !(value >= 0))
+        goto bad;
+      if (g_str_equal (key, "delay") && value <= 10000)
+        out->delay_ms = value;
+      else if (g_str_equal (key, "jitter") && value <= 10000)
+        out->jitter_ms = value;
+      else if (g_str_equal (key, "loss") && value <= 100)
+        out->loss_pct = value;
+      else
+        goto bad;
+    }
+  return TRUE;
+
+bad:
+  g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+               _("Cannot read the emulation “%s”: expected delay=MS,jitter=MS,loss=PCT "
+                 "(delay and jitter up to 10000 ms, loss up to 100 %%)"), text);
+  return FALSE;
+}
+
+static gboolean
+emulating (const QfResponder *self)
+{
+  return self->config.emulate.delay_ms > 0 || self->config.emulate.jitter_ms > 0
+         || self->config.emulate.loss_pct > 0;
+}
+
+static int
+open_socket (QfResponder  *self,
+             int           socktype,
+             guint16       port,
+             GError      **error)
+{
+  struct sockaddr_storage ss = { 0 };
+  socklen_t len;
+  int fd, one = 1, zero = 0;
+
+  if (self->bind_address != NULL)
+    {
+      if (!qf_net_resolve (self->bind_address, port, socktype, &ss, &len, error))
+        return -1;
+    }
+  else
+    {
+      struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) &ss;
+      in6->sin6_family = AF_INET6;
+      in6->sin6_addr = in6addr_any;
+      in6->sin6_port = htons (port);
+      len = sizeof *in6;
+    }
+
+  fd = socket (ss.ss_family, socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0 && self->bind_address == NULL && errno == EAFNOSUPPORT)
+    {
+      /* IPv6 disabled on this machine: serve IPv4 only. */
+      struct sockaddr_in *in = (struct sockaddr_in *) &ss;
+      memset (&ss, 0, sizeof ss);
+      in->sin_family = AF_INET;
+      in->sin_addr.s_addr = htonl (INADDR_ANY);
+      in->sin_port = htons (port);
+      len = sizeof *in;
+      fd = socket (AF_INET, socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    }
+  if (fd < 0)
+    {
+      qf_net_set_errno_error (error, errno, _("Cannot open a socket"));
+      return -1;
+    }
+  setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (ss.ss_family == AF_INET6 && self->bind_address == NULL)
+    setsockopt (fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+  if (!qf_net_bind_iface (fd, ss.ss_family, self->iface, error))
+    {
+      close (fd);
+      return -1;
+    }
+  if (bind (fd, (struct sockaddr *) &ss, len) != 0)
+    {
+      int errsv = errno;
+      g_autofree char *where = qf_net_address_to_string ((struct sockaddr *) &ss, TRUE);
+      if (errsv == EADDRINUSE)
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO,
+                     _("Cannot listen on %s (%s): the port is in use. Is another responder or "
+                       "sockperf already running? Choose another port with --latency-port."),
+                     where, socktype == SOCK_STREAM ? "TCP" : "UDP");
+      else
+        qf_net_set_errno_error (error, errsv, _("Cannot listen on %s"), where);
+      close (fd);
+      return -1;
+    }
+  if (socktype == SOCK_STREAM && listen (fd, 128) != 0)
+    {
+      qf_net_set_errno_error (error, errno, _("Cannot listen for TCP connections"));
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+static guint16
+socket_port (int fd)
+{
+  struct sockaddr_storage ss;
+  socklen_t len = sizeof ss;
+
+  if (getsockname (fd, (struct sockaddr *) &ss, &len) != 0)
+    return 0;
+  if (ss.ss_family == AF_INET6)
+    return ntohs (((struct sockaddr_in6 *) &ss)->sin6_port);
+  return ntohs (((struct sockaddr_in *) &ss)->sin_port);
+}
+
+QfResponder *
+qf_responder_new (const QfResponderConfig  *config,
+                  GError                  **error)
+{
+  g_autoptr(QfResponder) self = NULL;
+  struct epoll_event ev = { 0 };
+
+  g_return_val_if_fail (config != NULL, NULL);
+
+  if (config->emulate.delay_ms < 0 || config->emulate.jitter_ms < 0
+      || config->emulate.loss_pct < 0 || config->emulate.loss_pct > 100)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+                   _("The emulated delay, jitter and loss must be positive and loss at most 100 %%"));
+      return NULL;
+    }
+  if (config->max_msg_size != 0
+      && (config->max_msg_size < QF_SOCKPERF_MIN_MSG_SIZE
+          || config->max_msg_size > QF_SOCKPERF_MAX_TCP_MSG_SIZE))
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+                   _("The largest message must be between %u and %u bytes"),
+                   QF_SOCKPERF_MIN_MSG_SIZE, QF_SOCKPERF_MAX_TCP_MSG_SIZE);
+      return NULL;
+    }
+
+  self = g_new0 (QfResponder, 1);
+  self->config = *config;
+  self->bind_address = g_strdup (config->bind_address);
+  self->iface = g_strdup (config->iface);
+  self->config.bind_address = self->bind_address;
+  self->config.iface = self->iface;
+  if (self->config.max_clients == 0)
+    self->config.max_clients = DEFAULT_MAX_CLIENTS;
+  if (self->config.max_test_seconds == 0)
+    self->config.max_test_seconds = DEFAULT_MAX_TEST_SECONDS;
+  self->max_msg = config->max_msg_size ? config->max_msg_size : QF_SOCKPERF_MAX_UDP_MSG_SIZE;
+  self->epfd = -1;
+  self->tcp_fd = -1;
+  self->udp_fd = -1;
+  self->n_conns = self->config.max_clients;
+  self->n_peers = self->config.max_clients;
+  self->conns = g_new0 (Conn, self->n_conns);
+  for (guint i = 0; i < self->n_conns; i++)
+    self->conns[i].fd = -1;
+  self->peers = g_new0 (UdpPeer, self->n_peers);
+  self->udp_buf = g_malloc (UDP_BUFFER_SIZE);
+  self->held = g_new0 (Held, MAX_HELD);
+  self->rand = g_rand_new ();
+
+  self->tcp_fd = open_socket (self, SOCK_STREAM, config->latency_port, error);
+  if (self->tcp_fd < 0)
+    return NULL;
+  self->port = socket_port (self->tcp_fd);
+  self->udp_fd = open_socket (self, SOCK_DGRAM, self->port, error);
+  if (self->udp_fd < 0)
+    return NULL;
+
+  self->epfd = epoll_create1 (EPOLL_CLOEXEC);
+  if (self->epfd < 0)
+    {
+      qf_net_set_errno_error (error, errno, _("Cannot create the event loop"));
+      return NULL;
+    }
+  ev.events = EPOLLIN;
+  ev.data.u64 = MAKE_TAG (TAG_TCP_LISTEN, 0);
+  epoll_ctl (self->epfd, EPOLL_CTL_ADD, self->tcp_fd, &ev);
+  ev.data.u64 = MAKE_TAG (TAG_UDP, 0);
+  epoll_ctl (self->epfd, EPOLL_CTL_ADD, self->udp_fd, &ev);
+  return g_steal_pointer (&self);
+}
+
+guint16
+qf_responder_get_port (QfResponder *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->port;
+}
+
+void
+qf_responder_get_stats (QfResponder      *self,
+                        QfResponderStats *stats)
+{
+  g_return_if_fail (self != NULL && stats != NULL);
+  *stats = self->stats;
+}
+
+static void
+conn_close (QfResponder *self,
+            guint        index,
+            const char  *why)
+{
+  Conn *c = &self->conns[index];
+  g_autofree char *who = qf_net_address_to_string ((struct sockaddr *) &c->addr, TRUE);
+  gdouble seconds = (qf_clock_now_ns () - c->start_ns) / 1e9;
+
+  if (c->messages > 0 || why != NULL)
+    respond_log (self, _("TCP ping-pong from %s: %llu messages in %.1f s%s%s"), who,
+                 (unsigned long long) c->messages, seconds, why ? "; " : "", why ? why : "");
+  epoll_ctl (self->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+  close (c->fd);
+  c->fd = -1;
+  c->generation++;
+  g_clear_pointer (&c->in, g_free);
+  g_clear_pointer (&c->out, g_free);
+}
+
+static void
+accept_connection (QfResponder *self)
+{
+  struct sockaddr_storage ss;
+  socklen_t len = sizeof ss;
+  struct epoll_event ev = { 0 };
+  int fd, one = 1;
+  guint index;
+  Conn *c;
+
+  fd = accept4 (self->tcp_fd, (struct sockaddr *) &ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (fd < 0)
+    return;
+  for (index = 0; index < self->n_conns; index++)
+    if (self->conns[index].fd < 0)
+      break;
+  if (index == self->n_conns)
+    {
+      log_reject (self, (struct sockaddr *) &ss, _("too many clients (see --max-clients)"));
+      close (fd);
+      return;
+    }
+  setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  c = &self->conns[index];
+  c->fd = fd;
+  c->addr = ss;
+  c->start_ns = qf_clock_now_ns ();
+  c->messages = 0;
+  c->spin = FALSE;
+  c->want_out = FALSE;
+  /* Bounded by max_msg, never by what a peer announces. */
+  c->in = g_malloc (self->max_msg);
+  c->in_len = 0;
+  c->out = g_malloc (2 * self->max_msg);
+  c->out_off = c->out_len = 0;
+  c->last_due_ns = 0;
+  ev.events = EPOLLIN | EPOLLRDHUP;
+  ev.data.u64 = MAKE_TAG (TAG_CONN, index);
+  epoll_ctl (self->epfd, EPOLL_CTL_ADD, fd, &ev);
+  self->stats.tcp_connections++;
+}
+
+static void
+conn_set_want_out (QfResponder *self,
+                   guint        index,
+                   gboolean     want_out)
+{
+  Conn *c = &self->conns[index];
+  struct epoll_event ev = { 0 };
+
+  if (c->want_out == want_out)
+    return;
+  c->want_out = want_out;
+  ev.events = want_out ? EPOLLOUT : (EPOLLIN | EPOLLRDHUP);
+  ev.data.u64 = MAKE_TAG (TAG_CONN, index);
+  epoll_ctl (self->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* Sends what is pending; FALSE when the connection had to be closed. */
+static gboolean
+conn_flush (QfResponder *self,
+            guint        index)
+{
+  Conn *c = &self->conns[index];
+
+  while (c->out_off < c->out_len)
+    {
+      ssize_t n = send (c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+      if (n > 0)
+        {
+          c->out_off += n;
+          continue;
+        }
+      if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        {
+          conn_set_want_out (self, index, TRUE);
+          return TRUE;
+        }
+      conn_close (self, index, _("the client went away"));
+      return FALSE;
+    }
+  c->out_off = c->out_len = 0;
+  conn_set_want_out (self, index, FALSE);
+  return TRUE;
+}
+
+/* Queues bytes for a connection; FALSE when it was closed (a client that does not read). */
+static gboolean
+conn_queue (QfResponder  *self,
+            guint         index,
+            const guint8 *data,
+            gsize         len)
+{
+  Conn *c = &self->conns[index];
+
+  if (c->out_off > 0 && c->out_off == c->out_len)
+    c->out_off = c->out_len = 0;
+  if (c->out_len + len > 2 * self->max_msg && c->out_off > 0)
+    {
+      memmove (c->out, c->out + c->out_off, c->out_len - c->out_off);
+      c->out_len -= c->out_off;
+      c->out_off = 0;
+    }
+  if (c->out_len + len > 2 * self->max_msg)
+    {
+      conn_close (self, index, _("dropped: the client does not read its replies"));
+      return FALSE;
+    }
+  memcpy (c->out + c->out_len, data, len);
+  c->out_len += len;
+  return TRUE;
+}
+
+static gint64
+emulated_delay_ns (QfResponder *self)
+{
+  const QfResponderEmulation *e = &self->config.emulate;
+  gdouble ms = e->delay_ms;
+
+  if (e->jitter_ms > 0)
+    ms += g_rand_double_range (self->rand, -e->jitter_ms, e->jitter_ms);
+  return ms > 0 ? (gint64) (ms * QF_NSEC_PER_MSEC) : 0;
+}
+
+static void
+heap_swap (Held *a,
+           Held *b)
+{
+  Held t = *a;
+  *a = *b;
+  *b = t;
+}
+
+static gboolean
+hold_reply (QfResponder           *self,
+            gint64                 due_ns,
+            gboolean               tcp,
+            guint                  conn_index,
+            const struct sockaddr *addr,
+            socklen_t              addr_len,
+            const guint8          *data,
+            gsize                  len)
+{
+  Held *h;
+  guint i;
+
+  if (self->n_held >= MAX_HELD || self->held_bytes + len > MAX_HELD_BYTES)
+    return FALSE;
+  i = self->n_held++;
+  h = &self->held[i];
+  h->due_ns = due_ns;
+  h->tcp = tcp;
+  h->conn_index = conn_index;
+  h->conn_generation = tcp ? self->conns[conn_index].generation : 0;
+  if (addr != NULL)
+    memcpy (&h->addr, addr, addr_len);
+  h->addr_len = addr_len;
+  h->data = g_memdup2 (data, len);
+  h->len = len;
+  self->held_bytes += len;
+  while (i > 0 && self->held[(i - 1) / 2].due_ns > self->held[i].due_ns)
+    {
+      heap_swap (&self->held[(i - 1) / 2], &self->held[i]);
+      i = (i - 1) / 2;
+    }
+  return TRUE;
+}
+
+static void
+heap_pop (QfResponder *self,
+          Held        *out)
+{
+  guint i = 0;
+
+  *out = self->held[0];
+  self->held[0] = self->held[--self->n_held];
+  self->held_bytes -= out->len;
+  for (;;)
+    {
+      guint l = 2 * i + 1, r = l + 1, m = i;
+      if (l < self->n_held && self->held[l].due_ns < self->held[m].due_ns)
+        m = l;
+      if (r < self->n_held && self->held[r].due_ns < self->held[m].due_ns)
+        m = r;
+      if (m == i)
+        break;
+      heap_swap (&self->held[i], &self->held[m]);
+      i = m;
+    }
+}
+
+static void
+release_held (QfResponder *self,
+              gint64       now_ns)
+{
+  while (self->n_held > 0 && self->held[0].due_ns <= now_ns)
+    {
+      Held h;
+
+      heap_pop (self, &h);
+      if (h.tcp)
+        {
+          Conn *c = &self->conns[h.conn_index];
+          if (c->fd >= 0 && c->generation == h.conn_generation
+              && conn_queue (self, h.conn_index, h.data, h.len))
+            conn_flush (self, h.conn_index);
+        }
+      else
+        sendto (self->udp_fd, h.data, h.len, MSG_DONTWAIT, (struct sockaddr *) &h.addr,
+                h.addr_len);
+      g_free (h.data);
+    }
+}
+
+/* Handles one complete TCP message at c->in; FALSE when the connection was closed. */
+static gboolean
+conn_handle_message (QfResponder            *self,
+                     guint                   index,
+                     guint8                 *msg,
+                     const QfSockperfHeader *h)
+{
+  Conn *c = &self->conns[index];
+  guint16 flags;
+
+  if (!(h->flags & QF_SOCKPERF_FLAG_CLIENT))
+    {
+      if (h->length >= QF_SOCKPERF_HEADER_SIZE + QF_SOCKPERF_SPIN_MAGIC_LEN
+          && memcmp (msg + QF_SOCKPERF_HEADER_SIZE, QF_SOCKPERF_SPIN_MAGIC,
+                     QF_SOCKPERF_SPIN_MAGIC_LEN) == 0)
+        c->spin = TRUE;
+      return TRUE;
+    }
+  if ((h->flags & QF_SOCKPERF_FLAG_WARMUP) || !(h->flags & QF_SOCKPERF_FLAG_PONG_REQUEST))
+    return TRUE;
+
+  flags = GUINT16_TO_BE (h->flags & ~QF_SOCKPERF_FLAG_CLIENT);
+  memcpy (msg + 8, &flags, 2);
+  c->messages++;
+  self->stats.messages++;
+  if (emulating (self))
+    {
+      gint64 due = qf_clock_now_ns () + emulated_delay_ns (self);
+      /* A stream delivers in order: a reply never overtakes the one before it. */
+      due = MAX (due, c->last_due_ns);
+      c->last_due_ns = due;
+      if (!hold_reply (self, due, TRUE, index, NULL, 0, msg, h->length))
+        {
+          conn_close (self, index, _("dropped: too many held replies"));
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (!conn_queue (self, index, msg, h->length))
+    return FALSE;
+  return conn_flush (self, index);
+}
+
+static void
+conn_readable (QfResponder *self,
+               guint        index)
+{
+  Conn *c = &self->conns[index];
+  gsize off = 0;
+  ssize_t n;
+
+  /* A full buffer holds a whole message already (lengths are bounded by max_msg): answer it
+   * before reading more. */
+  if (c->in_len < self->max_msg)
+    {
+      n = recv (c->fd, c->in + c->in_len, self->max_msg - c->in_len, 0);
+      if (n == 0)
+        {
+          conn_close (self, index, NULL);
+          return;
+        }
+      if (n < 0 && errno != EAGAIN && errno != EINTR)
+        {
+          conn_close (self, index, errno == ECONNRESET ? NULL : _("the client went away"));
+          return;
+        }
+      if (n > 0)
+        c->in_len += n;
+    }
+
+  while (c->in_len - off >= QF_SOCKPERF_HEADER_SIZE)
+    {
+      QfSockperfHeader h;
+
+      qf_sockperf_header_read (c->in + off, &h);
+      if (h.length < QF_SOCKPERF_HEADER_SIZE || h.length > self->max_msg)
+        {
+          g_autofree char *why = g_strdup_printf (_("dropped: a message announces %u bytes "
+                                                    "(accepted %u…%u)"),
+                                                  h.length, QF_SOCKPERF_HEADER_SIZE,
+                                                  (guint) self->max_msg);
+          self->stats.rejected++;
+          conn_close (self, index, why);
+          return;
+        }
+      if (c->in_len - off < h.length)
+        break;
+      if (!conn_handle_message (self, index, c->in + off, &h))
+        return;
+      off += h.length;
+      if (c->want_out)
+        break;   /* the client is slow to read: wait before answering more */
+    }
+  if (off > 0)
+    {
+      memmove (c->in, c->in + off, c->in_len - off);
+      c->in_len -= off;
+    }
+}
+
+static UdpPeer *
+udp_peer_find (QfResponder           *self,
+               const struct sockaddr *addr,
+               socklen_t              len,
+               gint64                 now_ns)
+{
+  UdpPeer *free_slot = NULL;
+
+  for (guint i = 0; i < self->n_peers; i++)
+    {
+      UdpPeer *p = &self->peers[i];
+      if (!p->in_use)
+        {
+          if (free_slot == NULL)
+            free_slot = p;
+          continue;
+        }
+      if (p->addr_len == len && memcmp (&p->addr, addr, len) == 0)
+        return p;
+    }
+  if (free_slot == NULL)
+    return NULL;
+  memset (free_slot, 0, sizeof *free_slot);
+  free_slot->in_use = TRUE;
+  memcpy (&free_slot->addr, addr, len);
+  free_slot->addr_len = len;
+  free_slot->first_ns = now_ns;
+  self->stats.udp_peers++;
+  return free_slot;
+}
+
+static void
+udp_peer_end (QfResponder *self,
+              UdpPeer     *p,
+              const char  *why)
+{
+  g_autofree char *who = qf_net_address_to_string ((struct sockaddr *) &p->addr, TRUE);
+
+  if (p->messages > 0)
+    respond_log (self, _("UDP %s from %s: %llu messages in %.1f s%s%s"),
+                 p->cycle ? _("cycle test") : _("ping-pong"), who,
+                 (unsigned long long) p->messages, (p->last_ns - p->first_ns) / 1e9,
+                 why ? "; " : "", why ? why : "");
+  p->in_use = FALSE;
+}
+
+static void
+udp_datagram (QfResponder            *self,
+              guint8                 *buf,
+              gsize                   len,
+              const struct sockaddr  *addr,
+              socklen_t               addr_len,
+              gint64                  now_ns)
+{
+  UdpPeer *p;
+  gboolean cycle;
+  QfSockperfHeader h = { 0 };
+
+  cycle = qf_cycle_packet_is_cycle (buf, len);
+  if (!cycle)
+    {
+      if (len < QF_SOCKPERF_HEADER_SIZE)
+        {
+          log_reject (self, addr, _("a truncated message"));
+          return;
+        }
+      qf_sockperf_header_read (buf, &h);
+      if (h.length != len)
+        {
+          log_reject (self, addr, _("a message whose length field does not match the datagram"));
+          return;
+        }
+    }
+  else if (buf[5] != QF_CYCLE_KIND_REQUEST)
+    return;
+
+  p = udp_peer_find (self, addr, addr_len, now_ns);
+  if (p == NULL)
+    {
+      log_reject (self, addr, _("too many clients (see --max-clients)"));
+      return;
+    }
+  p->last_ns = now_ns;
+  if (p->expired)
+    return;
+  if (now_ns - p->first_ns > (gint64) self->config.max_test_seconds * QF_NSEC_PER_SEC)
+    {
+      g_autofree char *who = qf_net_address_to_string (addr, TRUE);
+      p->expired = TRUE;
+      respond_log (self, _("UDP test from %s ended: longer than %u s (see --max-test-seconds)"),
+                   who, self->config.max_test_seconds);
+      return;
+    }
+
+  if (cycle)
+    {
+      p->cycle = TRUE;
+      buf[5] = QF_CYCLE_KIND_REPLY;
+      len = QF_CYCLE_PACKET_SIZE;
+    }
+  else
+    {
+      guint16 flags;
+
+      if (!(h.flags & QF_SOCKPERF_FLAG_CLIENT))
+        {
+          if (len >= QF_SOCKPERF_HEADER_SIZE + QF_SOCKPERF_SPIN_MAGIC_LEN
+              && memcmp (buf + QF_SOCKPERF_HEADER_SIZE, QF_SOCKPERF_SPIN_MAGIC,
+                         QF_SOCKPERF_SPIN_MAGIC_LEN) == 0)
+            p->spin = TRUE;
+          return;
+        }
+      if ((h.flags & QF_SOCKPERF_FLAG_WARMUP) || !(h.flags & QF_SOCKPERF_FLAG_PONG_REQUEST))
+        return;
+      flags = GUINT16_TO_BE (h.flags & ~QF_SOCKPERF_FLAG_CLIENT);
+      memcpy (buf + 8, &flags, 2);
+    }
+  p->messages++;
+  self->stats.messages++;
+
+  if (emulating (self))
+    {
+      if (self->config.emulate.loss_pct > 0
+          && g_rand_double (self->rand) * 100.0 < self->config.emulate.loss_pct)
+        {
+          self->stats.emulated_drops++;
+          return;
+        }
+      if (hold_reply (self, now_ns + emulated_delay_ns (self), FALSE, 0, addr, addr_len, buf, len))
+        return;
+      self->stats.emulated_drops++;
+      return;
+    }
+  sendto (self->udp_fd, buf, len, MSG_DONTWAIT, addr, addr_len);
+}
+
+static void
+udp_readable (QfResponder *self)
+{
+  for (guint i = 0; i < UDP_READS_PER_WAKE; i++)
+    {
+      struct sockaddr_storage ss;
+      socklen_t len = sizeof ss;
+      ssize_t n;
+
+      n = recvfrom (self->udp_fd, self->udp_buf, UDP_BUFFER_SIZE, MSG_DONTWAIT | MSG_TRUNC,
+                    (struct sockaddr *) &ss, &len);
+      if (n < 0)
+        return;
+      if ((gsize) n > self->max_msg || (gsize) n > UDP_BUFFER_SIZE)
+        {
+          log_reject (self, (struct sockaddr *) &ss, _("an oversized message"));
+          continue;
+        }
+      udp_datagram (self, self->udp_buf, n, (struct sockaddr *) &ss, len, qf_clock_now_ns ());
+    }
+}
+
+/* Ends tests that ran too long or went quiet; returns whether a spinning client is active. */
+static gboolean
+housekeeping (QfResponder *self,
+              gint64       now_ns)
+{
+  gint64 max_ns = (gint64) self->config.max_test_seconds * QF_NSEC_PER_SEC;
+  gboolean spin = FALSE;
+
+  for (guint i = 0; i < self->n_conns; i++)
+    {
+      Conn *c = &self->conns[i];
+      if (c->fd < 0)
+        continue;
+      if (now_ns - c->start_ns > max_ns)
+        {
+          g_autofree char *why = g_strdup_printf (_("ended: longer than %u s (see --max-test-seconds)"),
+                                                  self->config.max_test_seconds);
+          conn_close (self, i, why);
+          continue;
+        }
+      spin |= c->spin;
+    }
+  for (guint i = 0; i < self->n_peers; i++)
+    {
+      UdpPeer *p = &self->peers[i];
+      if (!p->in_use)
+        continue;
+      if (now_ns - p->last_ns > UDP_IDLE_END_NS)
+        {
+          udp_peer_end (self, p, NULL);
+          continue;
+        }
+      spin |= p->spin && !p->expired && now_ns - p->last_ns < SPIN_IDLE_END_NS;
+    }
+  return spin;
+}
+
+gboolean
+qf_responder_run (QfResponder  *self,
+                  const gint   *stop,
+                  GError      **error)
+{
+  struct epoll_event events[64];
+  gint64 next_housekeeping = 0;
+  gboolean spin = FALSE;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  while (stop == NULL || !g_atomic_int_get (stop))
+    {
+      gint64 now = qf_clock_now_ns ();
+      int timeout_ms, n;
+
+      if (now >= next_housekeeping)
+        {
+          spin = housekeeping (self, now);
+          next_housekeeping = now + HOUSEKEEPING_NS;
+        }
+      release_held (self, now);
+
+      if (spin)
+        timeout_ms = 0;
+      else
+        {
+          gint64 wait_ns = next_housekeeping - now;
+          if (self->n_held > 0)
+            wait_ns = MIN (wait_ns, self->held[0].due_ns - now);
+          /* Round up so a held reply is never released early. */
+          timeout_ms = (int) CLAMP ((wait_ns + QF_NSEC_PER_MSEC - 1) / QF_NSEC_PER_MSEC, 0, 100);
+        }
+
+      n = epoll_wait (self->epfd, events, G_N_ELEMENTS (events), timeout_ms);
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          qf_net_set_errno_error (error, errno, _("The responder's event loop failed"));
+          return FALSE;
+        }
+      for (int i = 0; i < n; i++)
+        {
+          guint64 tag = events[i].data.u64;
+          guint index = TAG_INDEX (tag);
+
+          switch (TAG_TYPE (tag))
+            {
+            case TAG_TCP_LISTEN:
+              accept_connection (self);
+              break;
+            case TAG_UDP:
+              udp_readable (self);
+              break;
+            case TAG_CONN:
+              if (self->conns[index].fd < 0)
+                break;
+              if (events[i].events & EPOLLOUT)
+                {
+                  if (!conn_flush (self, index))
+                    break;
+                  if (!self->conns[index].want_out)
+                    conn_readable (self, index);
+                }
+              else if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+                conn_readable (self, index);
+              if (self->conns[index].fd >= 0 && self->conns[index].spin)
+                spin = TRUE;
+              break;
+            default:
+              break;
+            }
+        }
+    }
+  return TRUE;
+}
+
+void
+qf_responder_free (QfResponder *self)
+{
+  if (self == NULL)
+    return;
+  for (guint i = 0; self->conns != NULL && i < self->n_conns; i++)
+    if (self->conns[i].fd >= 0)
+      conn_close (self, i, NULL);
+  for (guint i = 0; self->peers != NULL && i < self->n_peers; i++)
+    if (self->peers[i].in_use)
+      udp_peer_end (self, &self->peers[i], NULL);
+  for (guint i = 0; i < self->n_held; i++)
+    g_free (self->held[i].data);
+  if (self->epfd >= 0)
+    close (self->epfd);
+  if (self->tcp_fd >= 0)
+    close (self->tcp_fd);
+  if (self->udp_fd >= 0)
+    close (self->udp_fd);
+  g_free (self->conns);
+  g_free (self->peers);
+  g_free (self->udp_buf);
+  g_free (self->held);
+  if (self->rand != NULL)
+    g_rand_free (self->rand);
+  g_free (self->bind_address);
+  g_free (self->iface);
+  g_free (self);
+}

@@ -1,0 +1,77 @@
+/* qf-responder.h — the latency responder for the helper machine (src/engine).
+ *
+ * One epoll event loop on one thread serves, on the latency port (TCP and UDP):
+ *   - sockperf-style ping-pong (`sockperf pp` and our latency client): messages with the CLIENT
+ *     and PONG_REQUEST flags come back as the same bytes with CLIENT cleared;
+ *   - our control-cycle protocol (UDP, see qf-cycle.h);
+ *   - our spin request: the loop busy-polls while such a client is active.
+ * Many clients at once; every length read from the wire is checked against a bound before it is
+ * used; a malformed, truncated or oversized message drops that connection (TCP) or datagram
+ * (UDP) and is logged, and the loop goes on serving the others.
+ *
+ * Emulation (training demos, tests): replies to ping-pong and cycle requests can be held for
+ * delay ± uniform jitter and dropped with a probability (UDP only: TCP cannot lose a reply, a
+ * poor link shows up there as delay).
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  gdouble delay_ms;    /* mean extra delay of each reply */
+  gdouble jitter_ms;   /* uniform ± around the delay (clamped at 0) */
+  gdouble loss_pct;    /* UDP replies dropped, 0 … 100 */
+} QfResponderEmulation;
+
+/* Called on the responder's thread, one line per finished test or per rejected client. */
+typedef void (*QfResponderLogFunc) (const char *line,
+                                    gpointer    user_data);
+
+typedef struct
+{
+  const char          *bind_address;     /* NULL = all addresses (IPv6 dual stack, else IPv4) */
+  guint16              latency_port;     /* 0 = pick a free port (see qf_responder_get_port) */
+  const char          *iface;            /* SO_BINDTODEVICE; may be NULL */
+  guint                max_clients;      /* simultaneous TCP connections + UDP peers; 0 = 64 */
+  guint                max_test_seconds; /* a test longer than this is ended; 0 = 3600 */
+  guint                max_msg_size;     /* largest accepted message; 0 = 65507 (sockperf sr) */
+  QfResponderEmulation emulate;
+  QfResponderLogFunc   log;
+  gpointer             log_data;
+} QfResponderConfig;
+
+typedef struct
+{
+  guint64 tcp_connections;
+  guint64 udp_peers;
+  guint64 messages;          /* requests answered (or held for an emulated delay) */
+  guint64 rejected;          /* connections or messages refused (malformed, oversized, full) */
+  guint64 emulated_drops;
+} QfResponderStats;
+
+typedef struct QfResponder QfResponder;
+
+/* Opens and binds the sockets (so a bind error is reported before any thread starts). */
+QfResponder *qf_responder_new       (const QfResponderConfig *config,
+                                     GError                 **error);
+guint16      qf_responder_get_port  (QfResponder             *responder);
+/* Serves until *stop becomes nonzero (checked at least every 100 ms). Blocks its caller. */
+gboolean     qf_responder_run       (QfResponder             *responder,
+                                     const gint              *stop,
+                                     GError                 **error);
+/* Safe to call after run() returned. */
+void         qf_responder_get_stats (QfResponder             *responder,
+                                     QfResponderStats        *stats);
+void         qf_responder_free      (QfResponder             *responder);
+
+/* Parses "delay=MS,jitter=MS,loss=PCT" (any subset, any order). */
+gboolean     qf_responder_emulation_parse (const char           *text,
+                                           QfResponderEmulation *out,
+                                           GError              **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfResponder, qf_responder_free)
+
+G_END_DECLS

@@ -5,6 +5,7 @@
  * /proc/sys/kernel/{osrelease,version,hostname} say the same. */
 #include "config.h"
 
+#include <gio/gio.h>
 #include <glib/gi18n.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,6 +73,63 @@ count_cpu_list (const char *list)
         n += (guint) (hi - lo + 1);
     }
   return n;
+}
+
+static gint
+compare_int (gconstpointer a,
+             gconstpointer b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
+GArray *
+qf_cpu_list_parse (const char  *list,
+                   GError     **error)
+{
+  g_autoptr(GArray) cpus = g_array_new (FALSE, FALSE, sizeof (int));
+  g_auto(GStrv) parts = NULL;
+
+  g_return_val_if_fail (list != NULL, NULL);
+
+  parts = g_strsplit (list, ",", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      const char *part = g_strstrip (parts[i]);
+      guint64 lo, hi;
+      char *end;
+
+      lo = g_ascii_strtoull (part, &end, 10);
+      if (end == part || !g_ascii_isdigit (*part))
+        goto bad;
+      hi = lo;
+      if (*end == '-')
+        {
+          const char *second = end + 1;
+          hi = g_ascii_strtoull (second, &end, 10);
+          if (end == second || !g_ascii_isdigit (*second))
+            goto bad;
+        }
+      if (*end != '\0' || hi < lo || hi >= 8192)
+        goto bad;
+      for (guint64 cpu = lo; cpu <= hi; cpu++)
+        {
+          int value = (int) cpu;
+          gboolean seen = FALSE;
+          for (guint k = 0; k < cpus->len && !seen; k++)
+            seen = g_array_index (cpus, int, k) == value;
+          if (!seen)
+            g_array_append_val (cpus, value);
+        }
+    }
+  if (cpus->len == 0)
+    goto bad;
+  g_array_sort (cpus, compare_int);
+  return g_steal_pointer (&cpus);
+
+bad:
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+               _("“%s” is not a CPU list; write it like 0-3,6"), list);
+  return NULL;
 }
 
 static guint64

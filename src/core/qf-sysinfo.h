@@ -29,6 +29,11 @@ JsonObject *qf_sysinfo_to_json   (const QfSysinfo *info);
 char       *qf_sysfs_read_string (const char      *root,
                                   const char      *path);
 
+/* Parses a kernel CPU list ("0-3,6", as in isolcpus= or /sys/.../online) into a sorted array of
+ * unique int CPU numbers. NULL with error (G_IO_ERROR_INVALID_ARGUMENT) on malformed input. */
+GArray     *qf_cpu_list_parse    (const char      *list,
+                                  GError         **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfSysinfo, qf_sysinfo_free)
 
 G_END_DECLS

@@ -1,0 +1,486 @@
+/* qf-cert.c — creating, importing, storing and using the installer's signing key (src/core).
+ *
+ * GnuTLS does the cryptography. The store is two PEM files under $XDG_DATA_HOME/qualify/keys/:
+ * signer-key.pem (PKCS#8, unencrypted — the folder is 0700 and the file 0600, like an ssh key)
+ * and signer-chain.pem (the signer's certificate first, then any issuers).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <gnutls/abstract.h>
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/pkcs12.h>
+#include <gnutls/pkcs7.h>
+#include <gnutls/x509.h>
+#include <string.h>
+
+#include "qf-cert.h"
+
+G_DEFINE_QUARK (qf-cert-error-quark, qf_cert_error)
+
+#define KEY_FILE "signer-key.pem"
+#define CHAIN_FILE "signer-chain.pem"
+#define MAX_CHAIN 16
+
+struct _QfSigner
+{
+  gnutls_x509_privkey_t key;
+  gnutls_x509_crt_t     chain[MAX_CHAIN];
+  guint                 chain_len;
+};
+
+static gboolean
+gnutls_failed (int         ret,
+               const char *what,
+               GError    **error)
+{
+  if (ret >= 0)
+    return FALSE;
+  g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_CRYPTO,
+               _("%s failed: %s"), what, gnutls_strerror (ret));
+  return TRUE;
+}
+
+void
+qf_signer_free (QfSigner *signer)
+{
+  if (signer == NULL)
+    return;
+  if (signer->key != NULL)
+    gnutls_x509_privkey_deinit (signer->key);
+  for (guint i = 0; i < signer->chain_len; i++)
+    gnutls_x509_crt_deinit (signer->chain[i]);
+  g_free (signer);
+}
+
+char *
+qf_cert_get_store_dir (void)
+{
+  return g_build_filename (g_get_user_data_dir (), "qualify", "keys", NULL);
+}
+
+gboolean
+qf_cert_store_exists (void)
+{
+  g_autofree char *dir = qf_cert_get_store_dir ();
+  g_autofree char *key = g_build_filename (dir, KEY_FILE, NULL);
+  g_autofree char *chain = g_build_filename (dir, CHAIN_FILE, NULL);
+
+  return g_file_test (key, G_FILE_TEST_IS_REGULAR) && g_file_test (chain, G_FILE_TEST_IS_REGULAR);
+}
+
+/* The key must be the one certified by chain[0]. */
+static gboolean
+check_key_matches (QfSigner *signer,
+                   GError  **error)
+{
+  guint8 key_id[64], crt_id[64];
+  size_t key_len = sizeof key_id, crt_len = sizeof crt_id;
+
+  if (gnutls_x509_privkey_get_key_id (signer->key, GNUTLS_KEYID_USE_SHA256, key_id, &key_len) < 0 ||
+      gnutls_x509_crt_get_key_id (signer->chain[0], GNUTLS_KEYID_USE_SHA256, crt_id, &crt_len) < 0 ||
+      key_len != crt_len || memcmp (key_id, crt_id, key_len) != 0)
+    {
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_MISMATCH,
+                   _("The private key does not belong to the certificate. Give the key that was used to request this certificate."));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+QfSigner *
+qf_signer_create_self_signed (const char *name,
+                              const char *organization,
+                              GError    **error)
+{
+  g_autoptr(QfSigner) signer = g_new0 (QfSigner, 1);
+  gnutls_x509_crt_t crt;
+  guint8 serial[16], key_id[64];
+  size_t key_id_len = sizeof key_id;
+  time_t now = time (NULL);
+  int ret;
+
+  g_return_val_if_fail (name != NULL && *name != '\0', NULL);
+
+  ret = gnutls_x509_privkey_init (&signer->key);
+  if (gnutls_failed (ret, "gnutls_x509_privkey_init", error))
+    return NULL;
+  ret = gnutls_x509_privkey_generate (signer->key, GNUTLS_PK_ECDSA,
+                                      GNUTLS_CURVE_TO_BITS (GNUTLS_ECC_CURVE_SECP256R1), 0);
+  if (gnutls_failed (ret, _("Generating an ECDSA P-256 key"), error))
+    return NULL;
+
+  ret = gnutls_x509_crt_init (&crt);
+  if (gnutls_failed (ret, "gnutls_x509_crt_init", error))
+    return NULL;
+  signer->chain[signer->chain_len++] = crt;
+
+  gnutls_rnd (GNUTLS_RND_NONCE, serial, sizeof serial);
+  serial[0] &= 0x7f;  /* a positive INTEGER */
+  serial[0] |= 0x01;
+  if ((ret = gnutls_x509_crt_set_version (crt, 3)) < 0 ||
+      (ret = gnutls_x509_crt_set_serial (crt, serial, sizeof serial)) < 0 ||
+      (ret = gnutls_x509_crt_set_activation_time (crt, now - 3600)) < 0 ||
+      (ret = gnutls_x509_crt_set_expiration_time (crt, now + (time_t) 10 * 365 * 24 * 3600)) < 0 ||
+      (ret = gnutls_x509_crt_set_dn_by_oid (crt, GNUTLS_OID_X520_COMMON_NAME, 0, name, strlen (name))) < 0 ||
+      (organization != NULL && *organization != '\0' &&
+       (ret = gnutls_x509_crt_set_dn_by_oid (crt, GNUTLS_OID_X520_ORGANIZATION_NAME, 0,
+                                             organization, strlen (organization))) < 0) ||
+      (ret = gnutls_x509_crt_set_key (crt, signer->key)) < 0 ||
+      (ret = gnutls_x509_crt_set_basic_constraints (crt, 0, -1)) < 0 ||
+      (ret = gnutls_x509_crt_set_key_usage (crt, GNUTLS_KEY_DIGITAL_SIGNATURE | GNUTLS_KEY_NON_REPUDIATION)) < 0 ||
+      (ret = gnutls_x509_crt_set_key_purpose_oid (crt, GNUTLS_KP_EMAIL_PROTECTION, 0)) < 0)
+    {
+      gnutls_failed (ret, _("Creating the certificate"), error);
+      return NULL;
+    }
+  if (gnutls_x509_crt_get_key_id (crt, GNUTLS_KEYID_USE_SHA1, key_id, &key_id_len) >= 0)
+    gnutls_x509_crt_set_subject_key_id (crt, key_id, key_id_len);
+  ret = gnutls_x509_crt_sign2 (crt, crt, signer->key, GNUTLS_DIG_SHA256, 0);
+  if (gnutls_failed (ret, _("Self-signing the certificate"), error))
+    return NULL;
+  return g_steal_pointer (&signer);
+}
+
+static gboolean
+read_file (const char  *path,
+           gnutls_datum_t *datum,
+           char       **contents,
+           GError     **error)
+{
+  gsize len;
+  g_autoptr(GError) local = NULL;
+
+  if (!g_file_get_contents (path, contents, &len, &local))
+    {
+      g_set_error (error, QF_CERT_ERROR,
+                   g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+                   ? QF_CERT_ERROR_NOT_FOUND : QF_CERT_ERROR_IO,
+                   "%s", local->message);
+      return FALSE;
+    }
+  datum->data = (unsigned char *) *contents;
+  datum->size = len;
+  return TRUE;
+}
+
+static gboolean
+load_chain (QfSigner   *signer,
+            const char *path,
+            GError    **error)
+{
+  g_autofree char *contents = NULL;
+  gnutls_datum_t datum;
+  unsigned int n = MAX_CHAIN;
+  int ret;
+
+  if (!read_file (path, &datum, &contents, error))
+    return FALSE;
+  ret = gnutls_x509_crt_list_import (signer->chain, &n, &datum, GNUTLS_X509_FMT_PEM, 0);
+  if (ret <= 0)
+    ret = (n = MAX_CHAIN, gnutls_x509_crt_list_import (signer->chain, &n, &datum, GNUTLS_X509_FMT_DER, 0));
+  if (ret <= 0)
+    {
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_INVALID,
+                   _("%s holds no certificate GnuTLS can read (PEM or DER expected)."), path);
+      return FALSE;
+    }
+  signer->chain_len = (guint) ret;
+  return TRUE;
+}
+
+static gboolean
+load_key (QfSigner   *signer,
+          const char *path,
+          GError    **error)
+{
+  g_autofree char *contents = NULL;
+  gnutls_datum_t datum;
+  int ret;
+
+  if (!read_file (path, &datum, &contents, error))
+    return FALSE;
+  ret = gnutls_x509_privkey_init (&signer->key);
+  if (gnutls_failed (ret, "gnutls_x509_privkey_init", error))
+    return FALSE;
+  ret = gnutls_x509_privkey_import2 (signer->key, &datum, GNUTLS_X509_FMT_PEM, NULL, 0);
+  if (ret < 0)
+    ret = gnutls_x509_privkey_import2 (signer->key, &datum, GNUTLS_X509_FMT_DER, NULL, 0);
+  explicit_bzero (contents, datum.size);
+  if (ret < 0)
+    {
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_INVALID,
+                   _("%s is not an unencrypted private key GnuTLS can read: %s"), path,
+                   gnutls_strerror (ret));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+QfSigner *
+qf_signer_load_pem (const char *cert_path,
+                    const char *key_path,
+                    GError    **error)
+{
+  g_autoptr(QfSigner) signer = g_new0 (QfSigner, 1);
+
+  g_return_val_if_fail (cert_path != NULL && key_path != NULL, NULL);
+  if (!load_chain (signer, cert_path, error) || !load_key (signer, key_path, error) ||
+      !check_key_matches (signer, error))
+    return NULL;
+  return g_steal_pointer (&signer);
+}
+
+QfSigner *
+qf_signer_load_pkcs12 (const char *p12_path,
+                       const char *password,
+                       GError    **error)
+{
+  g_autoptr(QfSigner) signer = g_new0 (QfSigner, 1);
+  g_autofree char *contents = NULL;
+  gnutls_pkcs12_t p12;
+  gnutls_datum_t datum;
+  gnutls_x509_crt_t *chain = NULL, *extra = NULL;
+  unsigned int chain_len = 0, extra_len = 0;
+  int ret;
+
+  g_return_val_if_fail (p12_path != NULL, NULL);
+  if (!read_file (p12_path, &datum, &contents, error))
+    return NULL;
+  ret = gnutls_pkcs12_init (&p12);
+  if (gnutls_failed (ret, "gnutls_pkcs12_init", error))
+    return NULL;
+  ret = gnutls_pkcs12_import (p12, &datum, GNUTLS_X509_FMT_DER, 0);
+  if (ret < 0)
+    ret = gnutls_pkcs12_import (p12, &datum, GNUTLS_X509_FMT_PEM, 0);
+  if (ret < 0)
+    {
+      gnutls_pkcs12_deinit (p12);
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_INVALID,
+                   _("%s is not a PKCS#12 file: %s"), p12_path, gnutls_strerror (ret));
+      return NULL;
+    }
+  if (gnutls_pkcs12_verify_mac (p12, password ? password : "") < 0)
+    {
+      gnutls_pkcs12_deinit (p12);
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_PASSWORD,
+                   _("The password of %s is wrong. Give it with --password (or QUALIFY_P12_PASSWORD)."),
+                   p12_path);
+      return NULL;
+    }
+  ret = gnutls_pkcs12_simple_parse (p12, password ? password : "", &signer->key, &chain, &chain_len,
+                                    &extra, &extra_len, NULL, GNUTLS_PKCS12_SP_INCLUDE_SELF_SIGNED);
+  gnutls_pkcs12_deinit (p12);
+  explicit_bzero (contents, datum.size);
+  if (ret < 0 || chain_len == 0)
+    {
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_INVALID,
+                   _("%s holds no private key with its certificate: %s"), p12_path,
+                   gnutls_strerror (ret < 0 ? ret : GNUTLS_E_CERTIFICATE_ERROR));
+      return NULL;
+    }
+  for (unsigned int i = 0; i < chain_len; i++)
+    if (signer->chain_len < MAX_CHAIN)
+      signer->chain[signer->chain_len++] = chain[i];
+    else
+      gnutls_x509_crt_deinit (chain[i]);
+  for (unsigned int i = 0; i < extra_len; i++)
+    if (signer->chain_len < MAX_CHAIN)
+      signer->chain[signer->chain_len++] = extra[i];
+    else
+      gnutls_x509_crt_deinit (extra[i]);
+  gnutls_free (chain);
+  gnutls_free (extra);
+  if (!check_key_matches (signer, error))
+    return NULL;
+  return g_steal_pointer (&signer);
+}
+
+QfSigner *
+qf_signer_load_default (GError **error)
+{
+  g_autofree char *dir = qf_cert_get_store_dir ();
+  g_autofree char *key = g_build_filename (dir, KEY_FILE, NULL);
+  g_autofree char *chain = g_build_filename (dir, CHAIN_FILE, NULL);
+
+  if (!qf_cert_store_exists ())
+    {
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_NOT_FOUND,
+                   _("No signing certificate in %s. Create one with “qualify-cli cert create --name NAME” or import one with “qualify-cli cert import”."),
+                   dir);
+      return NULL;
+    }
+  return qf_signer_load_pem (chain, key, error);
+}
+
+gboolean
+qf_signer_save_default (QfSigner *signer,
+                        GError  **error)
+{
+  g_autofree char *dir = qf_cert_get_store_dir ();
+  g_autofree char *key_path = g_build_filename (dir, KEY_FILE, NULL);
+  g_autofree char *chain_path = g_build_filename (dir, CHAIN_FILE, NULL);
+  g_autoptr(GString) chain = g_string_new (NULL);
+  gnutls_datum_t out = { NULL, 0 };
+  g_autoptr(GError) local = NULL;
+  int ret;
+
+  g_return_val_if_fail (signer != NULL, FALSE);
+
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_IO, _("Cannot create %s: %s"), dir,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  g_chmod (dir, 0700);
+
+  for (guint i = 0; i < signer->chain_len; i++)
+    {
+      ret = gnutls_x509_crt_export2 (signer->chain[i], GNUTLS_X509_FMT_PEM, &out);
+      if (gnutls_failed (ret, "gnutls_x509_crt_export2", error))
+        return FALSE;
+      g_string_append_len (chain, (const char *) out.data, out.size);
+      gnutls_free (out.data);
+    }
+  ret = gnutls_x509_privkey_export2_pkcs8 (signer->key, GNUTLS_X509_FMT_PEM, NULL,
+                                           GNUTLS_PKCS_PLAIN, &out);
+  if (gnutls_failed (ret, "gnutls_x509_privkey_export2_pkcs8", error))
+    return FALSE;
+  /* g_file_set_contents_full writes a temp file with this mode and renames it: the key is
+   * never readable by others, not even for a moment. */
+  if (!g_file_set_contents_full (key_path, (const char *) out.data, out.size,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0600, &local))
+    {
+      explicit_bzero (out.data, out.size);
+      gnutls_free (out.data);
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_IO, "%s", local->message);
+      return FALSE;
+    }
+  explicit_bzero (out.data, out.size);
+  gnutls_free (out.data);
+  if (!g_file_set_contents_full (chain_path, chain->str, chain->len,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0600, &local))
+    {
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_IO, "%s", local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+dn_string (gnutls_x509_crt_t crt,
+           gboolean          issuer)
+{
+  gnutls_datum_t dn = { NULL, 0 };
+  char *s;
+
+  if ((issuer ? gnutls_x509_crt_get_issuer_dn3 (crt, &dn, 0)
+              : gnutls_x509_crt_get_dn3 (crt, &dn, 0)) < 0)
+    return g_strdup ("");
+  s = g_strndup ((const char *) dn.data, dn.size);
+  gnutls_free (dn.data);
+  return s;
+}
+
+char *
+qf_signer_get_subject (QfSigner *signer)
+{
+  g_return_val_if_fail (signer != NULL, NULL);
+  return dn_string (signer->chain[0], FALSE);
+}
+
+static char *
+iso_time (time_t t)
+{
+  g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (t);
+  return dt ? g_date_time_format_iso8601 (dt) : g_strdup ("");
+}
+
+static void
+set_owned_string (JsonObject *obj,
+                  const char *key,
+                  char       *value)
+{
+  json_object_set_string_member (obj, key, value);
+  g_free (value);
+}
+
+JsonObject *
+qf_signer_describe (QfSigner *signer)
+{
+  JsonObject *obj = json_object_new ();
+  gnutls_x509_crt_t crt;
+  guint8 fp[32];
+  size_t fp_len = sizeof fp;
+  g_autoptr(GString) hex = g_string_new (NULL);
+  unsigned int bits = 0;
+  int algo;
+
+  g_return_val_if_fail (signer != NULL, obj);
+  crt = signer->chain[0];
+  set_owned_string (obj, "subject", dn_string (crt, FALSE));
+  set_owned_string (obj, "issuer", dn_string (crt, TRUE));
+  set_owned_string (obj, "not_before", iso_time (gnutls_x509_crt_get_activation_time (crt)));
+  set_owned_string (obj, "not_after", iso_time (gnutls_x509_crt_get_expiration_time (crt)));
+  if (gnutls_x509_crt_get_fingerprint (crt, GNUTLS_DIG_SHA256, fp, &fp_len) >= 0)
+    for (size_t i = 0; i < fp_len; i++)
+      g_string_append_printf (hex, i ? ":%02X" : "%02X", fp[i]);
+  json_object_set_string_member (obj, "sha256_fingerprint", hex->str);
+  json_object_set_boolean_member (obj, "self_signed",
+                                  gnutls_x509_crt_check_issuer (crt, crt) != 0);
+  algo = gnutls_x509_crt_get_pk_algorithm (crt, &bits);
+  set_owned_string (obj, "key_algorithm",
+                    g_strdup_printf ("%s %u", gnutls_pk_algorithm_get_name (algo), bits));
+  json_object_set_int_member (obj, "chain_length", signer->chain_len);
+  return obj;
+}
+
+GBytes *
+qf_signer_sign_detached (QfSigner     *signer,
+                         const guint8 *data,
+                         gsize         size,
+                         GError      **error)
+{
+  gnutls_pkcs7_t p7 = NULL;
+  gnutls_privkey_t key = NULL;
+  gnutls_datum_t in = { (unsigned char *) data, (unsigned int) size };
+  gnutls_datum_t out = { NULL, 0 };
+  GBytes *der = NULL;
+  int ret;
+
+  g_return_val_if_fail (signer != NULL, NULL);
+  g_return_val_if_fail (size <= G_MAXUINT, NULL);
+
+  if (gnutls_failed (gnutls_pkcs7_init (&p7), "gnutls_pkcs7_init", error))
+    return NULL;
+  if (gnutls_failed (gnutls_privkey_init (&key), "gnutls_privkey_init", error))
+    goto out;
+  ret = gnutls_privkey_import_x509 (key, signer->key, 0);
+  if (gnutls_failed (ret, "gnutls_privkey_import_x509", error))
+    goto out;
+  /* The issuers first, so a verifier that has only the root can build the path; the signer's
+   * own certificate is added by INCLUDE_CERT. */
+  for (guint i = 1; i < signer->chain_len; i++)
+    if (gnutls_failed (gnutls_pkcs7_set_crt (p7, signer->chain[i]), "gnutls_pkcs7_set_crt", error))
+      goto out;
+  ret = gnutls_pkcs7_sign (p7, signer->chain[0], key, &in, NULL, NULL, GNUTLS_DIG_SHA256,
+                           GNUTLS_PKCS7_INCLUDE_CERT | GNUTLS_PKCS7_INCLUDE_TIME);
+  if (gnutls_failed (ret, _("Signing"), error))
+    goto out;
+  ret = gnutls_pkcs7_export2 (p7, GNUTLS_X509_FMT_DER, &out);
+  if (gnutls_failed (ret, "gnutls_pkcs7_export2", error))
+    goto out;
+  der = g_bytes_new (out.data, out.size);
+  gnutls_free (out.data);
+
+out:
+  if (key != NULL)
+    gnutls_privkey_deinit (key);
+  gnutls_pkcs7_deinit (p7);
+  return der;
+}

@@ -1,0 +1,69 @@
+/* qf-cert.h — the installer's signing identity: key + certificate chain (src/core).
+ *
+ * A QfSigner holds a private key and its certificate chain (signer first). It comes from the
+ * store under $XDG_DATA_HOME/qualify/keys/ (files mode 0600, folder 0700), from PEM files
+ * (key + chain), from a PKCS#12 bundle, or is created as a self-signed ECDSA P-256 certificate
+ * with keyUsage digitalSignature and extendedKeyUsage emailProtection (what PDF readers and
+ * pdfsig's NSS check expect of a document signer). Key material is never logged, printed or
+ * written into a report; only the certificate travels inside the signatures.
+ *
+ * Not thread-safe per object; different signers may be used from different threads.
+ */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define QF_CERT_ERROR (qf_cert_error_quark ())
+GQuark qf_cert_error_quark (void);
+
+typedef enum
+{
+  QF_CERT_ERROR_NOT_FOUND,   /* no certificate in the store / a file does not exist */
+  QF_CERT_ERROR_INVALID,     /* a file is not a key / certificate / PKCS#12 we can read */
+  QF_CERT_ERROR_PASSWORD,    /* the PKCS#12 password is wrong or missing */
+  QF_CERT_ERROR_MISMATCH,    /* the key does not belong to the certificate */
+  QF_CERT_ERROR_IO,          /* the store cannot be written */
+  QF_CERT_ERROR_CRYPTO,      /* GnuTLS failed (message says where) */
+} QfCertError;
+
+typedef struct _QfSigner QfSigner;
+
+/* $XDG_DATA_HOME/qualify/keys (not created). */
+char      *qf_cert_get_store_dir        (void);
+gboolean   qf_cert_store_exists         (void);
+
+QfSigner  *qf_signer_create_self_signed (const char   *name,
+                                         const char   *organization,
+                                         GError      **error);
+QfSigner  *qf_signer_load_pem           (const char   *cert_path,
+                                         const char   *key_path,
+                                         GError      **error);
+QfSigner  *qf_signer_load_pkcs12        (const char   *p12_path,
+                                         const char   *password,
+                                         GError      **error);
+/* Loads the signer of the store; QF_CERT_ERROR_NOT_FOUND when there is none. */
+QfSigner  *qf_signer_load_default       (GError      **error);
+/* Writes key and chain into the store (replacing any), files 0600, folder 0700, atomically. */
+gboolean   qf_signer_save_default       (QfSigner     *signer,
+                                         GError      **error);
+void       qf_signer_free               (QfSigner     *signer);
+
+/* {"subject", "issuer", "not_before", "not_after", "sha256_fingerprint", "self_signed",
+ *  "key_algorithm", "chain_length"} — nothing secret. */
+JsonObject *qf_signer_describe          (QfSigner     *signer);
+/* The signer's subject DN, e.g. "CN=Li Wei,O=Acme Robotics". */
+char      *qf_signer_get_subject        (QfSigner     *signer);
+
+/* A detached CMS SignedData (DER) over data: SHA-256, the whole chain included, with the
+ * signing time (and so contentType and messageDigest) as signed attributes. */
+GBytes    *qf_signer_sign_detached      (QfSigner      *signer,
+                                         const guint8  *data,
+                                         gsize          size,
+                                         GError       **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfSigner, qf_signer_free)
+
+G_END_DECLS

@@ -1,0 +1,767 @@
+/* qf-pdf-sign.c — incremental update of a cairo PDF: embedded file + adbe.pkcs7.detached
+ * signature, and the readers verification needs (src/core).
+ *
+ * Only what cairo 1.16 writes has to be understood here: classic xref tables, direct /Size,
+ * /Root, /Info in the trailer, the catalog and page as plain dictionaries. Anything else is
+ * refused with QF_PDF_ERROR_UNSUPPORTED rather than guessed at.
+ */
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gi18n.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qf-pdf-sign.h"
+
+G_DEFINE_QUARK (qf-pdf-error-quark, qf_pdf_error)
+
+/* Room for "[0 N N N]" with 10-digit numbers, padded with spaces. */
+#define BYTE_RANGE_WIDTH 48
+
+typedef struct
+{
+  const guint8 *data;
+  gsize         size;
+  GHashTable   *offsets;     /* object number → offset (newest section wins) */
+  gint64        size_entry;  /* trailer /Size */
+  gint64        root;
+  gint64        info;        /* -1 when absent */
+  gsize         startxref;
+} PdfFile;
+
+static const guint8 *
+find_bytes (const guint8 *hay,
+            gsize         hay_len,
+            const char   *needle)
+{
+  gsize n = strlen (needle);
+  return n <= hay_len ? memmem (hay, hay_len, needle, n) : NULL;
+}
+
+static const guint8 *
+rfind_bytes (const guint8 *hay,
+             gsize         hay_len,
+             const char   *needle)
+{
+  gsize n = strlen (needle);
+
+  if (n > hay_len)
+    return NULL;
+  for (gsize i = hay_len - n + 1; i-- > 0; )
+    if (hay[i] == (guint8) needle[0] && memcmp (hay + i, needle, n) == 0)
+      return hay + i;
+  return NULL;
+}
+
+/* Reads "/Key <int>" inside text[0..len). */
+static gboolean
+dict_int (const char *text,
+          gsize       len,
+          const char *key,
+          gint64     *out)
+{
+  g_autofree char *pattern = g_strdup_printf ("%s ", key);
+  const guint8 *p = find_bytes ((const guint8 *) text, len, pattern);
+  char *end;
+
+  if (p == NULL)
+    return FALSE;
+  p += strlen (pattern);
+  *out = g_ascii_strtoll ((const char *) p, &end, 10);
+  return end != (const char *) p;
+}
+
+static gboolean
+parse_error (GError    **error,
+             const char *what)
+{
+  g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_PARSE,
+               _("Cannot read the PDF: %s. Was it written by Qualify?"), what);
+  return FALSE;
+}
+
+/* Parses one classic xref section at off and its trailer; follows /Prev. */
+static gboolean
+parse_xref (PdfFile *pdf,
+            gsize    off,
+            int      depth,
+            GError **error)
+{
+  const char *p, *end = (const char *) pdf->data + pdf->size;
+  const guint8 *trailer, *trailer_end;
+  gint64 prev;
+
+  if (depth > 32 || off >= pdf->size)
+    return parse_error (error, _("cross-reference offset outside the file"));
+  p = (const char *) pdf->data + off;
+  if (end - p < 4 || memcmp (p, "xref", 4) != 0)
+    {
+      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
+                   _("The PDF uses a cross-reference stream; only classic tables (as cairo 1.16 writes) can be updated."));
+      return FALSE;
+    }
+  p += 4;
+  for (;;)
+    {
+      char *q;
+      gint64 first, count;
+
+      while (p < end && g_ascii_isspace (*p))
+        p++;
+      if (p >= end || !g_ascii_isdigit (*p))
+        break;
+      first = g_ascii_strtoll (p, &q, 10);
+      count = g_ascii_strtoll (q, &q, 10);
+      p = q;
+      while (p < end && g_ascii_isspace (*p))
+        p++;
+      if (count < 0 || first < 0 || end - p < count * 20)
+        return parse_error (error, _("truncated cross-reference table"));
+      for (gint64 i = 0; i < count; i++, p += 20)
+        {
+          gint64 num = first + i;
+          if (p[17] == 'n' && !g_hash_table_contains (pdf->offsets, GINT_TO_POINTER (num)))
+            g_hash_table_insert (pdf->offsets, GINT_TO_POINTER (num),
+                                 GSIZE_TO_POINTER ((gsize) g_ascii_strtoull (p, NULL, 10)));
+        }
+    }
+  trailer = find_bytes ((const guint8 *) p, end - p, "trailer");
+  if (trailer == NULL)
+    return parse_error (error, _("no trailer"));
+  trailer_end = find_bytes (trailer, (const guint8 *) end - trailer, "startxref");
+  if (trailer_end == NULL)
+    return parse_error (error, _("no startxref after the trailer"));
+  if (depth == 0)
+    {
+      gsize tlen = trailer_end - trailer;
+      if (!dict_int ((const char *) trailer, tlen, "/Size", &pdf->size_entry) ||
+          !dict_int ((const char *) trailer, tlen, "/Root", &pdf->root))
+        return parse_error (error, _("the trailer lacks /Size or /Root"));
+      if (!dict_int ((const char *) trailer, tlen, "/Info", &pdf->info))
+        pdf->info = -1;
+      if (find_bytes (trailer, tlen, "/Encrypt") != NULL)
+        {
+          g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED, _("The PDF is encrypted."));
+          return FALSE;
+        }
+    }
+  if (dict_int ((const char *) trailer, trailer_end - trailer, "/Prev", &prev))
+    return parse_xref (pdf, (gsize) prev, depth + 1, error);
+  return TRUE;
+}
+
+static gboolean
+pdf_open (PdfFile      *pdf,
+          const guint8 *data,
+          gsize         size,
+          GError      **error)
+{
+  const guint8 *sx;
+  gsize tail = MIN (size, 1024);
+
+  memset (pdf, 0, sizeof *pdf);
+  pdf->data = data;
+  pdf->size = size;
+  pdf->offsets = g_hash_table_new (NULL, NULL);
+  if (size < 8 || memcmp (data, "%PDF-", 5) != 0)
+    return parse_error (error, _("it does not start with %PDF-"));
+  sx = rfind_bytes (data + size - tail, tail, "startxref");
+  if (sx == NULL)
+    return parse_error (error, _("no startxref at the end"));
+  pdf->startxref = g_ascii_strtoull ((const char *) sx + 9, NULL, 10);
+  return parse_xref (pdf, pdf->startxref, 0, error);
+}
+
+static void
+pdf_close (PdfFile *pdf)
+{
+  g_clear_pointer (&pdf->offsets, g_hash_table_unref);
+}
+
+/* The text between "N 0 obj" and "endobj", trimmed; NULL when absent. */
+static char *
+object_text (PdfFile *pdf,
+             gint64   num,
+             GError **error)
+{
+  gpointer value;
+  gsize off;
+  const guint8 *start, *stop;
+  g_autofree char *header = g_strdup_printf ("%" G_GINT64_FORMAT " 0 obj", num);
+
+  if (!g_hash_table_lookup_extended (pdf->offsets, GINT_TO_POINTER (num), NULL, &value))
+    {
+      parse_error (error, _("an object is missing from the cross-reference table"));
+      return NULL;
+    }
+  off = GPOINTER_TO_SIZE (value);
+  if (off + strlen (header) > pdf->size ||
+      memcmp (pdf->data + off, header, strlen (header)) != 0)
+    {
+      parse_error (error, _("a cross-reference entry points to the wrong place"));
+      return NULL;
+    }
+  start = pdf->data + off + strlen (header);
+  stop = find_bytes (start, pdf->data + pdf->size - start, "endobj");
+  if (stop == NULL)
+    {
+      parse_error (error, _("an object has no endobj"));
+      return NULL;
+    }
+  return g_strstrip (g_strndup ((const char *) start, stop - start));
+}
+
+/* A dictionary with extra entries added before its closing ">>". */
+static char *
+dict_append (const char *dict,
+             const char *extra)
+{
+  gsize len = strlen (dict);
+
+  if (len < 4 || !g_str_has_prefix (dict, "<<") || !g_str_has_suffix (dict, ">>"))
+    return NULL;
+  return g_strdup_printf ("%.*s\n   %s\n>>", (int) (len - 2), dict, extra);
+}
+
+typedef struct
+{
+  gint64 num;
+  gsize  offset;
+} XrefEntry;
+
+static int
+compare_entries (gconstpointer a,
+                 gconstpointer b)
+{
+  const XrefEntry *x = a, *y = b;
+  return x->num < y->num ? -1 : x->num > y->num;
+}
+
+static void
+begin_object (GByteArray *out,
+              GArray     *entries,
+              gint64      num)
+{
+  XrefEntry e = { num, out->len };
+  g_autofree char *s = g_strdup_printf ("%" G_GINT64_FORMAT " 0 obj\n", num);
+
+  g_array_append_val (entries, e);
+  g_byte_array_append (out, (const guint8 *) s, strlen (s));
+}
+
+static void
+append_str (GByteArray *out,
+            const char *s)
+{
+  g_byte_array_append (out, (const guint8 *) s, strlen (s));
+}
+
+static void G_GNUC_PRINTF (2, 3)
+append_printf (GByteArray *out,
+               const char *format,
+               ...)
+{
+  va_list ap;
+  g_autofree char *s = NULL;
+
+  va_start (ap, format);
+  s = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  append_str (out, s);
+}
+
+/* A PDF text string as UTF-16BE hex with a byte-order mark: safe for any language. */
+static char *
+pdf_text_string (const char *utf8)
+{
+  g_autofree gunichar2 *utf16 = NULL;
+  glong n = 0;
+  GString *s = g_string_new ("<FEFF");
+
+  utf16 = g_utf8_to_utf16 (utf8 ? utf8 : "", -1, NULL, &n, NULL);
+  for (glong i = 0; utf16 != NULL && i < n; i++)
+    g_string_append_printf (s, "%04X", utf16[i]);
+  g_string_append_c (s, '>');
+  return g_string_free (s, FALSE);
+}
+
+/* A PDF literal string of printable ASCII (names of files). */
+static char *
+pdf_ascii_string (const char *s)
+{
+  GString *out = g_string_new ("(");
+
+  for (const char *p = s; *p; p++)
+    {
+      if (*p == '(' || *p == ')' || *p == '\\')
+        g_string_append_c (out, '\\');
+      g_string_append_c (out, (*p >= 32 && *p < 127) ? *p : '_');
+    }
+  g_string_append_c (out, ')');
+  return g_string_free (out, FALSE);
+}
+
+static GBytes *
+deflate_bytes (GBytes  *in,
+               GError **error)
+{
+  g_autoptr(GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_ZLIB, 6);
+  g_autoptr(GInputStream) src = g_memory_input_stream_new_from_bytes (in);
+  g_autoptr(GInputStream) conv = g_converter_input_stream_new (src, G_CONVERTER (z));
+  g_autoptr(GOutputStream) dst = g_memory_output_stream_new_resizable ();
+
+  if (g_output_stream_splice (dst, conv, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, error) < 0)
+    return NULL;
+  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (dst));
+}
+
+static GBytes *
+inflate_bytes (const guint8 *data,
+               gsize         size,
+               GError      **error)
+{
+  g_autoptr(GZlibDecompressor) z = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_ZLIB);
+  g_autoptr(GInputStream) src = g_memory_input_stream_new_from_data (data, size, NULL);
+  g_autoptr(GInputStream) conv = g_converter_input_stream_new (src, G_CONVERTER (z));
+  g_autoptr(GOutputStream) dst = g_memory_output_stream_new_resizable ();
+
+  if (g_output_stream_splice (dst, conv, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, error) < 0)
+    return NULL;
+  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (dst));
+}
+
+GBytes *
+qf_pdf_update (GBytes     *pdf_bytes,
+               const char *attachment_name,
+               GBytes     *attachment,
+               const char *attachment_description,
+               QfSigner   *signer,
+               const char *reason,
+               GError    **error)
+{
+  PdfFile pdf;
+  gsize size;
+  const guint8 *data = g_bytes_get_data (pdf_bytes, &size);
+  g_autoptr(GByteArray) out = NULL;
+  g_autoptr(GArray) entries = g_array_new (FALSE, FALSE, sizeof (XrefEntry));
+  g_autofree char *catalog = NULL, *pages = NULL, *page = NULL;
+  g_autofree char *new_catalog = NULL, *new_page = NULL;
+  g_autoptr(GString) catalog_extra = g_string_new (NULL);
+  gint64 next, page_num = -1, file_obj = -1, spec_obj = -1, sig_obj = -1, widget_obj = -1, form_obj = -1;
+  gsize byte_range_pos = 0, contents_pos = 0, xref_pos;
+  char *kids;
+
+  g_return_val_if_fail (pdf_bytes != NULL, NULL);
+
+  if (!pdf_open (&pdf, data, size, error))
+    {
+      pdf_close (&pdf);
+      return NULL;
+    }
+  catalog = object_text (&pdf, pdf.root, error);
+  if (catalog == NULL)
+    goto fail;
+  if (strstr (catalog, "/AcroForm") != NULL || strstr (catalog, "/Names") != NULL)
+    {
+      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
+                   _("The PDF already has a form or a name tree; Qualify signs only the reports it has just written."));
+      goto fail;
+    }
+
+  next = pdf.size_entry;
+  if (signer != NULL)
+    {
+      gint64 pages_num;
+      if (!dict_int (catalog, strlen (catalog), "/Pages", &pages_num))
+        {
+          parse_error (error, _("the catalog has no /Pages"));
+          goto fail;
+        }
+      pages = object_text (&pdf, pages_num, error);
+      if (pages == NULL)
+        goto fail;
+      kids = strstr (pages, "/Kids");
+      if (kids == NULL || strchr (kids, '[') == NULL)
+        {
+          parse_error (error, _("the page tree has no /Kids"));
+          goto fail;
+        }
+      page_num = g_ascii_strtoll (strchr (kids, '[') + 1, NULL, 10);
+      page = object_text (&pdf, page_num, error);
+      if (page == NULL)
+        goto fail;
+      if (strstr (page, "/Type /Page") == NULL)
+        {
+          g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
+                       _("The first entry of the page tree is not a page."));
+          goto fail;
+        }
+      sig_obj = next++;
+      widget_obj = next++;
+      form_obj = next++;
+      if (strstr (page, "/Annots") != NULL)
+        {
+          char *bracket = strstr (strstr (page, "/Annots"), "[");
+          if (bracket == NULL)
+            {
+              g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
+                           _("The first page's /Annots is not a direct array."));
+              goto fail;
+            }
+          new_page = g_strdup_printf ("%.*s[ %" G_GINT64_FORMAT " 0 R %s", (int) (bracket - page),
+                                      page, widget_obj, bracket + 1);
+        }
+      else
+        {
+          g_autofree char *annots = g_strdup_printf ("/Annots [ %" G_GINT64_FORMAT " 0 R ]", widget_obj);
+          new_page = dict_append (page, annots);
+        }
+      g_string_append_printf (catalog_extra, "/AcroForm %" G_GINT64_FORMAT " 0 R ", form_obj);
+    }
+  if (attachment != NULL)
+    {
+      g_autofree char *name = pdf_ascii_string (attachment_name ? attachment_name : "attachment");
+      file_obj = next++;
+      spec_obj = next++;
+      g_string_append_printf (catalog_extra,
+                              "/Names << /EmbeddedFiles << /Names [ %s %" G_GINT64_FORMAT " 0 R ] >> >> ",
+                              name, spec_obj);
+    }
+  if (catalog_extra->len == 0)
+    {
+      pdf_close (&pdf);
+      return g_bytes_ref (pdf_bytes);
+    }
+  new_catalog = dict_append (catalog, catalog_extra->str);
+  if (new_catalog == NULL || (signer != NULL && new_page == NULL))
+    {
+      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
+                   _("The catalog or the first page is not a plain dictionary."));
+      goto fail;
+    }
+
+  out = g_byte_array_sized_new (size + 64 * 1024);
+  g_byte_array_append (out, data, size);
+  if (size > 0 && data[size - 1] != '\n')
+    append_str (out, "\n");
+
+  begin_object (out, entries, pdf.root);
+  append_printf (out, "%s\nendobj\n", new_catalog);
+
+  if (attachment != NULL)
+    {
+      g_autoptr(GBytes) packed = deflate_bytes (attachment, error);
+      g_autofree char *name = pdf_ascii_string (attachment_name ? attachment_name : "attachment");
+      g_autofree char *uname = pdf_text_string (attachment_name ? attachment_name : "attachment");
+      g_autofree char *desc = pdf_text_string (attachment_description ? attachment_description : "");
+      gsize packed_len;
+      const guint8 *packed_data;
+
+      if (packed == NULL)
+        goto fail;
+      packed_data = g_bytes_get_data (packed, &packed_len);
+      begin_object (out, entries, file_obj);
+      append_printf (out, "<< /Type /EmbeddedFile /Subtype /application#2Fjson /Filter /FlateDecode"
+                          " /Length %" G_GSIZE_FORMAT " /Params << /Size %" G_GSIZE_FORMAT " >> >>\nstream\n",
+                     packed_len, g_bytes_get_size (attachment));
+      g_byte_array_append (out, packed_data, packed_len);
+      append_str (out, "\nendstream\nendobj\n");
+      begin_object (out, entries, spec_obj);
+      append_printf (out, "<< /Type /Filespec /F %s /UF %s /Desc %s /AFRelationship /Data"
+                          " /EF << /F %" G_GINT64_FORMAT " 0 R /UF %" G_GINT64_FORMAT " 0 R >> >>\nendobj\n",
+                     name, uname, desc, file_obj, file_obj);
+    }
+
+  if (signer != NULL)
+    {
+      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+      g_autofree char *when = g_date_time_format (now, "D:%Y%m%d%H%M%S+00'00'");
+      g_autofree char *why = pdf_text_string (reason ? reason : "");
+      g_autofree char *signer_name = qf_signer_get_subject (signer);
+      g_autofree char *who = pdf_text_string (signer_name);
+
+      begin_object (out, entries, page_num);
+      append_printf (out, "%s\nendobj\n", new_page);
+
+      begin_object (out, entries, sig_obj);
+      append_printf (out, "<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /adbe.pkcs7.detached\n"
+                          "   /M (%s) /Reason %s /Name %s\n   /ByteRange ", when, why, who);
+      byte_range_pos = out->len;
+      for (int i = 0; i < BYTE_RANGE_WIDTH; i++)
+        append_str (out, " ");
+      append_str (out, "\n   /Contents ");
+      contents_pos = out->len;
+      append_str (out, "<");
+      for (int i = 0; i < 2 * QF_PDF_SIGNATURE_RESERVE; i++)
+        append_str (out, "0");
+      append_str (out, ">\n>>\nendobj\n");
+
+      begin_object (out, entries, widget_obj);
+      append_printf (out, "<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signature1) /V %" G_GINT64_FORMAT
+                          " 0 R /F 132 /Rect [0 0 0 0] /P %" G_GINT64_FORMAT " 0 R >>\nendobj\n",
+                     sig_obj, page_num);
+      begin_object (out, entries, form_obj);
+      append_printf (out, "<< /Fields [ %" G_GINT64_FORMAT " 0 R ] /SigFlags 3 >>\nendobj\n", widget_obj);
+    }
+
+  /* The cross-reference section of the update: the free head, then one subsection per run of
+   * consecutive object numbers. */
+  g_array_sort (entries, compare_entries);
+  xref_pos = out->len;
+  append_str (out, "xref\n0 1\n0000000000 65535 f \n");
+  for (guint i = 0; i < entries->len; )
+    {
+      guint j = i + 1;
+      while (j < entries->len &&
+             g_array_index (entries, XrefEntry, j).num == g_array_index (entries, XrefEntry, j - 1).num + 1)
+        j++;
+      append_printf (out, "%" G_GINT64_FORMAT " %u\n", g_array_index (entries, XrefEntry, i).num, j - i);
+      for (guint k = i; k < j; k++)
+        append_printf (out, "%010" G_GSIZE_FORMAT " 00000 n \n", g_array_index (entries, XrefEntry, k).offset);
+      i = j;
+    }
+  append_printf (out, "trailer\n<< /Size %" G_GINT64_FORMAT " /Root %" G_GINT64_FORMAT " 0 R",
+                 next, pdf.root);
+  if (pdf.info >= 0)
+    append_printf (out, " /Info %" G_GINT64_FORMAT " 0 R", pdf.info);
+  append_printf (out, " /Prev %" G_GSIZE_FORMAT " >>\nstartxref\n%" G_GSIZE_FORMAT "\n%%%%EOF\n",
+                 pdf.startxref, xref_pos);
+
+  if (signer != NULL)
+    {
+      gsize sig_start = contents_pos, sig_end = contents_pos + 2 + 2 * QF_PDF_SIGNATURE_RESERVE;
+      g_autofree char *range = g_strdup_printf ("[0 %" G_GSIZE_FORMAT " %" G_GSIZE_FORMAT " %" G_GSIZE_FORMAT "]",
+                                                sig_start, sig_end, out->len - sig_end);
+      g_autoptr(GByteArray) covered = g_byte_array_sized_new (out->len);
+      g_autoptr(GBytes) cms = NULL;
+      const guint8 *der;
+      gsize der_len;
+
+      g_assert (strlen (range) <= BYTE_RANGE_WIDTH);
+      memcpy (out->data + byte_range_pos, range, strlen (range));
+      g_byte_array_append (covered, out->data, sig_start);
+      g_byte_array_append (covered, out->data + sig_end, out->len - sig_end);
+      cms = qf_signer_sign_detached (signer, covered->data, covered->len, error);
+      if (cms == NULL)
+        goto fail;
+      der = g_bytes_get_data (cms, &der_len);
+      if (der_len > QF_PDF_SIGNATURE_RESERVE)
+        {
+          g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_SIGN,
+                       _("The signature (%u bytes) is larger than the %u bytes reserved for it; the certificate chain is too long."),
+                       (guint) der_len, (guint) QF_PDF_SIGNATURE_RESERVE);
+          goto fail;
+        }
+      for (gsize i = 0; i < der_len; i++)
+        {
+          static const char hex[] = "0123456789ABCDEF";
+          out->data[sig_start + 1 + 2 * i] = hex[der[i] >> 4];
+          out->data[sig_start + 2 + 2 * i] = hex[der[i] & 15];
+        }
+    }
+
+  pdf_close (&pdf);
+  return g_byte_array_free_to_bytes (g_steal_pointer (&out));
+
+fail:
+  pdf_close (&pdf);
+  return NULL;
+}
+
+void
+qf_pdf_signature_clear (QfPdfSignature *sig)
+{
+  g_clear_pointer (&sig->cms, g_bytes_unref);
+  g_clear_pointer (&sig->sub_filter, g_free);
+  g_clear_pointer (&sig->signing_time, g_free);
+}
+
+/* Length of a DER object from its header; 0 when it is not a definite-length SEQUENCE. */
+static gsize
+der_length (const guint8 *d,
+            gsize         n)
+{
+  gsize len = 0, hdr;
+
+  if (n < 2 || d[0] != 0x30)
+    return 0;
+  if (d[1] < 0x80)
+    return 2 + d[1];
+  hdr = d[1] & 0x7f;
+  if (hdr == 0 || hdr > 4 || n < 2 + hdr)
+    return 0;
+  for (gsize i = 0; i < hdr; i++)
+    len = (len << 8) | d[2 + i];
+  return 2 + hdr + len;
+}
+
+gboolean
+qf_pdf_find_signature (const guint8   *data,
+                       gsize           size,
+                       QfPdfSignature *sig,
+                       GError        **error)
+{
+  const guint8 *br, *p, *dict_start;
+  gint64 v[4];
+  char *end;
+  g_autoptr(GByteArray) der = g_byte_array_new ();
+  gsize hex_start, hex_end, dl;
+
+  g_return_val_if_fail (sig != NULL, FALSE);
+  memset (sig, 0, sizeof *sig);
+
+  for (p = data; (p = find_bytes (p, data + size - p, "/ByteRange")) != NULL; p++)
+    sig->n_signatures++;
+  br = rfind_bytes (data, size, "/ByteRange");
+  if (br == NULL)
+    {
+      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_NOT_FOUND, _("The PDF is not signed."));
+      return FALSE;
+    }
+  p = br + strlen ("/ByteRange");
+  while (p < data + size && (*p == ' ' || *p == '\n' || *p == '\r'))
+    p++;
+  if (p >= data + size || *p != '[')
+    return parse_error (error, _("/ByteRange is not an array"));
+  p++;
+  for (int i = 0; i < 4; i++)
+    {
+      v[i] = g_ascii_strtoll ((const char *) p, &end, 10);
+      if (end == (const char *) p || v[i] < 0)
+        return parse_error (error, _("/ByteRange does not hold four offsets"));
+      p = (const guint8 *) end;
+    }
+  for (int i = 0; i < 4; i++)
+    sig->byte_range[i] = (gsize) v[i];
+  if (sig->byte_range[0] + sig->byte_range[1] > size ||
+      sig->byte_range[2] > size || sig->byte_range[2] + sig->byte_range[3] > size ||
+      sig->byte_range[0] + sig->byte_range[1] >= sig->byte_range[2])
+    return parse_error (error, _("the signed byte ranges lie outside the file"));
+
+  hex_start = sig->byte_range[0] + sig->byte_range[1];
+  hex_end = sig->byte_range[2];
+  if (data[hex_start] != '<' || data[hex_end - 1] != '>')
+    return parse_error (error, _("the gap between the signed ranges is not the /Contents string"));
+  for (gsize i = hex_start + 1; i + 1 < hex_end - 1; i += 2)
+    {
+      int hi = g_ascii_xdigit_value (data[i]), lo = g_ascii_xdigit_value (data[i + 1]);
+      guint8 b;
+      if (hi < 0 || lo < 0)
+        return parse_error (error, _("/Contents is not hexadecimal"));
+      b = (guint8) (hi << 4 | lo);
+      g_byte_array_append (der, &b, 1);
+    }
+  dl = der_length (der->data, der->len);
+  if (dl == 0 || dl > der->len)
+    return parse_error (error, _("/Contents does not hold a DER signature"));
+  sig->cms = g_bytes_new (der->data, dl);
+
+  /* The dictionary around the ranges: its /SubFilter and /M. */
+  dict_start = rfind_bytes (data, br - data, "/Type /Sig");
+  if (dict_start != NULL)
+    {
+      const guint8 *sf = find_bytes (dict_start, br - dict_start, "/SubFilter /");
+      const guint8 *m = find_bytes (dict_start, br - dict_start, "/M (");
+      if (sf != NULL)
+        {
+          const guint8 *s = sf + strlen ("/SubFilter /"), *e = s;
+          while (e < br && (g_ascii_isalnum (*e) || *e == '.' || *e == '_'))
+            e++;
+          sig->sub_filter = g_strndup ((const char *) s, e - s);
+        }
+      if (m != NULL)
+        {
+          const guint8 *s = m + 4, *e = memchr (s, ')', br - s);
+          if (e != NULL)
+            sig->signing_time = g_strndup ((const char *) s, e - s);
+        }
+    }
+  sig->covers_whole_file = sig->byte_range[0] == 0 &&
+                           sig->byte_range[2] + sig->byte_range[3] == size;
+  return TRUE;
+}
+
+GBytes *
+qf_pdf_signed_bytes (const guint8         *data,
+                     gsize                 size,
+                     const QfPdfSignature *sig)
+{
+  GByteArray *covered;
+
+  if (sig->byte_range[0] + sig->byte_range[1] > size || sig->byte_range[2] + sig->byte_range[3] > size)
+    return NULL;
+  covered = g_byte_array_sized_new (sig->byte_range[1] + sig->byte_range[3]);
+  g_byte_array_append (covered, data + sig->byte_range[0], sig->byte_range[1]);
+  g_byte_array_append (covered, data + sig->byte_range[2], sig->byte_range[3]);
+  return g_byte_array_free_to_bytes (covered);
+}
+
+GBytes *
+qf_pdf_find_attachment (const guint8 *data,
+                        gsize         size,
+                        const char   *name,
+                        GError      **error)
+{
+  PdfFile pdf;
+  g_autofree char *lit = pdf_ascii_string (name);
+  g_autofree char *needle = g_strdup_printf ("/Type /Filespec /F %s", lit);
+  g_autofree char *obj = NULL;
+  const guint8 *spec, *ef;
+  gint64 num, length;
+  const char *stream;
+  GBytes *result = NULL;
+
+  spec = rfind_bytes (data, size, needle);
+  if (spec == NULL)
+    {
+      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_NOT_FOUND,
+                   _("The PDF has no embedded %s."), name);
+      return NULL;
+    }
+  ef = find_bytes (spec, data + size - spec, "/EF << /F ");
+  if (ef == NULL)
+    {
+      parse_error (error, _("the file specification has no /EF"));
+      return NULL;
+    }
+  num = g_ascii_strtoll ((const char *) ef + strlen ("/EF << /F "), NULL, 10);
+  if (!pdf_open (&pdf, data, size, error))
+    {
+      pdf_close (&pdf);
+      return NULL;
+    }
+  obj = object_text (&pdf, num, error);
+  if (obj == NULL)
+    goto out;
+  stream = strstr (obj, "stream");
+  if (!dict_int (obj, strlen (obj), "/Length", &length) || stream == NULL)
+    {
+      parse_error (error, _("the embedded file has no /Length or no stream"));
+      goto out;
+    }
+  {
+    /* Take the bytes from the file itself: the object text stops at the first NUL-free copy. */
+    gsize off = GPOINTER_TO_SIZE (g_hash_table_lookup (pdf.offsets, GINT_TO_POINTER (num)));
+    const guint8 *s = find_bytes (data + off, size - off, "stream");
+    if (s == NULL)
+      goto out;
+    s += strlen ("stream");
+    if (*s == '\r')
+      s++;
+    if (*s == '\n')
+      s++;
+    if (s + length > data + size || length < 0)
+      {
+        parse_error (error, _("the embedded file runs past the end"));
+        goto out;
+      }
+    if (strstr (obj, "/FlateDecode") != NULL && strstr (obj, "/FlateDecode") < stream)
+      result = inflate_bytes (s, (gsize) length, error);
+    else
+      result = g_bytes_new (s, (gsize) length);
+  }
+out:
+  pdf_close (&pdf);
+  return result;
+}

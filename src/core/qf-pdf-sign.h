@@ -1,0 +1,75 @@
+/* qf-pdf-sign.h — attach data to and sign a PDF written by cairo, by incremental update
+ * (src/core).
+ *
+ * cairo writes the pages; this module appends one incremental update (PDF 1.5, classic xref
+ * table, /Prev to cairo's) that can carry
+ *   - an embedded file (the session JSON) listed in the catalog's /Names /EmbeddedFiles, and
+ *   - an invisible signature field whose /V is an adbe.pkcs7.detached CMS signature (SHA-256,
+ *     signer certificate and signing time included) over the whole file but the /Contents hex,
+ *     as poppler's pdfsig and Adobe Reader check it (layout: shared docs interop.md §3).
+ * Readers for verification find the signature and the attachment again.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "qf-cert.h"
+
+G_BEGIN_DECLS
+
+#define QF_PDF_ERROR (qf_pdf_error_quark ())
+GQuark qf_pdf_error_quark (void);
+
+typedef enum
+{
+  QF_PDF_ERROR_PARSE,        /* not a PDF, or its xref/trailer cannot be read */
+  QF_PDF_ERROR_UNSUPPORTED,  /* e.g. an xref stream: only classic xref tables are updated */
+  QF_PDF_ERROR_SIGN,         /* the signature could not be made or does not fit */
+  QF_PDF_ERROR_NOT_FOUND,    /* no signature / attachment in the file */
+} QfPdfError;
+
+/* Bytes reserved for the DER CMS in /Contents (written as twice as many hex digits). */
+#define QF_PDF_SIGNATURE_RESERVE 8192
+
+/* Appends the update to pdf and returns the new file. attachment may be NULL (no file), signer
+ * may be NULL (no signature); reason is the signature's /Reason (any language). */
+GBytes  *qf_pdf_update          (GBytes       *pdf,
+                                 const char   *attachment_name,
+                                 GBytes       *attachment,
+                                 const char   *attachment_description,
+                                 QfSigner     *signer,
+                                 const char   *reason,
+                                 GError      **error);
+
+typedef struct
+{
+  gsize   byte_range[4];    /* offset, length, offset, length */
+  GBytes *cms;              /* the DER SignedData, zero padding removed */
+  char   *sub_filter;       /* e.g. "adbe.pkcs7.detached" */
+  char   *signing_time;     /* /M as written, e.g. "D:20261130150203+00'00'", or NULL */
+  gboolean covers_whole_file;  /* the ranges start at 0, meet at the /Contents hex only, end at EOF */
+  guint   n_signatures;     /* signature dictionaries found in the file */
+} QfPdfSignature;
+
+void     qf_pdf_signature_clear (QfPdfSignature *sig);
+
+/* Finds the last signature dictionary (by its /ByteRange). QF_PDF_ERROR_NOT_FOUND when the file
+ * has none; QF_PDF_ERROR_PARSE when the ranges lie outside the file or /Contents is not hex. */
+gboolean qf_pdf_find_signature  (const guint8   *data,
+                                 gsize           size,
+                                 QfPdfSignature *sig,
+                                 GError        **error);
+
+/* The bytes the signature covers (the ranges concatenated); NULL if the ranges are invalid. */
+GBytes  *qf_pdf_signed_bytes    (const guint8         *data,
+                                 gsize                 size,
+                                 const QfPdfSignature *sig);
+
+/* Returns the decoded contents of the last embedded file stream named name (FlateDecode or
+ * unfiltered), or NULL with QF_PDF_ERROR_NOT_FOUND. */
+GBytes  *qf_pdf_find_attachment (const guint8   *data,
+                                 gsize           size,
+                                 const char     *name,
+                                 GError        **error);
+
+G_END_DECLS

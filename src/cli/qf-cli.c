@@ -22,7 +22,7 @@ typedef struct
 
 static const QfCliCommand commands[] = {
   { "sysinfo",   N_("Show this PC's identity, kernel and real-time readiness"), qf_cli_sysinfo },
-  { "rt",        N_("Measure real-time scheduling latency (like cyclictest)"), NULL },
+  { "rt",        N_("Measure real-time scheduling latency (like cyclictest)"), qf_cli_rt },
   { "stress",    N_("Load CPU, I/O, memory and disk while monitoring (like stress)"), NULL },
   { "monitor",   N_("Watch CPU, memory, disks and network (like top, iostat, sar)"), NULL },
   { "ping",      N_("Measure ICMP round-trip time to a peer (like ping)"), NULL },

@@ -44,6 +44,7 @@ void     qf_cli_print_json    (JsonObject          *obj);
 
 /* The subcommands. */
 int qf_cli_sysinfo   (int argc, char **argv);
+int qf_cli_rt        (int argc, char **argv);
 int qf_cli_serve     (int argc, char **argv);
 
 G_END_DECLS

@@ -5,11 +5,13 @@
 #include <glib/gi18n.h>
 
 #include "qf-step.h"
+#include "qf-steps.h"
 
 G_DEFINE_QUARK (qf-step-error-quark, qf_step_error)
 
 /* In the procedure's order. Each entry is defined in qf-step-<id>.c. */
 static const QfStepInfo *const steps[] = {
+  &qf_step_rt,
   NULL
 };
 

@@ -265,6 +265,9 @@ setup_thread (QfRtThread *t)
 
   if (pthread_getschedparam (pthread_self (), &policy, &param) == 0)
     {
+      /* rtkit grants SCHED_RR | SCHED_RESET_ON_FORK: for one thread per priority level RR
+       * behaves exactly like FIFO. */
+      policy &= ~SCHED_RESET_ON_FORK;
       t->result.policy = policy;
       t->result.priority = (policy == SCHED_FIFO || policy == SCHED_RR) ? param.sched_priority : 0;
     }
@@ -572,14 +575,16 @@ qf_rt_engine_total (const QfRtEngine *engine)
   return engine->total;
 }
 
-/* TRUE when every thread measured under SCHED_FIFO at the requested priority or the one an
- * acquire function obtained. */
+/* TRUE when every thread measured under a real-time policy (SCHED_FIFO, or SCHED_RR from rtkit)
+ * at the requested priority or the one an acquire function obtained. */
 gboolean
 qf_rt_engine_all_rt (const QfRtEngine *engine)
 {
   g_return_val_if_fail (engine != NULL, FALSE);
   for (guint i = 0; i < engine->n_threads; i++)
-    if (engine->threads[i]->result.policy != SCHED_FIFO || engine->threads[i]->result.priority < 1)
+    if ((engine->threads[i]->result.policy != SCHED_FIFO &&
+         engine->threads[i]->result.policy != SCHED_RR) ||
+        engine->threads[i]->result.priority < 1)
       return FALSE;
   return TRUE;
 }

@@ -81,7 +81,7 @@ typedef struct
   guint        index;
   int          cpu;                  /* pinned CPU or -1 */
   pid_t        tid;
-  int          policy;               /* SCHED_FIFO or SCHED_OTHER, read back from the kernel */
+  int          policy;               /* SCHED_FIFO, SCHED_RR (rtkit) or SCHED_OTHER, read back */
   int          priority;             /* obtained, read back (0 for SCHED_OTHER) */
   gboolean     via_acquire;          /* RT priority came through config->acquire_rt */
   gint64       interval_us;

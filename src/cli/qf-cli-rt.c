@@ -1,0 +1,255 @@
+/* qf-cli-rt.c — `qualify-cli rt`: real-time latency like cyclictest (src/cli).
+ *
+ * Takes cyclictest's own short options too (-t -p -i -l -m -n -q, values attached or not), so
+ * the procedure's `cyclictest -m -t1 -p 99 -i 1000 -l 10000` works after `qualify-cli rt`. Runs
+ * the "rt" step on a worker thread while the main thread waits in a main loop for SIGINT or
+ * SIGTERM, which stop the measurement; the statistics so far are printed, as cyclictest does.
+ * Text output ends with one line per thread in cyclictest's format; --json prints the step's
+ * result object. */
+#include "config.h"
+
+#include <glib-unix.h>
+#include <glib/gi18n.h>
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "qf-cli.h"
+#include "qf-step.h"
+#include "qf-steps.h"
+
+typedef struct
+{
+  JsonObject *params;
+  JsonObject *result;
+  GError     *error;
+  gint        cancel;
+  gboolean    live;         /* print a live line on stderr */
+  GMainLoop  *loop;
+} RtRun;
+
+static gboolean
+is_number (const char *s)
+{
+  if (s == NULL || *s == '\0')
+    return FALSE;
+  for (; *s; s++)
+    if (!g_ascii_isdigit (*s))
+      return FALSE;
+  return TRUE;
+}
+
+/* cyclictest writes "-t1", "-p99", "-i1000"; GOption wants the value apart. A bare -t means one
+ * thread per CPU there, and here too. Returns a new argv. */
+static char **
+split_cyclictest_options (int    argc,
+                          char **argv)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (int i = 0; i < argc; i++)
+    {
+      const char *arg = argv[i];
+
+      if (i > 0 && strlen (arg) > 2 && arg[0] == '-' && strchr ("tpil", arg[1]) != NULL &&
+          is_number (arg + 2))
+        {
+          g_ptr_array_add (out, g_strndup (arg, 2));
+          g_ptr_array_add (out, g_strdup (arg + 2));
+        }
+      else if (i > 0 && g_str_equal (arg, "-t") && (i + 1 >= argc || !is_number (argv[i + 1])))
+        {
+          g_ptr_array_add (out, g_strdup (arg));
+          g_ptr_array_add (out, g_strdup_printf ("%ld", sysconf (_SC_NPROCESSORS_ONLN)));
+        }
+      else
+        g_ptr_array_add (out, g_strdup (arg));
+    }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
+static void
+on_progress (QfStepContext *ctx,
+             gdouble        fraction,
+             JsonObject    *live,
+             gpointer       user_data)
+{
+  RtRun *run = user_data;
+
+  if (!run->live || live == NULL)
+    return;
+  /* TRANSLATORS: a live status line; C = cycles, as in cyclictest */
+  g_printerr (_("\r%3.0f%%  C:%8lld  Min:%7.0f  Act:%5.0f  Avg:%5.0f  Max:%8.0f µs "),
+              fraction * 100.0,
+              (long long) json_object_get_int_member (live, "cycles"),
+              floor (json_object_get_double_member (live, "min_us")),
+              floor (json_object_get_double_member (live, "act_us")),
+              floor (json_object_get_double_member (live, "avg_us")),
+              floor (json_object_get_double_member (live, "max_us")));
+}
+
+static gboolean
+quit_loop (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+run_step (gpointer data)
+{
+  RtRun *run = data;
+  QfStepContext ctx = { 0 };
+
+  ctx.cancel = &run->cancel;
+  ctx.progress = on_progress;
+  ctx.user_data = run;
+  qf_step_rt.run (run->params, &ctx, &run->result, &run->error);
+  g_main_context_invoke (NULL, quit_loop, run->loop);
+  return NULL;
+}
+
+static gboolean
+on_signal (gpointer data)
+{
+  RtRun *run = data;
+
+  g_atomic_int_set (&run->cancel, 1);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+print_text (JsonObject *result)
+{
+  JsonArray *threads = json_object_get_array_member (result, "threads");
+
+  if (json_object_get_boolean_member (result, "dma_latency_held"))
+    g_print ("# %s\n", _("/dev/cpu_dma_latency set to 0us"));
+  g_print ("# %s %s %lld, %s %lld\n", _("Policy:"), json_object_get_string_member (result, "policy"),
+           (long long) json_object_get_int_member (result, "priority"), _("overruns:"),
+           (long long) json_object_get_int_member (result, "overruns"));
+  /* TRANSLATORS: percentiles of the latency, in microseconds */
+  g_print ("# %s p50 %.0f  p90 %.0f  p99 %.0f  p99.9 %.0f  p99.99 %.0f\n", _("Percentiles (µs):"),
+           floor (json_object_get_double_member (result, "p50_us")),
+           floor (json_object_get_double_member (result, "p90_us")),
+           floor (json_object_get_double_member (result, "p99_us")),
+           floor (json_object_get_double_member (result, "p999_us")),
+           floor (json_object_get_double_member (result, "p9999_us")));
+
+  /* cyclictest's own format, byte for byte, so existing scripts and eyes read it. */
+  for (guint i = 0; i < json_array_get_length (threads); i++)
+    {
+      JsonObject *t = json_array_get_object_element (threads, i);
+
+      g_print ("T:%2u (%5lld) P:%2lld I:%lld C:%7lld Min:%7lld Act:%5lld Avg:%5lld Max:%8lld\n",
+               i,
+               (long long) json_object_get_int_member (t, "tid"),
+               (long long) json_object_get_int_member (t, "priority"),
+               (long long) json_object_get_int_member (t, "interval_us"),
+               (long long) json_object_get_int_member (t, "cycles"),
+               (long long) floor (json_object_get_double_member (t, "min_us")),
+               (long long) floor (json_object_get_double_member (t, "act_us")),
+               (long long) floor (json_object_get_double_member (t, "avg_us")),
+               (long long) floor (json_object_get_double_member (t, "max_us")));
+    }
+}
+
+int
+qf_cli_rt (int    argc,
+           char **argv)
+{
+  g_auto(GStrv) args = split_cyclictest_options (argc, argv);
+  g_autoptr(JsonObject) params = json_object_new ();
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autofree char *cpus = NULL;
+  RtRun run = { 0 };
+  GThread *thread;
+  guint sigint_id, sigterm_id;
+  int threads = 0, priority = 99, interval_us = 1000, exit_code;
+  gint64 loops = -1;
+  gdouble duration_s = 0;
+  gboolean json = FALSE, quiet = FALSE, mlock = FALSE, nanosleep = FALSE;
+  const GOptionEntry entries[] = {
+    { "threads", 't', 0, G_OPTION_ARG_INT, &threads,
+      N_("Measurement threads (default 1; -t alone: one per CPU)"), N_("N") },
+    { "cpus", 0, 0, G_OPTION_ARG_STRING, &cpus,
+      N_("One thread pinned to each CPU in LIST, e.g. 0-3,6"), N_("LIST") },
+    { "priority", 'p', 0, G_OPTION_ARG_INT, &priority,
+      N_("SCHED_FIFO priority, 1…99 (default 99; 0 = no real-time)"), N_("P") },
+    { "interval-us", 'i', 0, G_OPTION_ARG_INT, &interval_us,
+      N_("Interval between wake-ups in µs (default 1000)"), N_("I") },
+    { "loops", 'l', 0, G_OPTION_ARG_INT64, &loops,
+      N_("Cycles per thread (default 10000; 0 = until stopped)"), N_("L") },
+    { "duration", 0, 0, G_OPTION_ARG_DOUBLE, &duration_s,
+      N_("Measure for S seconds instead of a number of loops"), N_("S") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+      N_("Print only the summary at the end (as cyclictest -q)"), NULL },
+    { "mlockall", 'm', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &mlock,
+      N_("Accepted for cyclictest compatibility: memory is always locked"), NULL },
+    { "nanosleep", 'n', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &nanosleep,
+      N_("Accepted for cyclictest compatibility: clock_nanosleep is always used"), NULL },
+    { NULL }
+  };
+  int n_args = g_strv_length (args);
+  char **parse_argv = args;
+
+  if (!qf_cli_parse_options ("rt", "", _("Measure real-time scheduling latency, like cyclictest."),
+                             entries, &n_args, &parse_argv, &exit_code))
+    return exit_code;
+  if (n_args > 1)
+    return qf_cli_errorf ("rt", _("unexpected argument “%s”"), parse_argv[1]);
+  if (threads != 0 && cpus != NULL)
+    return qf_cli_errorf ("rt", _("give either --threads or --cpus, not both"));
+
+  if (cpus != NULL)
+    json_object_set_string_member (params, "cpus", cpus);
+  else
+    json_object_set_int_member (params, "threads", threads ? threads : 1);
+  json_object_set_int_member (params, "priority", priority);
+  json_object_set_int_member (params, "interval_us", interval_us);
+  if (duration_s > 0)
+    json_object_set_double_member (params, "duration_s", duration_s);
+  if (loops >= 0)
+    json_object_set_int_member (params, "loops", loops);
+
+  loop = g_main_loop_new (NULL, FALSE);
+  run.params = params;
+  run.loop = loop;
+  run.live = !json && !quiet && isatty (STDERR_FILENO);
+  sigint_id = g_unix_signal_add (SIGINT, on_signal, &run);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &run);
+  thread = g_thread_new ("qf-rt-step", run_step, &run);
+  g_main_loop_run (loop);
+  g_thread_join (thread);
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+  if (run.live)
+    g_printerr ("\n");
+
+  if (run.result == NULL)
+    {
+      int code = qf_cli_error ("rt", run.error);
+      g_clear_error (&run.error);
+      return code;
+    }
+  /* A stop by signal is the user's choice; the figures so far are the result, as in cyclictest. */
+  if (run.error != NULL && !g_error_matches (run.error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED))
+    {
+      int code = qf_cli_error ("rt", run.error);
+      g_clear_error (&run.error);
+      json_object_unref (run.result);
+      return code;
+    }
+  g_clear_error (&run.error);
+
+  if (!json_object_get_boolean_member (run.result, "valid"))
+    g_printerr (_("qualify-cli rt: warning: %s\n"), json_object_get_string_member (run.result, "reason"));
+  if (json)
+    qf_cli_print_json (run.result);
+  else
+    print_text (run.result);
+  json_object_unref (run.result);
+  return QF_CLI_EXIT_OK;
+}

@@ -1,0 +1,387 @@
+/* qf-step-rt.c — the "rt" step: real-time latency, the first test of the procedure (src/core).
+ *
+ * Params (all optional): threads (1), cpus ("0-3,6" or [0, 1]; one pinned thread per CPU,
+ * overrides threads), priority (99), interval_us (1000), loops (10000; 0 when only duration_s is
+ * given; loops 0 and duration_s 0 measure until stopped), duration_s (0). Runs the rt engine on the calling thread, asking rtkit for real-time
+ * priority when the process may not take it itself, and returns the `qualify-cli rt --json`
+ * object. A result measured without real-time priority says "valid": false and why, so no
+ * verdict can pass on it. A stop request is honoured within 100 ms plus one interval; the
+ * partial result is returned with QF_STEP_ERROR_CANCELLED.
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <sched.h>
+
+#include "qf-clock.h"
+#include "qf-rt.h"
+#include "qf-rtkit.h"
+#include "qf-step.h"
+#include "qf-steps.h"
+#include "qf-sysinfo.h"
+
+typedef struct
+{
+  GArray  *cpus;          /* int, or NULL */
+  gint64   threads;
+  gint64   priority;
+  gint64   interval_us;
+  gint64   loops;
+  gdouble  duration_s;
+} RtParams;
+
+static void
+rt_params_clear (RtParams *p)
+{
+  g_clear_pointer (&p->cpus, g_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RtParams, rt_params_clear)
+
+static gboolean
+parse_cpus (JsonObject  *params,
+            GArray     **out,
+            GError     **error)
+{
+  JsonNode *node;
+
+  *out = NULL;
+  if (params == NULL || !json_object_has_member (params, "cpus"))
+    return TRUE;
+  node = json_object_get_member (params, "cpus");
+  if (JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      *out = qf_cpu_list_parse (json_node_get_string (node), &local_error);
+      if (*out == NULL)
+        {
+          g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                       _("Parameter “cpus”: %s"), local_error->message);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+      g_autoptr(GArray) cpus = g_array_new (FALSE, FALSE, sizeof (int));
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+          gint64 cpu;
+
+          if (!JSON_NODE_HOLDS_VALUE (element) ||
+              json_node_get_value_type (element) != G_TYPE_INT64 ||
+              (cpu = json_node_get_int (element)) < 0 || cpu >= 8192)
+            {
+              g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                           _("Parameter “cpus”: expected CPU numbers like [0, 1]"));
+              return FALSE;
+            }
+          {
+            int value = (int) cpu;
+            g_array_append_val (cpus, value);
+          }
+        }
+      if (cpus->len > 0)
+        *out = g_steal_pointer (&cpus);
+      return TRUE;
+    }
+  g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+               _("Parameter “cpus”: expected a CPU list like \"0-3,6\""));
+  return FALSE;
+}
+
+static gboolean
+parse_params (JsonObject  *params,
+              RtParams    *p,
+              GError     **error)
+{
+  gint64 default_loops;
+
+  if (!qf_step_param_int (params, "threads", 1, 1, 1024, &p->threads, error) ||
+      !qf_step_param_int (params, "priority", 99, 0, 99, &p->priority, error) ||
+      !qf_step_param_int (params, "interval_us", 1000, 1, 10 * G_USEC_PER_SEC, &p->interval_us, error) ||
+      !qf_step_param_double (params, "duration_s", 0, 0, 30 * 24 * 3600.0, &p->duration_s, error))
+    return FALSE;
+  default_loops = p->duration_s > 0 ? 0 : 10000;
+  if (!qf_step_param_int (params, "loops", default_loops, 0, G_MAXINT64 / 2, &p->loops, error))
+    return FALSE;
+  return parse_cpus (params, &p->cpus, error);
+}
+
+static double
+ns_to_us (gint64 ns)
+{
+  return (gdouble) ns / 1000.0;
+}
+
+/* Two decimals: the nanoseconds behind them are real, but nobody reads beyond 10 ns. */
+static double
+round_us (gdouble us)
+{
+  return round (us * 100.0) / 100.0;
+}
+
+static const char *
+policy_name (int policy)
+{
+  switch (policy)
+    {
+    case SCHED_FIFO:
+      return "SCHED_FIFO";
+    case SCHED_RR:
+      return "SCHED_RR";
+    default:
+      return "SCHED_OTHER";
+    }
+}
+
+static JsonObject *
+histogram_to_json (const QfHistogram *hist)
+{
+  JsonObject *obj = json_object_new ();
+  JsonArray *buckets = json_array_new ();
+  JsonArray *counts = json_array_new ();
+  guint last = qf_histogram_last_used_bucket (hist);
+
+  /* Only the buckets that hold samples: a 10 ms histogram is mostly empty. */
+  for (guint i = 0; i < last; i++)
+    if (hist->counts[i] != 0)
+      {
+        json_array_add_int_element (buckets, (gint64) i * hist->bucket_ns / QF_NSEC_PER_USEC);
+        json_array_add_int_element (counts, (gint64) hist->counts[i]);
+      }
+  json_object_set_int_member (obj, "bucket_width_us", hist->bucket_ns / QF_NSEC_PER_USEC);
+  json_object_set_array_member (obj, "bucket_us", buckets);
+  json_object_set_array_member (obj, "count", counts);
+  json_object_set_int_member (obj, "overflow", (gint64) hist->overflow);
+  json_object_set_int_member (obj, "overflow_from_us",
+                              (gint64) hist->n_buckets * hist->bucket_ns / QF_NSEC_PER_USEC);
+  return obj;
+}
+
+static void
+set_latency_members (JsonObject        *obj,
+                     const QfHistogram *hist)
+{
+  json_object_set_int_member (obj, "cycles", (gint64) hist->count);
+  json_object_set_double_member (obj, "min_us", ns_to_us (hist->min_ns));
+  json_object_set_double_member (obj, "avg_us", round_us (qf_histogram_mean_ns (hist) / 1000.0));
+  json_object_set_double_member (obj, "max_us", ns_to_us (hist->max_ns));
+}
+
+static JsonObject *
+build_result (const RtParams *p,
+              QfRtEngine     *engine,
+              QfRtkit        *rtkit)
+{
+  JsonObject *obj = json_object_new ();
+  JsonArray *threads = json_array_new ();
+  const QfHistogram *total = qf_rt_engine_total (engine);
+  guint n_threads = qf_rt_engine_n_threads (engine);
+  gboolean all_rt = qf_rt_engine_all_rt (engine);
+  gboolean via_rtkit = FALSE;
+  int policy = SCHED_FIFO, priority = 99;
+  guint64 overruns = 0;
+  g_autofree char *reason = NULL;
+
+  for (guint i = 0; i < n_threads; i++)
+    {
+      const QfRtThreadResult *t = qf_rt_engine_thread (engine, i);
+      JsonObject *tobj = json_object_new ();
+
+      json_object_set_int_member (tobj, "index", t->index);
+      json_object_set_int_member (tobj, "cpu", t->cpu);
+      json_object_set_int_member (tobj, "tid", t->tid);
+      json_object_set_string_member (tobj, "policy", policy_name (t->policy));
+      json_object_set_int_member (tobj, "priority", t->priority);
+      json_object_set_int_member (tobj, "interval_us", t->interval_us);
+      set_latency_members (tobj, t->hist);
+      json_object_set_double_member (tobj, "act_us", ns_to_us (t->hist->last_ns));
+      json_object_set_double_member (tobj, "p99_us",
+                                     ns_to_us (qf_histogram_percentile_ns (t->hist, 0.99)));
+      json_object_set_int_member (tobj, "overruns", (gint64) t->overruns);
+      json_array_add_object_element (threads, tobj);
+
+      overruns += t->overruns;
+      via_rtkit |= t->via_acquire;
+      /* The weakest thread decides: one thread without RT makes the whole run unfit. */
+      if (t->policy != SCHED_FIFO && t->policy != SCHED_RR)
+        policy = t->policy;
+      else if (policy == SCHED_FIFO && t->policy == SCHED_RR)
+        policy = SCHED_RR;
+      priority = MIN (priority, t->priority);
+    }
+
+  if (!all_rt)
+    {
+      const char *why = rtkit && qf_rtkit_error (rtkit) ? qf_rtkit_error (rtkit) : NULL;
+
+      if (p->priority == 0)
+        reason = g_strdup (_("measured without real-time priority (priority 0 was asked for)"));
+      else if (why != NULL)
+        /* TRANSLATORS: the %s after the semicolon is rtkit's own explanation */
+        reason = g_strdup_printf (_("measured without real-time priority; run as root or allow "
+                                    "rtkit (%s)"), why);
+      else
+        reason = g_strdup (_("measured without real-time priority; run as root or allow rtkit"));
+    }
+  else if (total->count == 0)
+    reason = g_strdup (_("stopped before the first cycle was measured"));
+
+  json_object_set_string_member (obj, "test", "rt");
+  json_object_set_string_member (obj, "policy", policy_name (policy));
+  json_object_set_int_member (obj, "priority", priority);
+  json_object_set_int_member (obj, "priority_requested", p->priority);
+  json_object_set_boolean_member (obj, "rtkit", via_rtkit);
+  json_object_set_boolean_member (obj, "valid", reason == NULL);
+  json_object_set_string_member (obj, "reason", reason ? reason : "");
+  json_object_set_int_member (obj, "interval_us", p->interval_us);
+  json_object_set_int_member (obj, "loops", p->loops);
+  json_object_set_double_member (obj, "duration_s", p->duration_s);
+  set_latency_members (obj, total);
+  json_object_set_double_member (obj, "stddev_us", round_us (qf_histogram_stddev_ns (total) / 1000.0));
+  json_object_set_double_member (obj, "p50_us", ns_to_us (qf_histogram_percentile_ns (total, 0.50)));
+  json_object_set_double_member (obj, "p90_us", ns_to_us (qf_histogram_percentile_ns (total, 0.90)));
+  json_object_set_double_member (obj, "p99_us", ns_to_us (qf_histogram_percentile_ns (total, 0.99)));
+  json_object_set_double_member (obj, "p999_us", ns_to_us (qf_histogram_percentile_ns (total, 0.999)));
+  json_object_set_double_member (obj, "p9999_us", ns_to_us (qf_histogram_percentile_ns (total, 0.9999)));
+  json_object_set_int_member (obj, "overruns", (gint64) overruns);
+  json_object_set_array_member (obj, "threads", threads);
+  json_object_set_object_member (obj, "histogram", histogram_to_json (total));
+  json_object_set_boolean_member (obj, "dma_latency_held", qf_rt_engine_dma_latency_held (engine));
+  json_object_set_boolean_member (obj, "memory_locked", qf_rt_engine_memory_locked (engine));
+  json_object_set_boolean_member (obj, "stopped_early", qf_rt_engine_stopped_early (engine));
+  json_object_set_int_member (obj, "samples_dropped", (gint64) qf_rt_engine_samples_dropped (engine));
+  return obj;
+}
+
+static void
+on_progress (const QfRtLive *live,
+             gpointer        user_data)
+{
+  QfStepContext *ctx = user_data;
+  g_autoptr(JsonObject) obj = json_object_new ();
+
+  json_object_set_int_member (obj, "cycles", (gint64) live->cycles);
+  json_object_set_double_member (obj, "min_us", ns_to_us (live->min_ns));
+  json_object_set_double_member (obj, "act_us", ns_to_us (live->last_ns));
+  json_object_set_double_member (obj, "avg_us", round_us (live->avg_ns / 1000.0));
+  json_object_set_double_member (obj, "max_us", ns_to_us (live->max_ns));
+  ctx->progress (ctx, live->fraction, obj, ctx->user_data);
+}
+
+static gboolean
+rt_run (JsonObject     *params,
+        QfStepContext  *ctx,
+        JsonObject    **result,
+        GError        **error)
+{
+  g_auto(RtParams) p = { 0 };
+  g_autoptr(QfRtkit) rtkit = NULL;
+  g_autoptr(QfRtEngine) engine = NULL;
+  g_autoptr(GError) local_error = NULL;
+  QfRtConfig config = { 0 };
+
+  g_return_val_if_fail (result != NULL, FALSE);
+  *result = NULL;
+
+  if (!parse_params (params, &p, error))
+    return FALSE;
+
+  rtkit = qf_rtkit_new ();
+  config.n_threads = (guint) p.threads;
+  config.cpus = p.cpus ? (const int *) p.cpus->data : NULL;
+  config.n_cpus = p.cpus ? p.cpus->len : 0;
+  config.priority = (int) p.priority;
+  config.interval_us = p.interval_us;
+  config.loops = (guint64) p.loops;
+  config.duration_s = p.duration_s;
+  config.acquire_rt = qf_rtkit_acquire;
+  config.acquire_data = rtkit;
+  if (ctx != NULL && ctx->progress != NULL)
+    {
+      config.progress = on_progress;
+      config.progress_data = ctx;
+    }
+
+  engine = qf_rt_engine_new (&config, &local_error);
+  if (engine == NULL)
+    {
+      g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS, "%s", local_error->message);
+      return FALSE;
+    }
+  if (!qf_rt_engine_run (engine, ctx ? ctx->samples : NULL, ctx ? ctx->cancel : NULL,
+                         &local_error))
+    {
+      g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_RESOURCE, "%s", local_error->message);
+      return FALSE;
+    }
+
+  *result = build_result (&p, engine, rtkit);
+  if (qf_rt_engine_stopped_early (engine))
+    {
+      g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED,
+                   _("The real-time test was stopped after %lld cycles"),
+                   (long long) qf_rt_engine_total (engine)->count);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+rt_classic_command (JsonObject *params,
+                    const char *peer)
+{
+  g_auto(RtParams) p = { 0 };
+  g_autoptr(GString) cmd = g_string_new ("cyclictest -m");
+
+  if (!parse_params (params, &p, NULL))
+    return g_strdup ("cyclictest -m -t1 -p 99 -i 1000 -l 10000");
+
+  if (p.cpus != NULL)
+    {
+      g_string_append_printf (cmd, " -t%u -a ", p.cpus->len);
+      for (guint i = 0; i < p.cpus->len; i++)
+        g_string_append_printf (cmd, "%s%d", i ? "," : "", g_array_index (p.cpus, int, i));
+    }
+  else
+    g_string_append_printf (cmd, " -t%lld", (long long) p.threads);
+  g_string_append_printf (cmd, " -p %lld -i %lld", (long long) p.priority, (long long) p.interval_us);
+  if ((p.cpus != NULL ? p.cpus->len : p.threads) > 1)
+    g_string_append (cmd, " -d 0");   /* cyclictest staggers intervals by default; we do not */
+  if (p.loops > 0)
+    g_string_append_printf (cmd, " -l %lld", (long long) p.loops);
+  if (p.duration_s > 0)
+    g_string_append_printf (cmd, " -D %llds", (long long) ceil (p.duration_s));
+  return g_string_free (g_steal_pointer (&cmd), FALSE);
+}
+
+static gdouble
+rt_estimate_duration (JsonObject *params)
+{
+  g_auto(RtParams) p = { 0 };
+  gdouble by_loops;
+
+  if (!parse_params (params, &p, NULL))
+    return 10.0;
+  by_loops = p.loops > 0 ? (gdouble) p.loops * (gdouble) p.interval_us / G_USEC_PER_SEC : G_MAXDOUBLE;
+  if (p.duration_s > 0)
+    return MIN (by_loops, p.duration_s);
+  return p.loops > 0 ? by_loops : 0;   /* until stopped: unknown */
+}
+
+const QfStepInfo qf_step_rt = {
+  .id = "rt",
+  .title = N_("Real-time performance"),
+  .needs_peer = FALSE,
+  .run = rt_run,
+  .classic_command = rt_classic_command,
+  .estimate_duration = rt_estimate_duration,
+};

@@ -1,0 +1,7 @@
+/* qf-steps.h — the QfStepInfo of every step in this build (src/core); each step's author appends
+ * its `extern const QfStepInfo qf_step_<id>;` here and its entry to steps[] in qf-step.c. */
+#pragma once
+
+#include "qf-step.h"
+
+extern const QfStepInfo qf_step_rt;

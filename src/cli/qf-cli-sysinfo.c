@@ -1,8 +1,10 @@
-/* qf-cli-sysinfo.c — `qualify-cli sysinfo`: the PC's identity and kernel (src/cli). */
+/* qf-cli-sysinfo.c — `qualify-cli sysinfo`: the PC's identity, kernel and the real-time
+ * readiness audit (src/cli). --json adds the audit as a `checks` array. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include "qf-audit.h"
 #include "qf-cli.h"
 #include "qf-sysinfo.h"
 
@@ -12,6 +14,7 @@ qf_cli_sysinfo (int    argc,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(QfSysinfo) info = NULL;
+  g_autoptr(GPtrArray) checks = NULL;
   g_autofree char *root = NULL;
   gboolean json = FALSE;
   int exit_code;
@@ -31,11 +34,15 @@ qf_cli_sysinfo (int    argc,
   info = qf_sysinfo_read (root, &error);
   if (info == NULL)
     return qf_cli_error ("sysinfo", error);
+  checks = qf_audit_run (root, &error);
+  if (checks == NULL)
+    return qf_cli_error ("sysinfo", error);
 
   if (json)
     {
       g_autoptr(JsonObject) obj = qf_sysinfo_to_json (info);
       json_object_set_string_member (obj, "test", "sysinfo");
+      json_object_set_array_member (obj, "checks", qf_audit_to_json (checks));
       qf_cli_print_json (obj);
       return QF_CLI_EXIT_OK;
     }
@@ -48,5 +55,32 @@ qf_cli_sysinfo (int    argc,
   g_print ("%-18s %s\n", _("Kernel build:"), info->kernel_version ? info->kernel_version : "");
   g_print ("%-18s %s\n", _("Preemption:"), info->preempt_model);
   g_print ("%-18s %s\n", _("PREEMPT_RT:"), info->preempt_rt ? _("yes") : _("no"));
+
+  g_print ("\n%s\n", _("Real-time readiness:"));
+  for (guint i = 0; i < checks->len; i++)
+    {
+      QfAuditCheck *check = g_ptr_array_index (checks, i);
+      const char *mark;
+
+      switch (check->status)
+        {
+        case QF_AUDIT_OK:
+          mark = _("ok");
+          break;
+        case QF_AUDIT_WARN:
+          mark = _("warning");
+          break;
+        case QF_AUDIT_FAIL:
+          mark = _("FAIL");
+          break;
+        case QF_AUDIT_UNKNOWN:
+        default:
+          mark = _("unknown");
+          break;
+        }
+      g_print ("  %-8s %s: %s\n", mark, check->title, check->value);
+      if (check->status != QF_AUDIT_OK)
+        g_print ("           %s\n", check->advice);
+    }
   return QF_CLI_EXIT_OK;
 }

@@ -7,8 +7,8 @@ Xvfb in Chinese showing a translated page title through AT-SPI (tests/data). TAP
 
 Usage: test-install.py BUILDDIR PREFIX BINDIR DATADIR
 The build directory is reused (`meson install --no-rebuild --destdir`); nothing is written
-outside the temporary directory. zh_CN.UTF-8 is compiled into the temporary directory with
-localedef (LOCPATH) when the system has not generated it."""
+outside the temporary directory and the build directory. zh_CN.UTF-8 is compiled with
+localedef into the build directory (LOCPATH) when the system has not generated it."""
 import json
 import os
 import re
@@ -47,8 +47,11 @@ def zh_locale_env():
     probe = run(["locale", "-a"])
     if re.search(r"^zh_CN\.utf8$", probe.stdout, re.M | re.I):
         return {"LANG": "zh_CN.UTF-8"}
-    locdir = os.path.join(tmp, "locale-def")
-    os.makedirs(locdir)
+    # Compiled once per build directory (2 s), then reused.
+    locdir = os.path.join(builddir, "tests", "data", "zh-locale")
+    if os.path.isfile(os.path.join(locdir, "zh_CN.UTF-8", "LC_CTYPE")):
+        return {"LANG": "zh_CN.UTF-8", "LOCPATH": locdir}
+    os.makedirs(locdir, exist_ok=True)
     r = subprocess.run(["localedef", "-i", "zh_CN", "-f", "UTF-8",
                         os.path.join(locdir, "zh_CN.UTF-8")], capture_output=True, text=True)
     if r.returncode not in (0, 1) or not os.path.isdir(os.path.join(locdir, "zh_CN.UTF-8")):

@@ -1,0 +1,445 @@
+/* qf-advice.c — why a criterion failed and what to do, ranked from the evidence the session holds
+ * (src/core). See qf-advice.h.
+ *
+ * A cause is only named when the session shows it (an audit check that is not OK, a network
+ * fact, a figure of the result or of the monitor); nothing is guessed. Causes are ranked by how
+ * strongly each one is known to move the measured figure: for scheduling latency the kernel's
+ * preemption model first, then deep idle states and frequency scaling, then the rest. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "qf-advice.h"
+#include "qf-json.h"
+#include "qf-load-rules.h"
+#include "qf-verdict.h"
+
+#define MAX_CAUSES 4
+
+/* qf-load-rules.c is not in the build yet: its messages join the advice once it is. */
+#define QF_ADVICE_EVALUATE_RULES(monitor) ((void) (monitor), (JsonArray *) NULL)
+
+typedef struct
+{
+  char *id;
+  char *source;
+  char *text;
+  char *fix;
+  gint  weight;
+} Cause;
+
+static void
+cause_free (gpointer data)
+{
+  Cause *cause = data;
+
+  g_free (cause->id);
+  g_free (cause->source);
+  g_free (cause->text);
+  g_free (cause->fix);
+  g_free (cause);
+}
+
+static void
+add_cause (GPtrArray  *causes,
+           const char *id,
+           const char *source,
+           gint        weight,
+           char       *text,
+           const char *fix)
+{
+  Cause *cause = g_new0 (Cause, 1);
+
+  cause->id = g_strdup (id);
+  cause->source = g_strdup (source);
+  cause->text = text;
+  cause->fix = g_strdup (fix);
+  cause->weight = weight;
+  g_ptr_array_add (causes, cause);
+}
+
+static gint
+compare_causes (gconstpointer a,
+                gconstpointer b)
+{
+  const Cause *ca = *(const Cause **) a;
+  const Cause *cb = *(const Cause **) b;
+
+  return cb->weight - ca->weight;
+}
+
+/* How strongly an audit finding moves scheduling latency (higher = more likely the cause). */
+typedef struct
+{
+  const char *id;
+  gint        weight;
+} AuditWeight;
+
+static const AuditWeight rt_weights[] = {
+  { "kernel.preempt", 100 },
+  { "cpu.idle_states", 90 },
+  { "cmdline.idle", 85 },
+  { "cmdline.intel_idle.max_cstate", 84 },
+  { "cmdline.processor.max_cstate", 83 },
+  { "cpu.governor", 80 },
+  { "cpu.smt", 50 },
+  { "cmdline.isolcpus", 45 },
+  { "cmdline.nohz_full", 40 },
+  { "irqbalance", 35 },
+  { "cmdline.rcu_nocbs", 30 },
+  { "mm.thp", 25 },
+  { "clocksource", 25 },
+  { "cmdline.irqaffinity", 20 },
+  { "sched.rt_runtime", 20 },
+  { "swap", 15 },
+  { "memory", 10 },
+  { "cmdline.mitigations", 10 },
+};
+
+static gint
+audit_weight (const char *id)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (rt_weights); i++)
+    if (g_str_equal (rt_weights[i].id, id))
+      return rt_weights[i].weight;
+  return 5;
+}
+
+static char *
+audit_cause_text (const char *id,
+                  const char *title,
+                  const char *value)
+{
+  if (value == NULL)
+    value = "?";
+  if (g_str_equal (id, "kernel.preempt"))
+    return g_strdup_printf (_("the kernel is not PREEMPT_RT (preemption model: %s)"), value);
+  if (g_str_equal (id, "cpu.idle_states"))
+    return g_strdup_printf (_("deep CPU idle states (C-states) are enabled (%s)"), value);
+  if (g_str_equal (id, "cpu.governor"))
+    return g_strdup_printf (_("CPU frequency governor: %s"), value);
+  if (g_str_equal (id, "cpu.smt"))
+    return g_strdup_printf (_("simultaneous multithreading (Hyper-Threading) is %s"), value);
+  if (g_str_equal (id, "cmdline.isolcpus"))
+    return g_strdup_printf (_("no CPU is reserved for real-time work (isolcpus: %s)"), value);
+  if (g_str_equal (id, "irqbalance"))
+    return g_strdup_printf (_("irqbalance moves interrupts between CPUs (%s)"), value);
+  /* TRANSLATORS: an audit check's title and the value found, e.g. "Clock source: hpet" */
+  return g_strdup_printf (_("%s: %s"), title != NULL ? title : id, value);
+}
+
+/* Audit findings that are not OK, as causes (the audit's own advice is the fix). */
+static void
+add_audit_causes (GPtrArray  *causes,
+                  JsonObject *session,
+                  gint        bias)
+{
+  JsonArray *checks = qf_json_get_array (qf_json_get_object (session, "audit"), "checks");
+  gboolean have_preempt = FALSE;
+
+  for (guint i = 0; checks != NULL && i < json_array_get_length (checks); i++)
+    {
+      JsonObject *check = json_array_get_object_element (checks, i);
+      const char *id = qf_json_get_string (check, "id", "");
+      const char *status = qf_json_get_string (check, "status", "");
+      gint weight;
+
+      if (g_str_equal (id, "kernel.preempt"))
+        have_preempt = TRUE;
+      if (!g_str_equal (status, "fail") && !g_str_equal (status, "warn"))
+        continue;
+      weight = audit_weight (id) + (g_str_equal (status, "fail") ? 20 : 0) + bias;
+      add_cause (causes, id, "audit", weight,
+                 audit_cause_text (id, qf_json_get_string (check, "title", NULL),
+                                   qf_json_get_string (check, "value", NULL)),
+                 qf_json_get_string (check, "advice", NULL));
+    }
+
+  /* Without an audit, the PC identity still says whether the kernel is real-time. */
+  if (!have_preempt)
+    {
+      JsonObject *pc = qf_json_get_object (session, "pc");
+      JsonNode *rt = pc != NULL ? json_object_get_member (pc, "preempt_rt") : NULL;
+
+      if (rt != NULL && JSON_NODE_HOLDS_VALUE (rt) && !json_node_get_boolean (rt))
+        add_cause (causes, "kernel.preempt", "audit", 120 + bias,
+                   audit_cause_text ("kernel.preempt", NULL, qf_json_get_string (pc, "preempt_model", NULL)),
+                   _("Install a PREEMPT_RT kernel (on Debian: linux-image-rt-amd64) and boot it."));
+    }
+}
+
+/* Facts of the chosen interface and peer that explain poor network figures. */
+static void
+add_network_causes (GPtrArray  *causes,
+                    JsonObject *session,
+                    const char *test,
+                    JsonObject *result)
+{
+  JsonObject *network = qf_json_get_object (session, "network");
+  const char *kind = qf_json_get_string (network, "kind", "unknown");
+  const char *peer_kind = qf_json_get_string (qf_json_get_object (session, "peer"), "kind", "none");
+  gdouble speed = qf_json_get_double (network, "speed_mbps", 0);
+  gdouble signal = qf_json_get_double (network, "signal_pct", -1);
+  JsonNode *usb = network != NULL ? json_object_get_member (network, "usb") : NULL;
+  gdouble loss = qf_json_get_double (result, "loss_pct", 0);
+  gdouble retransmits = qf_json_get_double (result, "retransmits", 0);
+
+  if (g_str_equal (peer_kind, "builtin"))
+    add_cause (causes, "builtin-peer", "network", 60,
+               g_strdup (_("the peer was this PC itself (built-in peer on loopback), so the figure shows how fast this PC handles network traffic, not the link")),
+               _("Measure against the helper machine (qualify-cli serve on it, then --peer ADDRESS) for the link's figures."));
+  if (g_str_equal (kind, "wireless"))
+    {
+      if (signal >= 0 && signal < 60)
+        add_cause (causes, "wifi-signal", "network", 95,
+                   g_strdup_printf (_("the Wi-Fi signal is weak (%.0f %%)"), signal),
+                   _("Move the access point closer or remove obstacles; aim for a signal above 60 %."));
+      add_cause (causes, "wifi-power-save", "network", 70,
+                 g_strdup (_("Wi-Fi power saving can hold packets for up to a beacon interval")),
+                 _("Turn Wi-Fi power saving off: iw dev IFACE set power_save off, or wifi.powersave = 2 in NetworkManager."));
+    }
+  if (usb != NULL && JSON_NODE_HOLDS_VALUE (usb) && json_node_get_boolean (usb))
+    add_cause (causes, "usb-adapter", "network", 80,
+               g_strdup (_("the network adapter is on USB, which adds latency and limits throughput")),
+               _("Use an Ethernet port on the mainboard or a PCIe network card."));
+  if (!g_str_equal (kind, "wireless") && !g_str_equal (kind, "loopback") && speed > 0 && speed < 1000)
+    add_cause (causes, "link-speed", "network", g_str_equal (test, "bandwidth") ? 100 : 50,
+               g_strdup_printf (_("the link runs at %.0f Mbit/s, below 1 Gbit/s"), speed),
+               _("Check the cable (Cat 5e or better) and the switch port; the link should come up at 1000 Mbit/s."));
+  if (loss > 0)
+    add_cause (causes, "packet-loss", "result", 90,
+               g_strdup_printf (_("%.1f %% of the packets were lost"), loss),
+               _("Check the cable, connectors and switch; on Wi-Fi, the signal and channel congestion."));
+  if (g_str_equal (test, "bandwidth") && retransmits > 0)
+    add_cause (causes, "retransmits", "result", 55,
+               g_strdup_printf (_("TCP had to resend data %.0f times"), retransmits),
+               _("Retransmissions point at a lossy link: check the cable, switch and duplex settings."));
+}
+
+static void
+add_rt_result_causes (GPtrArray  *causes,
+                      JsonObject *result)
+{
+  JsonNode *dma = result != NULL ? json_object_get_member (result, "dma_latency_held") : NULL;
+  const char *policy = qf_json_get_string (result, "policy", NULL);
+
+  if (dma != NULL && JSON_NODE_HOLDS_VALUE (dma) && json_node_get_value_type (dma) == G_TYPE_BOOLEAN &&
+      !json_node_get_boolean (dma))
+    add_cause (causes, "dma-latency", "result", 75,
+               g_strdup (_("the test could not keep the CPUs out of deep idle states (/dev/cpu_dma_latency was not writable)")),
+               _("Run the test as root, or disable deep C-states in the BIOS or with intel_idle.max_cstate=1."));
+  if (policy != NULL && !g_str_equal (policy, "SCHED_FIFO") && !g_str_equal (policy, "fifo"))
+    add_cause (causes, "no-rt-priority", "result", 130,
+               g_strdup_printf (_("the test ran without real-time priority (policy %s)"), policy),
+               _("Run as root, or allow real-time priority through rtkit or limits.conf (rtprio 99)."));
+}
+
+/* What the stress test's monitor saw, for latency figures measured on a loaded PC. */
+static void
+add_monitor_causes (GPtrArray  *causes,
+                    JsonObject *session)
+{
+  JsonArray *steps = qf_json_get_array (session, "steps");
+
+  for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
+    {
+      JsonObject *step = json_array_get_object_element (steps, i);
+      JsonObject *summary;
+      gdouble load;
+
+      if (g_strcmp0 (qf_json_get_string (step, "status", NULL), "done") != 0)
+        continue;
+      summary = qf_json_get_object (qf_json_get_object (qf_json_get_object (step, "result"), "monitor"), "summary");
+      if (summary == NULL)
+        continue;
+      load = qf_json_get_double (summary, "load1_max_per_cpu", 0);
+      if (load > QF_LOAD_RULE_LOAD_PER_CPU_MAX)
+        add_cause (causes, "monitor-load", "monitor", 30,
+                   g_strdup_printf (_("under load the CPUs were overloaded (load average %.1f per CPU)"), load),
+                   _("Stop background services that compete with the controller, or use a PC with more cores."));
+    }
+}
+
+/* The message qf-load-rules gives for the rule judged by metric. */
+static char *
+stress_rule_message (JsonObject *result,
+                     const char *metric)
+{
+  JsonObject *monitor = qf_json_get_object (result, "monitor");
+  g_autoptr(JsonArray) outcomes = NULL;
+  const char *leaf = strrchr (metric, '.');
+
+  if (result == NULL)
+    return NULL;
+  outcomes = QF_ADVICE_EVALUATE_RULES (monitor != NULL ? monitor : result);
+  leaf = leaf != NULL ? leaf + 1 : metric;
+  for (guint i = 0; outcomes != NULL && i < json_array_get_length (outcomes); i++)
+    {
+      JsonObject *outcome = json_array_get_object_element (outcomes, i);
+      if (g_str_has_suffix (qf_json_get_string (outcome, "metric", ""), leaf))
+        return g_strdup (qf_json_get_string (outcome, "message", NULL));
+    }
+  return NULL;
+}
+
+static char *
+summary_sentence (JsonObject *verdict,
+                  const char *title)
+{
+  const char *label = qf_json_get_string (verdict, "label", "");
+  const char *unit = qf_json_get_string (verdict, "unit", "");
+  const char *comparison = qf_json_get_string (verdict, "comparison", "<=");
+  const char *status = qf_json_get_string (verdict, "verdict", "");
+  g_autofree char *limit = qf_verdict_format_value (qf_json_get_double (verdict, "limit", 0), unit);
+  g_autofree char *measured = NULL;
+  const char *translated_label = *label != '\0' ? _(label) : label;
+
+  if (g_str_equal (status, "invalid"))
+    /* TRANSLATORS: "Real-time performance: the result is not valid: measured without …" */
+    return g_strdup_printf (_("%s: the result cannot be judged: %s"), title,
+                            qf_json_get_string (verdict, "reason", ""));
+  measured = qf_verdict_format_value (qf_json_get_double (verdict, "measured", 0), unit);
+  if (g_str_equal (comparison, "<="))
+    return g_strdup_printf (g_str_equal (status, "warn")
+                              ? _("%s %s is above its limit of %s (a warning: it does not decide the verdict).")
+                              : _("%s %s is above the limit of %s."),
+                            translated_label, measured, limit);
+  return g_strdup_printf (g_str_equal (status, "warn")
+                            ? _("%s %s is below its limit of %s (a warning: it does not decide the verdict).")
+                            : _("%s %s is below the limit of %s."),
+                          translated_label, measured, limit);
+}
+
+static JsonObject *
+find_step (JsonObject *session,
+           const char *key)
+{
+  JsonArray *steps = qf_json_get_array (session, "steps");
+
+  for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
+    {
+      JsonObject *step = json_array_get_object_element (steps, i);
+      if (g_strcmp0 (qf_json_get_string (step, "key", NULL), key) == 0)
+        return step;
+    }
+  return NULL;
+}
+
+static JsonObject *
+explain (JsonObject *session,
+         JsonObject *verdict)
+{
+  const char *key = qf_json_get_string (verdict, "key", "");
+  const char *metric = qf_json_get_string (verdict, "metric", "");
+  const char *status = qf_json_get_string (verdict, "verdict", "");
+  JsonObject *step = find_step (session, key);
+  const char *test = qf_json_get_string (step, "test", key);
+  const char *title = qf_json_get_string (step, "title", key);
+  JsonObject *result = qf_json_get_object (step, "result");
+  g_autoptr(GPtrArray) causes = g_ptr_array_new_with_free_func (cause_free);
+  g_autofree char *summary = summary_sentence (verdict, title);
+  g_autoptr(GString) fix = g_string_new (NULL);
+  g_autoptr(GString) text = g_string_new (summary);
+  JsonObject *advice = json_object_new ();
+  JsonArray *cause_array = json_array_new ();
+  g_autofree char *rule_message = NULL;
+
+  if (g_str_equal (status, "invalid"))
+    {
+      if (g_str_equal (test, "rt"))
+        add_rt_result_causes (causes, result);
+    }
+  else if (g_str_equal (test, "rt"))
+    {
+      add_audit_causes (causes, session, 0);
+      add_rt_result_causes (causes, result);
+      add_monitor_causes (causes, session);
+    }
+  else if (g_str_equal (test, "stress") || g_str_equal (test, "monitor"))
+    {
+      /* The stress rules explain themselves (cause and fix) in qf-load-rules. */
+      rule_message = stress_rule_message (result, metric);
+      add_monitor_causes (causes, session);
+    }
+  else
+    {
+      add_network_causes (causes, session, test, result);
+      if (g_str_equal (test, "ping") || g_str_equal (test, "latency") || g_str_equal (test, "cycle"))
+        add_audit_causes (causes, session, -60);
+    }
+
+  g_ptr_array_sort (causes, compare_causes);
+  if (causes->len > MAX_CAUSES)
+    g_ptr_array_set_size (causes, MAX_CAUSES);
+
+  if (rule_message != NULL)
+    {
+      g_string_append_c (text, ' ');
+      g_string_append (text, rule_message);
+    }
+  if (causes->len > 0)
+    {
+      g_string_append_c (text, ' ');
+      g_string_append (text, _("Likely causes:"));
+      for (guint i = 0; i < causes->len; i++)
+        {
+          Cause *cause = g_ptr_array_index (causes, i);
+          JsonObject *c = json_object_new ();
+
+          json_object_set_string_member (c, "id", cause->id);
+          json_object_set_string_member (c, "source", cause->source);
+          json_object_set_string_member (c, "text", cause->text);
+          json_array_add_object_element (cause_array, c);
+          g_string_append_printf (text, "%s %s", i == 0 ? "" : ";", cause->text);
+          /* The fixes of the two most likely causes. */
+          if (i < 2 && cause->fix != NULL && strstr (fix->str, cause->fix) == NULL)
+            {
+              if (fix->len > 0)
+                g_string_append_c (fix, ' ');
+              g_string_append (fix, cause->fix);
+            }
+        }
+      g_string_append_c (text, '.');
+    }
+  if (fix->len == 0 && g_str_equal (status, "invalid"))
+    g_string_append (fix, _("Repeat the test once the reason above is removed."));
+  if (fix->len > 0)
+    {
+      g_string_append_c (text, ' ');
+      /* TRANSLATORS: followed by one or two sentences saying what to change */
+      g_string_append_printf (text, _("Fix: %s"), fix->str);
+    }
+
+  json_object_set_string_member (advice, "key", key);
+  json_object_set_string_member (advice, "metric", metric);
+  json_object_set_string_member (advice, "verdict", status);
+  json_object_set_string_member (advice, "summary", summary);
+  json_object_set_array_member (advice, "causes", cause_array);
+  if (fix->len > 0)
+    json_object_set_string_member (advice, "fix", fix->str);
+  else
+    json_object_set_null_member (advice, "fix");
+  json_object_set_string_member (advice, "text", text->str);
+  return advice;
+}
+
+JsonArray *
+qf_advice_build (JsonObject *session)
+{
+  static const char *const order[] = { "fail", "invalid", "warn" };
+  JsonArray *advice = json_array_new ();
+  JsonArray *criteria;
+
+  g_return_val_if_fail (session != NULL, advice);
+
+  criteria = qf_json_get_array (qf_json_get_object (session, "verdict"), "criteria");
+  for (guint o = 0; o < G_N_ELEMENTS (order); o++)
+    for (guint i = 0; criteria != NULL && i < json_array_get_length (criteria); i++)
+      {
+        JsonObject *verdict = json_array_get_object_element (criteria, i);
+        if (g_strcmp0 (qf_json_get_string (verdict, "verdict", NULL), order[o]) == 0)
+          json_array_add_object_element (advice, explain (session, verdict));
+      }
+  return advice;
+}

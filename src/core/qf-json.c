@@ -1,0 +1,269 @@
+/* qf-json.c — json-glib helpers and atomic file writes (src/core). See qf-json.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qf-json.h"
+
+JsonNode *
+qf_json_node_deep_copy (JsonNode *node)
+{
+  JsonNode *copy;
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      copy = json_node_new (JSON_NODE_OBJECT);
+      json_node_take_object (copy, qf_json_object_deep_copy (json_node_get_object (node)));
+      return copy;
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        JsonArray *array_copy = json_array_sized_new (json_array_get_length (array));
+
+        for (guint i = 0; i < json_array_get_length (array); i++)
+          json_array_add_element (array_copy, qf_json_node_deep_copy (json_array_get_element (array, i)));
+        copy = json_node_new (JSON_NODE_ARRAY);
+        json_node_take_array (copy, array_copy);
+        return copy;
+      }
+    case JSON_NODE_VALUE:
+    case JSON_NODE_NULL:
+    default:
+      return json_node_copy (node);
+    }
+}
+
+JsonObject *
+qf_json_object_deep_copy (JsonObject *object)
+{
+  JsonObject *copy = json_object_new ();
+  g_autoptr(GList) members = NULL;
+
+  g_return_val_if_fail (object != NULL, copy);
+
+  members = json_object_get_members (object);
+  for (GList *l = members; l != NULL; l = l->next)
+    json_object_set_member (copy, l->data,
+                            qf_json_node_deep_copy (json_object_get_member (object, l->data)));
+  return copy;
+}
+
+JsonNode *
+qf_json_get_path (JsonObject *object,
+                  const char *path)
+{
+  g_auto(GStrv) parts = NULL;
+  JsonNode *node = NULL;
+
+  if (object == NULL || path == NULL)
+    return NULL;
+  parts = g_strsplit (path, ".", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *p = parts[i];
+      char *bracket = strchr (p, '[');
+
+      if (bracket != NULL)
+        *bracket = '\0';
+      if (i > 0)
+        {
+          if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+            return NULL;
+          object = json_node_get_object (node);
+        }
+      node = json_object_get_member (object, p);
+      if (node == NULL)
+        return NULL;
+      while (bracket != NULL)
+        {
+          char *end = NULL;
+          guint64 index = g_ascii_strtoull (bracket + 1, &end, 10);
+          JsonArray *array;
+
+          if (end == NULL || *end != ']' || !JSON_NODE_HOLDS_ARRAY (node))
+            return NULL;
+          array = json_node_get_array (node);
+          if (index >= json_array_get_length (array))
+            return NULL;
+          node = json_array_get_element (array, (guint) index);
+          bracket = end[1] == '[' ? end + 1 : NULL;
+        }
+    }
+  return node;
+}
+
+gboolean
+qf_json_get_path_double (JsonObject *object,
+                         const char *path,
+                         gdouble    *out)
+{
+  JsonNode *node = qf_json_get_path (object, path);
+  GType type;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  type = json_node_get_value_type (node);
+  if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
+    return FALSE;
+  *out = json_node_get_double (node);
+  return TRUE;
+}
+
+const char *
+qf_json_get_string (JsonObject *object,
+                    const char *key,
+                    const char *def)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, key) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return def;
+  return json_node_get_string (node);
+}
+
+gdouble
+qf_json_get_double (JsonObject *object,
+                    const char *key,
+                    gdouble     def)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, key) : NULL;
+  GType type;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return def;
+  type = json_node_get_value_type (node);
+  if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
+    return def;
+  return json_node_get_double (node);
+}
+
+JsonObject *
+qf_json_get_object (JsonObject *object,
+                    const char *key)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, key) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+JsonArray *
+qf_json_get_array (JsonObject *object,
+                   const char *key)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, key) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
+char *
+qf_json_to_text (JsonObject *object,
+                 gboolean    pretty)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  json_node_set_object (node, object);
+  json_generator_set_root (gen, node);
+  json_generator_set_pretty (gen, pretty);
+  text = json_generator_to_data (gen, NULL);
+  return g_strconcat (text, "\n", NULL);
+}
+
+static gboolean
+write_all (int          fd,
+           const char  *data,
+           gsize        length,
+           const char  *path,
+           GError     **error)
+{
+  while (length > 0)
+    {
+      ssize_t n = write (fd, data, length);
+      if (n < 0)
+        {
+          int saved = errno;
+          if (saved == EINTR)
+            continue;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       _("Cannot write %s: %s"), path, g_strerror (saved));
+          return FALSE;
+        }
+      data += n;
+      length -= (gsize) n;
+    }
+  return TRUE;
+}
+
+gboolean
+qf_file_write_atomic (const char  *path,
+                      const char  *data,
+                      gsize        length,
+                      GError     **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  int fd, dir_fd, saved;
+
+  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Cannot create a file in %s: %s"), dir, g_strerror (saved));
+      return FALSE;
+    }
+  if (!write_all (fd, data, length, tmp, error))
+    {
+      close (fd);
+      g_unlink (tmp);
+      return FALSE;
+    }
+  if (fsync (fd) != 0)
+    {
+      saved = errno;
+      close (fd);
+      g_unlink (tmp);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Cannot flush %s to disk: %s"), tmp, g_strerror (saved));
+      return FALSE;
+    }
+  if (close (fd) != 0)
+    {
+      saved = errno;
+      g_unlink (tmp);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Cannot write %s: %s"), tmp, g_strerror (saved));
+      return FALSE;
+    }
+  if (g_rename (tmp, path) != 0)
+    {
+      saved = errno;
+      g_unlink (tmp);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Cannot replace %s: %s"), path, g_strerror (saved));
+      return FALSE;
+    }
+  /* The rename is durable only once the directory entry is on disk too. */
+  dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0 || fsync (dir_fd) != 0)
+    {
+      saved = errno;
+      if (dir_fd >= 0)
+        close (dir_fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Cannot flush the folder %s to disk: %s"), dir, g_strerror (saved));
+      return FALSE;
+    }
+  close (dir_fd);
+  return TRUE;
+}

@@ -1,0 +1,47 @@
+/* qf-json.h — small json-glib helpers shared by profiles, verdicts, sessions and the runner
+ * (src/core): deep copies (json-glib's own copies share containers), reading a number by key
+ * path, and writing a file atomically. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/* A deep copy: nothing is shared with the original. */
+JsonNode   *qf_json_node_deep_copy   (JsonNode    *node);
+JsonObject *qf_json_object_deep_copy (JsonObject  *object);
+
+/* The node at a key path such as "avg_us", "monitor.summary.load1_max" or "threads[0].max_us";
+ * NULL when a part is missing. Borrowed. */
+JsonNode   *qf_json_get_path         (JsonObject  *object,
+                                      const char  *path);
+/* TRUE and *out when the path leads to a number (integer or floating point). */
+gboolean    qf_json_get_path_double  (JsonObject  *object,
+                                      const char  *path,
+                                      gdouble     *out);
+
+/* Typed member readers with defaults for absent or mistyped members. */
+const char *qf_json_get_string       (JsonObject  *object,
+                                      const char  *key,
+                                      const char  *def);
+gdouble     qf_json_get_double       (JsonObject  *object,
+                                      const char  *key,
+                                      gdouble      def);
+JsonObject *qf_json_get_object       (JsonObject  *object,
+                                      const char  *key);
+JsonArray  *qf_json_get_array        (JsonObject  *object,
+                                      const char  *key);
+
+/* Pretty-printed text of an object (newline-terminated). */
+char       *qf_json_to_text          (JsonObject  *object,
+                                      gboolean     pretty);
+
+/* Writes data to path so that a crash at any moment leaves either the old or the new file:
+ * temp file in the same directory, fsync, rename, fsync of the directory. */
+gboolean    qf_file_write_atomic     (const char  *path,
+                                      const char  *data,
+                                      gsize        length,
+                                      GError     **error);
+
+G_END_DECLS

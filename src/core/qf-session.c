@@ -1,0 +1,1374 @@
+/* qf-session.c — the session document, its atomic saving, resume and comparison (src/core).
+ * See qf-session.h and docs/session-format.md. The JSON document is the model: every accessor
+ * reads it, every change writes it, so what is saved is exactly what the object holds. */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "qf-advice.h"
+#include "qf-audit.h"
+#include "qf-json.h"
+#include "qf-session.h"
+#include "qf-step.h"
+#include "qf-sysinfo.h"
+
+G_DEFINE_QUARK (qf-session-error-quark, qf_session_error)
+
+/* Live samples kept per step before decimation, and kept in the file after it. */
+#define MAX_RECORDED_SAMPLES 500000
+#define MAX_SAVED_SAMPLES    4000
+
+struct _QfSession
+{
+  GObject     parent_instance;
+
+  JsonObject *root;
+  QfProfile  *profile;
+  char       *dir;
+  GPtrArray  *sample_stores;  /* per step: GArray of QfSample (t_ns relative to the step start) */
+  guint64    *sample_dropped; /* per step */
+};
+
+G_DEFINE_FINAL_TYPE (QfSession, qf_session, G_TYPE_OBJECT)
+
+enum
+{
+  SIGNAL_STEP_CHANGED,
+  SIGNAL_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static const char *const status_names[] = {
+  "pending", "running", "done", "failed", "cancelled", "skipped", "not-run"
+};
+
+const char *
+qf_step_status_to_string (QfStepStatus status)
+{
+  g_return_val_if_fail (status <= QF_STEP_STATUS_NOT_RUN, "not-run");
+  return status_names[status];
+}
+
+gboolean
+qf_step_status_from_string (const char   *text,
+                            QfStepStatus *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (status_names); i++)
+    if (g_strcmp0 (text, status_names[i]) == 0)
+      {
+        *out = (QfStepStatus) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+qf_step_status_to_label (QfStepStatus status)
+{
+  switch (status)
+    {
+    case QF_STEP_STATUS_PENDING:
+      return _("Waiting");
+    case QF_STEP_STATUS_RUNNING:
+      return _("Running");
+    case QF_STEP_STATUS_DONE:
+      return _("Done");
+    case QF_STEP_STATUS_FAILED:
+      return _("Failed");
+    case QF_STEP_STATUS_CANCELLED:
+      return _("Cancelled");
+    case QF_STEP_STATUS_SKIPPED:
+      return _("Skipped");
+    case QF_STEP_STATUS_NOT_RUN:
+    default:
+      return _("Not run");
+    }
+}
+
+static void
+qf_session_finalize (GObject *object)
+{
+  QfSession *self = QF_SESSION (object);
+
+  g_clear_pointer (&self->root, json_object_unref);
+  g_clear_object (&self->profile);
+  g_free (self->dir);
+  g_clear_pointer (&self->sample_stores, g_ptr_array_unref);
+  g_free (self->sample_dropped);
+
+  G_OBJECT_CLASS (qf_session_parent_class)->finalize (object);
+}
+
+static void
+qf_session_class_init (QfSessionClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = qf_session_finalize;
+
+  /* A step's status, result or verdicts changed (and the session was saved if it has a dir). */
+  signals[SIGNAL_STEP_CHANGED] =
+    g_signal_new ("step-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                  NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+  /* Anything else changed (people, network, notes, state). */
+  signals[SIGNAL_CHANGED] =
+    g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                  NULL, G_TYPE_NONE, 0);
+}
+
+static void
+qf_session_init (QfSession *self)
+{
+  self->sample_stores = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+}
+
+static char *
+now_iso8601 (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  return g_date_time_format_iso8601 (now);
+}
+
+static JsonArray *
+steps_array (QfSession *self)
+{
+  return qf_json_get_array (self->root, "steps");
+}
+
+static void
+init_sample_stores (QfSession *self)
+{
+  guint n = qf_session_get_n_steps (self);
+
+  g_ptr_array_set_size (self->sample_stores, 0);
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (self->sample_stores, g_array_new (FALSE, FALSE, sizeof (QfSample)));
+  g_free (self->sample_dropped);
+  self->sample_dropped = g_new0 (guint64, MAX (n, 1));
+}
+
+static void
+reset_step (JsonObject *step)
+{
+  json_object_set_string_member (step, "status", "pending");
+  json_object_set_null_member (step, "status_reason");
+  json_object_set_null_member (step, "started_at");
+  json_object_set_null_member (step, "finished_at");
+  json_object_set_null_member (step, "duration_s");
+  json_object_set_null_member (step, "error");
+  json_object_set_null_member (step, "result");
+  json_object_set_boolean_member (step, "partial", FALSE);
+  json_object_set_array_member (step, "progress", json_array_new ());
+  json_object_set_array_member (step, "live", json_array_new ());
+  json_object_set_null_member (step, "samples");
+}
+
+static void
+set_string_or_null (JsonObject *obj,
+                    const char *key,
+                    const char *value)
+{
+  if (value != NULL)
+    json_object_set_string_member (obj, key, value);
+  else
+    json_object_set_null_member (obj, key);
+}
+
+QfSession *
+qf_session_new (QfProfile *profile)
+{
+  QfSession *self;
+  JsonObject *root, *profile_obj, *network, *peer;
+  JsonArray *steps;
+  g_autofree char *created = now_iso8601 ();
+  g_autofree char *id = g_uuid_string_random ();
+  g_autoptr(JsonObject) profile_json = NULL;
+
+  g_return_val_if_fail (QF_IS_PROFILE (profile), NULL);
+
+  self = g_object_new (QF_TYPE_SESSION, NULL);
+  self->profile = g_object_ref (profile);
+  root = self->root = json_object_new ();
+
+  json_object_set_string_member (root, "format", "qualify-session");
+  json_object_set_int_member (root, "schema_version", QF_SESSION_SCHEMA_VERSION);
+  json_object_set_string_member (root, "app_version", PACKAGE_VERSION);
+  json_object_set_string_member (root, "id", id);
+  json_object_set_string_member (root, "state", "new");
+  json_object_set_string_member (root, "created_at", created);
+  json_object_set_null_member (root, "finished_at");
+  json_object_set_double_member (root, "elapsed_s", 0);
+  json_object_set_string_member (root, "operator", "");
+  json_object_set_string_member (root, "customer", "");
+  json_object_set_string_member (root, "site", "");
+  json_object_set_boolean_member (root, "quick", g_str_has_suffix (qf_profile_get_id (profile), "-quick"));
+  json_object_set_null_member (root, "pc");
+
+  profile_json = qf_profile_to_json (profile);
+  profile_obj = json_object_new ();
+  json_object_set_string_member (profile_obj, "id", qf_profile_get_id (profile));
+  json_object_set_int_member (profile_obj, "version", qf_profile_get_version (profile));
+  json_object_set_string_member (profile_obj, "name", qf_profile_get_name (profile));
+  json_object_set_string_member (profile_obj, "description", qf_profile_get_description (profile));
+  json_object_set_string_member (profile_obj, "network_kind", qf_profile_get_network_kind (profile));
+  set_string_or_null (profile_obj, "source", qf_profile_get_source (profile));
+  json_object_set_object_member (profile_obj, "tests",
+                                 qf_json_object_deep_copy (qf_json_get_object (profile_json, "tests")));
+  json_object_set_object_member (root, "profile", profile_obj);
+
+  network = json_object_new ();
+  json_object_set_null_member (network, "iface");
+  json_object_set_string_member (network, "kind", "unknown");
+  json_object_set_null_member (network, "speed_mbps");
+  json_object_set_null_member (network, "usb");
+  json_object_set_null_member (network, "ssid");
+  json_object_set_null_member (network, "signal_pct");
+  json_object_set_object_member (root, "network", network);
+
+  peer = json_object_new ();
+  json_object_set_null_member (peer, "address");
+  json_object_set_string_member (peer, "kind", "none");
+  json_object_set_object_member (root, "peer", peer);
+
+  json_object_set_null_member (root, "audit");
+  json_object_set_array_member (root, "notes", json_array_new ());
+  if (qf_profile_get_note (profile) != NULL)
+    {
+      JsonObject *note = json_object_new ();
+      json_object_set_string_member (note, "id", "profile");
+      json_object_set_string_member (note, "text", qf_profile_get_note (profile));
+      json_array_add_object_element (qf_json_get_array (root, "notes"), note);
+    }
+
+  steps = json_array_new ();
+  for (guint i = 0; i < qf_profile_get_n_tests (profile); i++)
+    {
+      const QfProfileTest *test = qf_profile_get_test (profile, i);
+      const QfStepInfo *info = qf_step_lookup (test->step);
+      JsonObject *step = json_object_new ();
+      const char *title;
+
+      if (test->title != NULL)
+        title = _(test->title);
+      else if (info != NULL)
+        title = _(info->title);
+      else
+        title = test->key;
+
+      json_object_set_string_member (step, "key", test->key);
+      json_object_set_string_member (step, "test", test->step);
+      json_object_set_string_member (step, "title", title);
+      json_object_set_object_member (step, "params", qf_json_object_deep_copy (test->params));
+      if (info != NULL && info->classic_command != NULL)
+        {
+          g_autofree char *classic = info->classic_command (test->params, NULL);
+          set_string_or_null (step, "classic_command", classic);
+        }
+      else
+        json_object_set_null_member (step, "classic_command");
+      if (info != NULL && info->estimate_duration != NULL)
+        json_object_set_double_member (step, "estimated_s", info->estimate_duration (test->params));
+      else
+        json_object_set_null_member (step, "estimated_s");
+      reset_step (step);
+      json_object_set_array_member (step, "verdicts", json_array_new ());
+      json_array_add_object_element (steps, step);
+    }
+  json_object_set_array_member (root, "steps", steps);
+  json_object_set_null_member (root, "verdict");
+  json_object_set_array_member (root, "advice", json_array_new ());
+  json_object_set_null_member (root, "comparison");
+
+  init_sample_stores (self);
+  qf_session_recompute (self);
+  return self;
+}
+
+/* ---- loading ------------------------------------------------------------------------------ */
+
+static gboolean
+format_error (GError     **error,
+              const char  *display_name,
+              const char  *what)
+{
+  g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_FORMAT,
+               _("%s is not a Qualify session: %s"), display_name, what);
+  return FALSE;
+}
+
+QfSession *
+qf_session_new_from_json (JsonObject  *root,
+                          const char  *display_name,
+                          GError     **error)
+{
+  g_autoptr(QfSession) self = NULL;
+  g_autoptr(JsonObject) profile_json = NULL;
+  g_autofree char *profile_text = NULL;
+  g_autoptr(GError) profile_error = NULL;
+  JsonObject *stored_profile;
+  JsonArray *steps;
+  static const char *const profile_keys[] = { "id", "version", "name", "description", "network_kind",
+                                              "tests", NULL };
+
+  g_return_val_if_fail (root != NULL, NULL);
+
+  if (g_strcmp0 (qf_json_get_string (root, "format", NULL), "qualify-session") != 0)
+    return format_error (error, display_name, _("its “format” is not “qualify-session”")), NULL;
+  if (qf_json_get_double (root, "schema_version", 0) > QF_SESSION_SCHEMA_VERSION)
+    {
+      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_FORMAT,
+                   _("%s was written by a newer Qualify (schema %g). Update Qualify to open it."),
+                   display_name, qf_json_get_double (root, "schema_version", 0));
+      return NULL;
+    }
+  if (qf_json_get_string (root, "id", NULL) == NULL || qf_json_get_string (root, "state", NULL) == NULL)
+    return format_error (error, display_name, _("it has no id or state")), NULL;
+  stored_profile = qf_json_get_object (root, "profile");
+  steps = qf_json_get_array (root, "steps");
+  if (stored_profile == NULL || steps == NULL)
+    return format_error (error, display_name, _("it has no profile or steps")), NULL;
+
+  /* The limits the session was judged against travel with it: rebuild the profile from them. */
+  profile_json = json_object_new ();
+  for (guint i = 0; profile_keys[i] != NULL; i++)
+    if (json_object_has_member (stored_profile, profile_keys[i]))
+      json_object_set_member (profile_json, profile_keys[i],
+                              qf_json_node_deep_copy (json_object_get_member (stored_profile, profile_keys[i])));
+  profile_text = qf_json_to_text (profile_json, FALSE);
+
+  self = g_object_new (QF_TYPE_SESSION, NULL);
+  self->profile = qf_profile_load_data (profile_text, -1, display_name, &profile_error);
+  if (self->profile == NULL)
+    return format_error (error, display_name, profile_error->message), NULL;
+
+  for (guint i = 0; i < json_array_get_length (steps); i++)
+    {
+      JsonObject *step = json_array_get_object_element (steps, i);
+      QfStepStatus status;
+
+      if (step == NULL || qf_json_get_string (step, "key", NULL) == NULL ||
+          qf_json_get_string (step, "test", NULL) == NULL ||
+          !qf_step_status_from_string (qf_json_get_string (step, "status", NULL), &status))
+        {
+          g_autofree char *what = g_strdup_printf (_("step %u lacks a key, test or valid status"), i);
+          return format_error (error, display_name, what), NULL;
+        }
+    }
+
+  self->root = qf_json_object_deep_copy (root);
+  init_sample_stores (self);
+  qf_session_recompute (self);
+  return g_steal_pointer (&self);
+}
+
+QfSession *
+qf_session_load (const char  *path,
+                 GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *file = NULL;
+  QfSession *self;
+  JsonNode *root;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    file = g_build_filename (path, "session.json", NULL);
+  else
+    file = g_strdup (path);
+
+  if (!json_parser_load_from_mapped_file (parser, file, &local_error))
+    {
+      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_READ,
+                   _("Cannot read the session %s: %s"), file, local_error->message);
+      return NULL;
+    }
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      format_error (error, file, _("it is not a JSON object"));
+      return NULL;
+    }
+  self = qf_session_new_from_json (json_node_get_object (root), file, error);
+  if (self != NULL && g_file_test (path, G_FILE_TEST_IS_DIR))
+    self->dir = g_canonicalize_filename (path, NULL);
+  else if (self != NULL && g_str_has_suffix (file, "/session.json"))
+    self->dir = g_path_get_dirname (file);
+  return self;
+}
+
+/* ---- saving ------------------------------------------------------------------------------- */
+
+JsonObject *
+qf_session_get_json (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return self->root;
+}
+
+char *
+qf_session_to_data (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return qf_json_to_text (self->root, TRUE);
+}
+
+char *
+qf_session_get_default_base (void)
+{
+  return g_build_filename (g_get_user_data_dir (), "qualify", "sessions", NULL);
+}
+
+static char *
+sanitize (const char *text)
+{
+  char *copy = g_strdup (text != NULL && *text != '\0' ? text : "pc");
+
+  for (char *p = copy; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_' && *p != '.' && *p != '-')
+      *p = '_';
+  return copy;
+}
+
+gboolean
+qf_session_set_dir (QfSession   *self,
+                    const char  *dir,
+                    GError     **error)
+{
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
+
+  if (dir != NULL)
+    path = g_canonicalize_filename (dir, NULL);
+  else
+    {
+      g_autofree char *base = qf_session_get_default_base ();
+      g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+      g_autofree char *date = g_date_time_format (now, "%Y-%m-%d");
+      JsonObject *pc = qf_json_get_object (self->root, "pc");
+      g_autofree char *host = sanitize (qf_json_get_string (pc, "hostname", g_get_host_name ()));
+      g_autofree char *id8 = g_strndup (qf_session_get_id (self), 8);
+      g_autofree char *name = g_strdup_printf ("%s-%s-%s", date, host, id8);
+
+      path = g_build_filename (base, name, NULL);
+    }
+  if (g_mkdir_with_parents (path, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
+                   _("Cannot create the session folder %s: %s"), path, g_strerror (saved));
+      return FALSE;
+    }
+  g_free (self->dir);
+  self->dir = g_steal_pointer (&path);
+  return qf_session_save (self, error);
+}
+
+const char *
+qf_session_get_dir (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return self->dir;
+}
+
+gboolean
+qf_session_save (QfSession  *self,
+                 GError    **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *data = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
+
+  if (self->dir == NULL)
+    return TRUE;
+  json_object_set_string_member (self->root, "app_version", PACKAGE_VERSION);
+  path = g_build_filename (self->dir, "session.json", NULL);
+  data = qf_session_to_data (self);
+  if (!qf_file_write_atomic (path, data, strlen (data), &local_error))
+    {
+      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
+                   _("Cannot save the session: %s"), local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- simple members ----------------------------------------------------------------------- */
+
+const char *
+qf_session_get_id (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return qf_json_get_string (self->root, "id", NULL);
+}
+
+const char *
+qf_session_get_state (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return qf_json_get_string (self->root, "state", "new");
+}
+
+QfProfile *
+qf_session_get_profile (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return self->profile;
+}
+
+void
+qf_session_set_people (QfSession  *self,
+                       const char *operator_name,
+                       const char *customer,
+                       const char *site)
+{
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  json_object_set_string_member (self->root, "operator", operator_name ? operator_name : "");
+  json_object_set_string_member (self->root, "customer", customer ? customer : "");
+  json_object_set_string_member (self->root, "site", site ? site : "");
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+void
+qf_session_set_peer (QfSession  *self,
+                     const char *address,
+                     const char *kind)
+{
+  JsonObject *peer = json_object_new ();
+
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  set_string_or_null (peer, "address", address);
+  json_object_set_string_member (peer, "kind", kind ? kind : "none");
+  json_object_set_object_member (self->root, "peer", peer);
+  qf_session_recompute (self);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+const char *
+qf_session_get_peer_address (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return qf_json_get_string (qf_json_get_object (self->root, "peer"), "address", NULL);
+}
+
+const char *
+qf_session_get_peer_kind (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return qf_json_get_string (qf_json_get_object (self->root, "peer"), "kind", "none");
+}
+
+void
+qf_session_set_network (QfSession  *self,
+                        const char *iface,
+                        const char *kind,
+                        guint       speed_mbps,
+                        gint        usb,
+                        const char *ssid,
+                        gint        signal_pct)
+{
+  JsonObject *network = json_object_new ();
+
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  set_string_or_null (network, "iface", iface);
+  json_object_set_string_member (network, "kind", kind ? kind : "unknown");
+  if (speed_mbps > 0)
+    json_object_set_int_member (network, "speed_mbps", speed_mbps);
+  else
+    json_object_set_null_member (network, "speed_mbps");
+  if (usb >= 0)
+    json_object_set_boolean_member (network, "usb", usb != 0);
+  else
+    json_object_set_null_member (network, "usb");
+  set_string_or_null (network, "ssid", ssid);
+  if (signal_pct >= 0)
+    json_object_set_int_member (network, "signal_pct", signal_pct);
+  else
+    json_object_set_null_member (network, "signal_pct");
+  json_object_set_object_member (self->root, "network", network);
+  qf_session_recompute (self);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+void
+qf_session_set_network_from_sysfs (QfSession  *self,
+                                   const char *root,
+                                   const char *iface)
+{
+  g_autofree char *base = NULL, *wireless = NULL, *device = NULL, *speed_path = NULL;
+  g_autofree char *speed_text = NULL;
+  const char *kind = "unknown";
+  guint speed = 0;
+  gint usb = -1;
+
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  if (iface == NULL)
+    {
+      qf_session_set_network (self, NULL, "unknown", 0, -1, NULL, -1);
+      return;
+    }
+  base = g_build_filename (root ? root : "/", "sys/class/net", iface, NULL);
+  wireless = g_build_filename (base, "wireless", NULL);
+  if (g_str_equal (iface, "lo"))
+    kind = "loopback";
+  else if (g_file_test (wireless, G_FILE_TEST_IS_DIR))
+    kind = "wireless";
+  else if (g_file_test (base, G_FILE_TEST_IS_DIR))
+    kind = "wired";
+  speed_path = g_build_filename ("sys/class/net", iface, "speed", NULL);
+  speed_text = qf_sysfs_read_string (root, speed_path);
+  if (speed_text != NULL && g_ascii_strtoll (speed_text, NULL, 10) > 0)
+    speed = (guint) g_ascii_strtoll (speed_text, NULL, 10);
+  device = g_build_filename (base, "device", NULL);
+  if (g_file_test (device, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *resolved = g_file_read_link (device, NULL);
+      usb = resolved != NULL && strstr (resolved, "/usb") != NULL ? 1 : 0;
+    }
+  qf_session_set_network (self, iface, kind, speed, usb, NULL, -1);
+}
+
+const char *
+qf_session_get_iface (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return qf_json_get_string (qf_json_get_object (self->root, "network"), "iface", NULL);
+}
+
+static char *
+read_machine_id_hash (const char *root)
+{
+  g_autofree char *id = qf_sysfs_read_string (root, "etc/machine-id");
+
+  if (id == NULL || *id == '\0')
+    return NULL;
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, id, -1);
+}
+
+gboolean
+qf_session_capture_system (QfSession   *self,
+                           const char  *root,
+                           GError     **error)
+{
+  g_autoptr(QfSysinfo) info = NULL;
+  g_autoptr(GPtrArray) checks = NULL;
+  g_autoptr(GError) audit_error = NULL;
+  g_autofree char *machine = NULL, *vendor = NULL, *product = NULL, *serial = NULL;
+  JsonObject *pc;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
+
+  info = qf_sysinfo_read (root, error);
+  if (info == NULL)
+    return FALSE;
+  pc = qf_sysinfo_to_json (info);
+  machine = read_machine_id_hash (root);
+  vendor = qf_sysfs_read_string (root, "sys/class/dmi/id/sys_vendor");
+  product = qf_sysfs_read_string (root, "sys/class/dmi/id/product_name");
+  serial = qf_sysfs_read_string (root, "sys/class/dmi/id/product_serial");
+  set_string_or_null (pc, "machine_id_sha256", machine);
+  set_string_or_null (pc, "dmi_vendor", vendor);
+  set_string_or_null (pc, "dmi_product", product);
+  set_string_or_null (pc, "dmi_serial", serial);
+  json_object_set_object_member (self->root, "pc", pc);
+
+  checks = qf_audit_run (root ? root : "/", &audit_error);
+  if (checks != NULL)
+    {
+      JsonObject *audit = json_object_new ();
+      json_object_set_array_member (audit, "checks", qf_audit_to_json (checks));
+      json_object_set_object_member (self->root, "audit", audit);
+    }
+  else
+    {
+      json_object_set_null_member (self->root, "audit");
+      g_debug ("readiness audit: %s", audit_error->message);
+    }
+  qf_session_recompute (self);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  return TRUE;
+}
+
+void
+qf_session_add_note (QfSession  *self,
+                     const char *id,
+                     const char *text)
+{
+  JsonArray *notes;
+  JsonObject *note;
+
+  g_return_if_fail (QF_IS_SESSION (self));
+  g_return_if_fail (id != NULL && text != NULL);
+
+  notes = qf_json_get_array (self->root, "notes");
+  if (notes == NULL)
+    {
+      notes = json_array_new ();
+      json_object_set_array_member (self->root, "notes", notes);
+    }
+  for (guint i = 0; i < json_array_get_length (notes); i++)
+    {
+      note = json_array_get_object_element (notes, i);
+      if (g_strcmp0 (qf_json_get_string (note, "id", NULL), id) == 0)
+        {
+          json_object_set_string_member (note, "text", text);
+          g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+          return;
+        }
+    }
+  note = json_object_new ();
+  json_object_set_string_member (note, "id", id);
+  json_object_set_string_member (note, "text", text);
+  json_array_add_object_element (notes, note);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+/* ---- steps -------------------------------------------------------------------------------- */
+
+guint
+qf_session_get_n_steps (QfSession *self)
+{
+  JsonArray *steps;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), 0);
+  steps = steps_array (self);
+  return steps != NULL ? json_array_get_length (steps) : 0;
+}
+
+JsonObject *
+qf_session_get_step (QfSession *self,
+                     guint      index)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  g_return_val_if_fail (index < qf_session_get_n_steps (self), NULL);
+  return json_array_get_object_element (steps_array (self), index);
+}
+
+gint
+qf_session_find_step (QfSession  *self,
+                      const char *key)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), -1);
+
+  for (guint i = 0; i < qf_session_get_n_steps (self); i++)
+    if (g_strcmp0 (qf_session_get_step_key (self, i), key) == 0)
+      return (gint) i;
+  return -1;
+}
+
+QfStepStatus
+qf_session_get_step_status (QfSession *self,
+                            guint      index)
+{
+  QfStepStatus status = QF_STEP_STATUS_PENDING;
+  JsonObject *step = qf_session_get_step (self, index);
+
+  qf_step_status_from_string (qf_json_get_string (step, "status", NULL), &status);
+  return status;
+}
+
+const char *
+qf_session_get_step_key (QfSession *self,
+                         guint      index)
+{
+  return qf_json_get_string (qf_session_get_step (self, index), "key", NULL);
+}
+
+const char *
+qf_session_get_step_test (QfSession *self,
+                          guint      index)
+{
+  return qf_json_get_string (qf_session_get_step (self, index), "test", NULL);
+}
+
+const char *
+qf_session_get_step_title (QfSession *self,
+                           guint      index)
+{
+  return qf_json_get_string (qf_session_get_step (self, index), "title", NULL);
+}
+
+JsonObject *
+qf_session_get_step_params (QfSession *self,
+                            guint      index)
+{
+  return qf_json_get_object (qf_session_get_step (self, index), "params");
+}
+
+gdouble
+qf_session_get_step_estimate (QfSession *self,
+                              guint      index)
+{
+  return qf_json_get_double (qf_session_get_step (self, index), "estimated_s", 0);
+}
+
+static gboolean
+step_changed (QfSession  *self,
+              guint       index,
+              GError    **error)
+{
+  gboolean ok;
+
+  qf_session_recompute (self);
+  ok = qf_session_save (self, error);
+  g_signal_emit (self, signals[SIGNAL_STEP_CHANGED], 0, index);
+  return ok;
+}
+
+gboolean
+qf_session_begin_step (QfSession  *self,
+                       guint       index,
+                       GError    **error)
+{
+  JsonObject *step;
+  const QfStepInfo *info;
+  g_autofree char *now = now_iso8601 ();
+
+  g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (index < qf_session_get_n_steps (self), FALSE);
+
+  step = qf_session_get_step (self, index);
+  reset_step (step);
+  json_object_set_string_member (step, "status", "running");
+  json_object_set_string_member (step, "started_at", now);
+  info = qf_step_lookup (qf_json_get_string (step, "test", ""));
+  if (info != NULL && info->classic_command != NULL)
+    {
+      g_autofree char *classic = info->classic_command (qf_json_get_object (step, "params"),
+                                                        qf_session_get_peer_address (self));
+      set_string_or_null (step, "classic_command", classic);
+    }
+  g_array_set_size (g_ptr_array_index (self->sample_stores, index), 0);
+  self->sample_dropped[index] = 0;
+  if (g_str_equal (qf_session_get_state (self), "new") || g_str_equal (qf_session_get_state (self), "cancelled"))
+    json_object_set_string_member (self->root, "state", "running");
+  json_object_set_null_member (self->root, "finished_at");
+  return step_changed (self, index, error);
+}
+
+static gint
+compare_sample_time (gconstpointer a,
+                     gconstpointer b)
+{
+  const QfSample *sa = a, *sb = b;
+  return sa->t_ns < sb->t_ns ? -1 : sa->t_ns > sb->t_ns;
+}
+
+/* At most MAX_SAVED_SAMPLES: the minimum and maximum of each time slot, in time order, so a
+ * replayed plot keeps every spike. */
+static JsonObject *
+decimate_samples (GArray  *store,
+                  guint64  dropped)
+{
+  JsonObject *obj = json_object_new ();
+  JsonArray *t = json_array_new (), *v = json_array_new (), *ch = json_array_new ();
+  guint n = store->len;
+
+  if (n <= MAX_SAVED_SAMPLES)
+    {
+      for (guint i = 0; i < n; i++)
+        {
+          const QfSample *s = &g_array_index (store, QfSample, i);
+          json_array_add_int_element (t, s->t_ns);
+          json_array_add_int_element (v, s->value_ns);
+          json_array_add_int_element (ch, s->channel);
+        }
+    }
+  else
+    {
+      guint slots = MAX_SAVED_SAMPLES / 2;
+      gint64 t0 = g_array_index (store, QfSample, 0).t_ns;
+      gint64 t1 = g_array_index (store, QfSample, n - 1).t_ns;
+      gint64 span = MAX (t1 - t0, 1);
+      guint i = 0;
+
+      for (guint slot = 0; slot < slots && i < n; slot++)
+        {
+          gint64 end = t0 + (gint64) ((gdouble) span * (slot + 1) / slots);
+          const QfSample *lo = NULL, *hi = NULL;
+          QfSample pair[2];
+          guint m = 0;
+
+          for (; i < n && (g_array_index (store, QfSample, i).t_ns <= end || slot == slots - 1); i++)
+            {
+              const QfSample *s = &g_array_index (store, QfSample, i);
+              if (lo == NULL || s->value_ns < lo->value_ns)
+                lo = s;
+              if (hi == NULL || s->value_ns > hi->value_ns)
+                hi = s;
+            }
+          if (lo == NULL)
+            continue;
+          pair[m++] = *lo;
+          if (hi != lo)
+            pair[m++] = *hi;
+          if (m == 2 && compare_sample_time (&pair[0], &pair[1]) > 0)
+            {
+              QfSample tmp = pair[0];
+              pair[0] = pair[1];
+              pair[1] = tmp;
+            }
+          for (guint k = 0; k < m; k++)
+            {
+              json_array_add_int_element (t, pair[k].t_ns);
+              json_array_add_int_element (v, pair[k].value_ns);
+              json_array_add_int_element (ch, pair[k].channel);
+            }
+        }
+    }
+  json_object_set_array_member (obj, "t_ns", t);
+  json_object_set_array_member (obj, "value_ns", v);
+  json_object_set_array_member (obj, "channel", ch);
+  json_object_set_int_member (obj, "recorded", n);
+  json_object_set_int_member (obj, "dropped", (gint64) dropped);
+  return obj;
+}
+
+gboolean
+qf_session_finish_step (QfSession    *self,
+                        guint         index,
+                        QfStepStatus  status,
+                        JsonObject   *result,
+                        gboolean      partial,
+                        const GError *step_error,
+                        const char   *reason,
+                        gdouble       duration_s,
+                        GError      **error)
+{
+  JsonObject *step;
+  g_autofree char *now = now_iso8601 ();
+  GArray *store;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (index < qf_session_get_n_steps (self), FALSE);
+
+  step = qf_session_get_step (self, index);
+  json_object_set_string_member (step, "status", qf_step_status_to_string (status));
+  set_string_or_null (step, "status_reason", reason);
+  if (status == QF_STEP_STATUS_SKIPPED || status == QF_STEP_STATUS_NOT_RUN)
+    {
+      if (json_object_get_null_member (step, "started_at"))
+        json_object_set_null_member (step, "finished_at");
+      else
+        json_object_set_string_member (step, "finished_at", now);
+    }
+  else
+    json_object_set_string_member (step, "finished_at", now);
+  if (duration_s >= 0 && status != QF_STEP_STATUS_NOT_RUN)
+    json_object_set_double_member (step, "duration_s", duration_s);
+  else
+    json_object_set_null_member (step, "duration_s");
+  if (step_error != NULL)
+    {
+      JsonObject *err = json_object_new ();
+      json_object_set_string_member (err, "domain", g_quark_to_string (step_error->domain));
+      json_object_set_int_member (err, "code", step_error->code);
+      json_object_set_string_member (err, "message", step_error->message);
+      json_object_set_object_member (step, "error", err);
+    }
+  else
+    json_object_set_null_member (step, "error");
+  if (result != NULL)
+    json_object_set_object_member (step, "result", qf_json_object_deep_copy (result));
+  else
+    json_object_set_null_member (step, "result");
+  json_object_set_boolean_member (step, "partial", result != NULL && partial);
+
+  store = g_ptr_array_index (self->sample_stores, index);
+  if (store->len > 0 || self->sample_dropped[index] > 0)
+    json_object_set_object_member (step, "samples", decimate_samples (store, self->sample_dropped[index]));
+  g_array_set_size (store, 0);
+
+  /* elapsed_s: monotonic time spent in steps, summed. */
+  {
+    gdouble elapsed = 0;
+    for (guint i = 0; i < qf_session_get_n_steps (self); i++)
+      elapsed += qf_json_get_double (qf_session_get_step (self, i), "duration_s", 0);
+    json_object_set_double_member (self->root, "elapsed_s", elapsed);
+  }
+  return step_changed (self, index, error);
+}
+
+void
+qf_session_record_progress (QfSession  *self,
+                            guint       index,
+                            gdouble     t_s,
+                            gdouble     fraction,
+                            JsonObject *live)
+{
+  JsonObject *step;
+  JsonArray *progress, *live_array, *point;
+
+  g_return_if_fail (QF_IS_SESSION (self));
+  g_return_if_fail (index < qf_session_get_n_steps (self));
+
+  step = qf_session_get_step (self, index);
+  progress = qf_json_get_array (step, "progress");
+  live_array = qf_json_get_array (step, "live");
+  if (progress == NULL || live_array == NULL)
+    return;
+  point = json_array_new ();
+  json_array_add_double_element (point, t_s);
+  json_array_add_double_element (point, fraction);
+  json_array_add_array_element (progress, point);
+  if (live != NULL)
+    {
+      point = json_array_new ();
+      json_array_add_double_element (point, t_s);
+      json_array_add_object_element (point, qf_json_object_deep_copy (live));
+      json_array_add_array_element (live_array, point);
+    }
+}
+
+void
+qf_session_record_samples (QfSession      *self,
+                           guint           index,
+                           gint64          step_start_ns,
+                           const QfSample *samples,
+                           guint           n,
+                           guint64         dropped)
+{
+  GArray *store;
+
+  g_return_if_fail (QF_IS_SESSION (self));
+  g_return_if_fail (index < self->sample_stores->len);
+
+  store = g_ptr_array_index (self->sample_stores, index);
+  self->sample_dropped[index] = dropped;
+  for (guint i = 0; i < n; i++)
+    {
+      QfSample s = samples[i];
+
+      if (store->len >= MAX_RECORDED_SAMPLES)
+        {
+          self->sample_dropped[index] += n - i;
+          break;
+        }
+      s.t_ns -= step_start_ns;
+      g_array_append_val (store, s);
+    }
+}
+
+guint
+qf_session_prepare_resume (QfSession *self)
+{
+  guint remaining = 0, kept = 0;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), 0);
+
+  for (guint i = 0; i < qf_session_get_n_steps (self); i++)
+    {
+      QfStepStatus status = qf_session_get_step_status (self, i);
+
+      if (status == QF_STEP_STATUS_DONE || status == QF_STEP_STATUS_SKIPPED)
+        {
+          kept++;
+          continue;
+        }
+      reset_step (qf_session_get_step (self, i));
+      remaining++;
+    }
+  if (kept > 0)
+    {
+      g_autofree char *text =
+        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                      "This session was resumed after an interruption; %u finished step was kept.",
+                                      "This session was resumed after an interruption; %u finished steps were kept.",
+                                      kept), kept);
+      qf_session_add_note (self, "resumed", text);
+    }
+  json_object_set_string_member (self->root, "state", kept > 0 ? "running" : "new");
+  json_object_set_null_member (self->root, "finished_at");
+  qf_session_recompute (self);
+  return remaining;
+}
+
+gboolean
+qf_session_finish (QfSession   *self,
+                   gboolean     cancelled,
+                   const char  *base_dir,
+                   GError     **error)
+{
+  g_autofree char *now = now_iso8601 ();
+  g_autofree char *default_base = NULL;
+  g_autoptr(QfSession) previous = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
+
+  json_object_set_string_member (self->root, "state", cancelled ? "cancelled" : "complete");
+  json_object_set_string_member (self->root, "finished_at", now);
+  if (base_dir == NULL)
+    base_dir = default_base = qf_session_get_default_base ();
+  previous = qf_session_find_previous (self, base_dir);
+  if (previous != NULL)
+    json_object_set_object_member (self->root, "comparison", qf_session_compare (self, previous));
+  else
+    json_object_set_null_member (self->root, "comparison");
+  qf_session_recompute (self);
+  ok = qf_session_save (self, error);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  return ok;
+}
+
+/* ---- verdicts ----------------------------------------------------------------------------- */
+
+static const char *
+not_run_reason (JsonObject   *step,
+                QfStepStatus  status)
+{
+  const char *reason = qf_json_get_string (step, "status_reason", NULL);
+
+  if (reason != NULL)
+    return reason;
+  switch (status)
+    {
+    case QF_STEP_STATUS_PENDING:
+      return _("Not run yet.");
+    case QF_STEP_STATUS_RUNNING:
+      return _("Still running.");
+    case QF_STEP_STATUS_CANCELLED:
+      return _("The test was cancelled.");
+    case QF_STEP_STATUS_SKIPPED:
+      return _("The test was skipped.");
+    case QF_STEP_STATUS_FAILED:
+      return _("The test could not be completed.");
+    case QF_STEP_STATUS_DONE:
+    case QF_STEP_STATUS_NOT_RUN:
+    default:
+      return _("The test was not run.");
+    }
+}
+
+void
+qf_session_recompute (QfSession *self)
+{
+  g_autoptr(JsonArray) all = json_array_new ();
+
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  for (guint i = 0; i < qf_session_get_n_steps (self); i++)
+    {
+      JsonObject *step = qf_session_get_step (self, i);
+      QfStepStatus status = qf_session_get_step_status (self, i);
+      const QfProfileTest *test = qf_profile_find_test (self->profile, qf_json_get_string (step, "key", ""));
+      JsonArray *verdicts;
+
+      if (test == NULL)
+        verdicts = json_array_new ();
+      else
+        verdicts = qf_verdict_judge_test (test, status == QF_STEP_STATUS_DONE,
+                                          qf_json_get_object (step, "result"),
+                                          not_run_reason (step, status));
+      for (guint k = 0; k < json_array_get_length (verdicts); k++)
+        json_array_add_element (all, qf_json_node_deep_copy (json_array_get_element (verdicts, k)));
+      json_object_set_array_member (step, "verdicts", verdicts);
+    }
+  json_object_set_object_member (self->root, "verdict", qf_verdict_summary (all));
+  json_object_set_array_member (self->root, "advice", qf_advice_build (self->root));
+}
+
+QfOverall
+qf_session_get_overall (QfSession *self,
+                        guint     *warnings)
+{
+  JsonObject *verdict;
+  QfOverall overall = QF_OVERALL_INCOMPLETE;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), QF_OVERALL_INCOMPLETE);
+
+  verdict = qf_json_get_object (self->root, "verdict");
+  qf_overall_from_string (qf_json_get_string (verdict, "overall", NULL), &overall);
+  if (warnings != NULL)
+    *warnings = (guint) qf_json_get_double (verdict, "warnings", 0);
+  return overall;
+}
+
+JsonArray *
+qf_session_get_verdicts (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return qf_json_get_array (qf_json_get_object (self->root, "verdict"), "criteria");
+}
+
+JsonArray *
+qf_session_get_advice (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return qf_json_get_array (self->root, "advice");
+}
+
+/* ---- comparison --------------------------------------------------------------------------- */
+
+gboolean
+qf_session_same_pc (QfSession *self,
+                    QfSession *other)
+{
+  JsonObject *a, *b;
+  const char *ma, *mb;
+  static const char *const keys[] = { "hostname", "dmi_product", "dmi_serial", NULL };
+
+  g_return_val_if_fail (QF_IS_SESSION (self) && QF_IS_SESSION (other), FALSE);
+
+  a = qf_json_get_object (self->root, "pc");
+  b = qf_json_get_object (other->root, "pc");
+  if (a == NULL || b == NULL)
+    return FALSE;
+  ma = qf_json_get_string (a, "machine_id_sha256", NULL);
+  mb = qf_json_get_string (b, "machine_id_sha256", NULL);
+  if (ma != NULL || mb != NULL)
+    return g_strcmp0 (ma, mb) == 0;
+  for (guint i = 0; keys[i] != NULL; i++)
+    if (g_strcmp0 (qf_json_get_string (a, keys[i], NULL), qf_json_get_string (b, keys[i], NULL)) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+static JsonObject *
+find_verdict (JsonArray  *verdicts,
+              const char *key,
+              const char *metric)
+{
+  for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
+    {
+      JsonObject *v = json_array_get_object_element (verdicts, i);
+      if (g_strcmp0 (qf_json_get_string (v, "key", NULL), key) == 0 &&
+          g_strcmp0 (qf_json_get_string (v, "metric", NULL), metric) == 0)
+        return v;
+    }
+  return NULL;
+}
+
+JsonObject *
+qf_session_compare (QfSession *self,
+                    QfSession *previous)
+{
+  JsonObject *comparison = json_object_new ();
+  JsonObject *prev = json_object_new ();
+  JsonArray *metrics = json_array_new ();
+  JsonArray *audit_changes = json_array_new ();
+  JsonArray *verdicts, *previous_verdicts, *checks, *previous_checks;
+
+  g_return_val_if_fail (QF_IS_SESSION (self) && QF_IS_SESSION (previous), comparison);
+
+  json_object_set_string_member (prev, "id", qf_session_get_id (previous));
+  set_string_or_null (prev, "dir", previous->dir);
+  set_string_or_null (prev, "created_at", qf_json_get_string (previous->root, "created_at", NULL));
+  json_object_set_string_member (prev, "profile_id", qf_profile_get_id (previous->profile));
+  json_object_set_object_member (comparison, "previous", prev);
+
+  verdicts = qf_session_get_verdicts (self);
+  previous_verdicts = qf_session_get_verdicts (previous);
+  for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
+    {
+      JsonObject *v = json_array_get_object_element (verdicts, i);
+      JsonObject *pv = find_verdict (previous_verdicts, qf_json_get_string (v, "key", NULL),
+                                     qf_json_get_string (v, "metric", NULL));
+      JsonNode *after = json_object_get_member (v, "measured");
+      JsonNode *before = pv != NULL ? json_object_get_member (pv, "measured") : NULL;
+      JsonObject *m;
+
+      if (pv == NULL)
+        continue;
+      m = json_object_new ();
+      json_object_set_string_member (m, "key", qf_json_get_string (v, "key", ""));
+      json_object_set_string_member (m, "metric", qf_json_get_string (v, "metric", ""));
+      json_object_set_string_member (m, "label", qf_json_get_string (v, "label", ""));
+      json_object_set_string_member (m, "unit", qf_json_get_string (v, "unit", ""));
+      json_object_set_member (m, "before", before ? json_node_copy (before) : json_node_new (JSON_NODE_NULL));
+      json_object_set_member (m, "after", after ? json_node_copy (after) : json_node_new (JSON_NODE_NULL));
+      if (before != NULL && after != NULL && !JSON_NODE_HOLDS_NULL (before) && !JSON_NODE_HOLDS_NULL (after))
+        json_object_set_double_member (m, "delta", json_node_get_double (after) - json_node_get_double (before));
+      else
+        json_object_set_null_member (m, "delta");
+      json_object_set_string_member (m, "before_verdict", qf_json_get_string (pv, "verdict", ""));
+      json_object_set_string_member (m, "after_verdict", qf_json_get_string (v, "verdict", ""));
+      json_array_add_object_element (metrics, m);
+    }
+  json_object_set_array_member (comparison, "metrics", metrics);
+
+  checks = qf_json_get_array (qf_json_get_object (self->root, "audit"), "checks");
+  previous_checks = qf_json_get_array (qf_json_get_object (previous->root, "audit"), "checks");
+  for (guint i = 0; checks != NULL && i < json_array_get_length (checks); i++)
+    {
+      JsonObject *c = json_array_get_object_element (checks, i);
+      const char *id = qf_json_get_string (c, "id", NULL);
+
+      for (guint k = 0; previous_checks != NULL && k < json_array_get_length (previous_checks); k++)
+        {
+          JsonObject *pc = json_array_get_object_element (previous_checks, k);
+          if (g_strcmp0 (qf_json_get_string (pc, "id", NULL), id) != 0)
+            continue;
+          if (g_strcmp0 (qf_json_get_string (pc, "value", NULL), qf_json_get_string (c, "value", NULL)) != 0 ||
+              g_strcmp0 (qf_json_get_string (pc, "status", NULL), qf_json_get_string (c, "status", NULL)) != 0)
+            {
+              JsonObject *change = json_object_new ();
+              json_object_set_string_member (change, "id", id);
+              set_string_or_null (change, "title", qf_json_get_string (c, "title", NULL));
+              set_string_or_null (change, "before", qf_json_get_string (pc, "value", NULL));
+              set_string_or_null (change, "after", qf_json_get_string (c, "value", NULL));
+              set_string_or_null (change, "before_status", qf_json_get_string (pc, "status", NULL));
+              set_string_or_null (change, "after_status", qf_json_get_string (c, "status", NULL));
+              json_array_add_object_element (audit_changes, change);
+            }
+          break;
+        }
+    }
+  json_object_set_array_member (comparison, "audit_changes", audit_changes);
+  return comparison;
+}
+
+QfSession *
+qf_session_find_previous (QfSession  *self,
+                          const char *base_dir)
+{
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(QfSession) best = NULL;
+  g_autoptr(GDateTime) best_time = NULL;
+  const char *name;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+
+  if (base_dir == NULL || (dir = g_dir_open (base_dir, 0, NULL)) == NULL)
+    return NULL;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (base_dir, name, "session.json", NULL);
+      g_autoptr(QfSession) other = NULL;
+      g_autoptr(GDateTime) created = NULL;
+      const char *state;
+
+      if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        continue;
+      other = qf_session_load (path, NULL);
+      if (other == NULL || g_strcmp0 (qf_session_get_id (other), qf_session_get_id (self)) == 0)
+        continue;
+      state = qf_session_get_state (other);
+      if (!g_str_equal (state, "complete") && !g_str_equal (state, "cancelled"))
+        continue;
+      if (!qf_session_same_pc (self, other))
+        continue;
+      created = g_date_time_new_from_iso8601 (qf_json_get_string (other->root, "created_at", ""), NULL);
+      if (created == NULL)
+        continue;
+      if (best_time == NULL || g_date_time_compare (created, best_time) > 0)
+        {
+          g_clear_object (&best);
+          g_clear_pointer (&best_time, g_date_time_unref);
+          best = g_steal_pointer (&other);
+          best_time = g_steal_pointer (&created);
+        }
+    }
+  return g_steal_pointer (&best);
+}

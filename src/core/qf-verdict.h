@@ -1,0 +1,78 @@
+/* qf-verdict.h — judging measured results against a profile's criteria (src/core).
+ *
+ * A verdict reads the measured value from the step's own result JSON by the criterion's key path
+ * (never recomputing a figure) and compares it with the limit; equal to the limit passes.
+ * Verdicts are JSON objects, exactly as stored in session.json (docs/session-format.md):
+ *   {"key", "index", "metric", "label", "comparison", "limit", "unit", "role", "measured",
+ *    "verdict", "reason"}
+ * Pure functions of their inputs; callable from any thread. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "qf-profile.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  QF_VERDICT_PASS,
+  QF_VERDICT_FAIL,
+  QF_VERDICT_WARN,
+  QF_VERDICT_NOT_RUN,
+  QF_VERDICT_INVALID,
+} QfVerdict;
+
+typedef enum
+{
+  QF_OVERALL_PASS,
+  QF_OVERALL_FAIL,
+  QF_OVERALL_INVALID,
+  QF_OVERALL_INCOMPLETE,
+} QfOverall;
+
+/* "pass", "fail", "warn", "not-run", "invalid" (the JSON values). */
+const char *qf_verdict_to_string  (QfVerdict    verdict);
+gboolean    qf_verdict_from_string (const char  *text,
+                                    QfVerdict   *out);
+/* Translated words for people: "PASS", "FAIL", "WARN", "NOT RUN", "INVALID". */
+const char *qf_verdict_to_label   (QfVerdict    verdict);
+/* A symbol that survives black-and-white printing: ✓ ✗ ! — ? */
+const char *qf_verdict_to_symbol  (QfVerdict    verdict);
+
+/* "pass", "fail", "invalid", "incomplete". */
+const char *qf_overall_to_string  (QfOverall    overall);
+gboolean    qf_overall_from_string (const char  *text,
+                                    QfOverall   *out);
+/* Translated: "PASS", "FAIL", "INVALID", "INCOMPLETE". */
+const char *qf_overall_to_label   (QfOverall    overall);
+
+/* Judges one criterion of the test `key`. done: the step finished and result is its complete
+ * result; otherwise every criterion is NOT RUN with not_run_reason. A result with
+ * "valid": false makes the criterion INVALID with the result's "reason". */
+JsonObject *qf_verdict_judge      (const char         *key,
+                                   guint               index,
+                                   const QfCriterion  *criterion,
+                                   gboolean            done,
+                                   JsonObject         *result,
+                                   const char         *not_run_reason);
+/* All criteria of one test, in order. */
+JsonArray  *qf_verdict_judge_test (const QfProfileTest *test,
+                                   gboolean            done,
+                                   JsonObject         *result,
+                                   const char         *not_run_reason);
+
+/* The overall verdict of a flat list of verdict objects: FAIL if a deciding criterion fails;
+ * else INVALID if a deciding one is invalid; else INCOMPLETE if a deciding one was not run;
+ * else PASS. *warnings (may be NULL) counts WARN verdicts. */
+QfOverall   qf_verdict_overall    (JsonArray          *verdicts,
+                                   guint              *warnings);
+/* {"overall", "warnings", "counts": {...}, "criteria": [copies]} */
+JsonObject *qf_verdict_summary    (JsonArray          *verdicts);
+
+/* "104 µs", "0.476 ms", "95.6 Mbit/s": 3 significant digits and the unit. */
+char       *qf_verdict_format_value (gdouble           value,
+                                     const char       *unit);
+
+G_END_DECLS

@@ -1,0 +1,75 @@
+/* test-monitor.c — the sampling thread: samples on a monotonic grid, timestamps increase, each
+ * covers its elapsed time, a stop ends the thread at once and adds the partial last interval. */
+#include "config.h"
+
+#include "qf-clock.h"
+#include "qf-monitor.h"
+
+static void
+test_samples (void)
+{
+  g_autoptr(GError) error = NULL;
+  QfMonitorConfig config = { .interval_s = 0.1 };
+  g_autoptr(QfMonitor) monitor = qf_monitor_new (&config, &error);
+  QfMonitorLive live;
+  gint64 t0;
+  guint n;
+
+  g_assert_no_error (error);
+  g_assert_cmpfloat (qf_monitor_interval_s (monitor), ==, 0.1);
+  g_assert_cmpuint (qf_monitor_n_cpus (monitor), >, 0);
+  g_assert_true (qf_monitor_start (monitor, &error));
+  g_usleep (360000);
+  qf_monitor_get_live (monitor, &live);
+  g_assert_cmpuint (live.n_samples, >=, 1);
+  t0 = qf_clock_now_ns ();
+  g_assert_true (qf_monitor_stop (monitor, &error));
+  g_assert_cmpint (qf_clock_now_ns () - t0, <, 500 * QF_NSEC_PER_MSEC);
+
+  n = qf_monitor_n_samples (monitor);
+  /* 3 full intervals in 0.36 s, and the partial 4th when at least half of it passed. */
+  g_assert_cmpuint (n, >=, 3);
+  g_assert_cmpuint (n, <=, 4);
+  for (guint i = 0; i < n; i++)
+    {
+      const QfMonitorSample *s = qf_monitor_get_sample (monitor, i);
+      g_assert_cmpfloat (s->elapsed_s, >, 0.0);
+      g_assert_cmpfloat (s->elapsed_s, <, 0.3);
+      g_assert_cmpuint (s->mem_total_kb, >, 0);
+      g_assert_cmpuint (s->mem_used_kb + s->mem_available_kb, ==, s->mem_total_kb);
+      g_assert_cmpuint (s->cpus->len, ==, qf_monitor_n_cpus (monitor));
+      g_assert_cmpfloat (s->cpu.busy, >=, 0.0);
+      g_assert_cmpfloat (s->cpu.busy, <=, 100.0);
+      if (i > 0)
+        {
+          const QfMonitorSample *p = qf_monitor_get_sample (monitor, i - 1);
+          g_assert_cmpint (s->t_ns, >, p->t_ns);
+          g_assert_cmpfloat (s->t_s - p->t_s - s->elapsed_s, <, 1e-6);
+        }
+      else
+        g_assert_cmpfloat (s->t_s - s->elapsed_s, <, 1e-6);
+    }
+  /* Grid: the first samples land near 0.1, 0.2, 0.3 s, not drifting by the sampling cost. */
+  g_assert_cmpfloat (qf_monitor_get_sample (monitor, 2)->t_s, <, 0.35);
+}
+
+static void
+test_bad_root (void)
+{
+  g_autoptr(GError) error = NULL;
+  QfMonitorConfig config = { .root = "/nonexistent-qualify-root" };
+  QfMonitor *monitor = qf_monitor_new (&config, &error);
+
+  g_assert_null (monitor);
+  g_assert_error (error, QF_PROCSTAT_ERROR, QF_PROCSTAT_ERROR_OPEN);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/engine/monitor/samples", test_samples);
+  g_test_add_func ("/engine/monitor/bad-root", test_bad_root);
+  return g_test_run ();
+}

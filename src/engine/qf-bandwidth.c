@@ -1,0 +1,1381 @@
+/* qf-bandwidth.c — TCP/UDP throughput client and the data-stream workers (src/engine).
+ * See qf-bandwidth.h. The control protocol is iperf3 3.12's (../shared/docs/interop.md §1),
+ * so the same client measures against a stock `iperf3 -s` and against our responder.
+ *
+ * Why the loops look the way they do: one thread per stream with plain blocking send/recv on
+ * whole MSS multiples is what reaches the link rate on a small PC (no event loop, no copies
+ * but the kernel's). Counters are relaxed atomics read by the control thread once per
+ * interval; SO_SNDTIMEO/SO_RCVTIMEO of 100 ms bound how long a worker takes to see a stop. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <math.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+
+#include "qf-bandwidth-private.h"
+#include "qf-clock.h"
+#include "qf-procstat.h"
+
+G_DEFINE_QUARK (qf-bandwidth-error-quark, qf_bw_error)
+
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY 60
+#endif
+#ifndef MSG_ZEROCOPY
+#define MSG_ZEROCOPY 0x4000000
+#endif
+
+#define WORKER_POLL_MS 100
+#define CONTROL_TIMEOUT_NS (10 * QF_NSEC_PER_SEC)
+
+/* ---------------------------------------------------------------- stream workers */
+
+static inline void
+atomic_add64 (guint64 *p,
+              guint64  v)
+{
+  __atomic_fetch_add (p, v, __ATOMIC_RELAXED);
+}
+
+static inline void
+atomic_set64 (guint64 *p,
+              guint64  v)
+{
+  __atomic_store_n (p, v, __ATOMIC_RELAXED);
+}
+
+static inline gboolean
+stopped (const QfBwStream *s)
+{
+  return g_atomic_int_get (s->stop) != 0;
+}
+
+static void
+stream_fail (QfBwStream *s,
+             int         errsv,
+             gboolean    eof)
+{
+  s->errsv = errsv;
+  g_atomic_int_set (&s->eof, eof);
+  g_atomic_int_set (&s->failed, 1);
+}
+
+gint64
+_qf_bw_tcp_total_retrans (int fd)
+{
+  struct tcp_info info;
+  socklen_t len = sizeof info;
+
+  memset (&info, 0, sizeof info);
+  if (fd < 0 || getsockopt (fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0)
+    return -1;
+  return info.tcpi_total_retrans;
+}
+
+gdouble
+_qf_bw_stream_jitter (const QfBwStream *stream)
+{
+  return stream->jitter_s;
+}
+
+static void
+drain_zerocopy (int fd)
+{
+  char control[128];
+
+  for (int i = 0; i < 64; i++)
+    {
+      struct msghdr msg = { 0 };
+      msg.msg_control = control;
+      msg.msg_controllen = sizeof control;
+      if (recvmsg (fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+        break;
+    }
+}
+
+/* Sleeps until the pacing deadline of a rate-limited sender, in slices short enough to see a
+ * stop request. */
+static void
+pace (QfBwStream *s,
+      gint64      start_ns,
+      guint64     bytes_done)
+{
+  gint64 due_ns;
+
+  if (s->rate_bps == 0)
+    return;
+  due_ns = start_ns + (gint64) ((gdouble) bytes_done * 8.0 * 1e9 / (gdouble) s->rate_bps);
+  for (;;)
+    {
+      gint64 now = qf_clock_now_ns ();
+      struct timespec ts;
+
+      if (due_ns <= now || stopped (s))
+        return;
+      ts = qf_ns_to_timespec (MIN (due_ns, now + WORKER_POLL_MS * QF_NSEC_PER_MSEC));
+      clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    }
+}
+
+static void
+tcp_send_loop (QfBwStream *s)
+{
+  gint64 start_ns = qf_clock_now_ns ();
+  guint64 sent = 0;
+  guint n_zc = 0;
+  int flags = MSG_NOSIGNAL;
+
+  if (s->zerocopy)
+    {
+      int one = 1;
+      if (setsockopt (s->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof one) == 0)
+        flags |= MSG_ZEROCOPY;
+    }
+
+  while (!stopped (s))
+    {
+      ssize_t n;
+
+      pace (s, start_ns, sent);
+      n = send (s->fd, s->buf, s->len, flags);
+      if (n > 0)
+        {
+          sent += n;
+          atomic_add64 (&s->bytes, n);
+          if ((flags & MSG_ZEROCOPY) && (++n_zc & 15) == 0)
+            drain_zerocopy (s->fd);
+          continue;
+        }
+      if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        continue;
+      if (n < 0 && errno == ENOBUFS && (flags & MSG_ZEROCOPY))
+        {
+          drain_zerocopy (s->fd);
+          continue;
+        }
+      stream_fail (s, n < 0 ? errno : 0, n == 0);
+      return;
+    }
+}
+
+static void
+tcp_recv_loop (QfBwStream *s)
+{
+  guint read_len = s->read_len ? MIN (s->read_len, s->len) : s->len;
+
+  while (!stopped (s))
+    {
+      ssize_t n = recv (s->fd, s->buf, read_len, 0);
+
+      if (n > 0)
+        {
+          atomic_add64 (&s->bytes, n);
+          continue;
+        }
+      if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        continue;
+      stream_fail (s, n < 0 ? errno : 0, n == 0);
+      return;
+    }
+}
+
+static inline void
+put_be32 (char   *p,
+          guint32 v)
+{
+  v = GUINT32_TO_BE (v);
+  memcpy (p, &v, 4);
+}
+
+static inline guint32
+get_be32 (const char *p)
+{
+  guint32 v;
+  memcpy (&v, p, 4);
+  return GUINT32_FROM_BE (v);
+}
+
+static void
+udp_send_loop (QfBwStream *s)
+{
+  gint64 start_ns = qf_clock_now_ns ();
+  guint64 sent = 0, seq = 1;
+
+  /* Default timer slack (50 µs) would make the pacing sleep overshoot at 100 Mbit/s. */
+  prctl (PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+
+  while (!stopped (s))
+    {
+      struct timeval tv;
+      ssize_t n;
+
+      pace (s, start_ns, sent);
+      gettimeofday (&tv, NULL);
+      put_be32 (s->buf, (guint32) tv.tv_sec);
+      put_be32 (s->buf + 4, (guint32) tv.tv_usec);
+      if (s->udp64)
+        {
+          guint64 be = GUINT64_TO_BE (seq);
+          memcpy (s->buf + 8, &be, 8);
+        }
+      else
+        put_be32 (s->buf + 8, (guint32) seq);
+
+      n = send (s->fd, s->buf, s->len, MSG_NOSIGNAL);
+      if (n > 0)
+        {
+          sent += n;
+          seq++;
+          atomic_add64 (&s->bytes, n);
+          atomic_set64 (&s->packets, seq - 1);
+          continue;
+        }
+      /* A full socket buffer, or an ICMP error from an earlier datagram, is not the end of a
+       * UDP test; the control connection tells whether the peer is gone. */
+      if (n < 0 && (errno == EAGAIN || errno == EINTR || errno == ENOBUFS
+                    || errno == ECONNREFUSED))
+        {
+          if (errno == ENOBUFS)
+            g_usleep (100);
+          continue;
+        }
+      stream_fail (s, n < 0 ? errno : 0, FALSE);
+      return;
+    }
+}
+
+static void
+udp_recv_loop (QfBwStream *s)
+{
+  guint header = s->udp64 ? 16 : 12;
+
+  while (!stopped (s))
+    {
+      ssize_t n = recv (s->fd, s->buf, s->len, 0);
+      struct timeval tv;
+      guint64 seq, max_seq;
+      gdouble sent_s, transit, d;
+
+      if (n < 0)
+        {
+          if (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED)
+            continue;
+          stream_fail (s, errno, FALSE);
+          return;
+        }
+      gettimeofday (&tv, NULL);
+      atomic_add64 (&s->bytes, n);
+      if ((guint) n < header)
+        continue;
+
+      sent_s = get_be32 (s->buf) + get_be32 (s->buf + 4) / 1e6;
+      if (s->udp64)
+        {
+          guint64 be;
+          memcpy (&be, s->buf + 8, 8);
+          seq = GUINT64_FROM_BE (be);
+        }
+      else
+        seq = get_be32 (s->buf + 8);
+
+      /* iperf3's accounting (iperf_udp_recv): a gap counts as lost, a late packet takes one
+       * back and counts as out of order; packets = highest sequence seen. */
+      max_seq = s->packets;
+      if (seq >= max_seq + 1)
+        {
+          if (seq > max_seq + 1)
+            atomic_add64 (&s->errors, (seq - 1) - max_seq);
+          atomic_set64 (&s->packets, seq);
+        }
+      else
+        {
+          atomic_add64 (&s->out_of_order, 1);
+          if (s->errors > 0)
+            atomic_set64 (&s->errors, s->errors - 1);
+        }
+
+      /* RFC 1889 jitter, in seconds, as iperf3 computes it. */
+      transit = (tv.tv_sec + tv.tv_usec / 1e6) - sent_s;
+      d = fabs (transit - s->prev_transit_s);
+      s->prev_transit_s = transit;
+      s->jitter_s += (d - s->jitter_s) / 16.0;
+    }
+}
+
+static gpointer
+stream_thread (gpointer data)
+{
+  QfBwStream *s = data;
+
+  if (s->protocol == QF_BW_TCP)
+    {
+      if (s->sender)
+        tcp_send_loop (s);
+      else
+        tcp_recv_loop (s);
+    }
+  else
+    {
+      if (s->sender)
+        udp_send_loop (s);
+      else
+        udp_recv_loop (s);
+    }
+  return NULL;
+}
+
+void
+_qf_bw_stream_start (QfBwStream *stream)
+{
+  struct timeval tv = { 0, WORKER_POLL_MS * 1000 };
+  guint buf_len;
+
+  g_return_if_fail (stream->thread == NULL && stream->stop != NULL);
+
+  setsockopt (stream->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  setsockopt (stream->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  /* A UDP receiver takes any datagram the peer sends, whatever its own block size. */
+  buf_len = stream->protocol == QF_BW_UDP && !stream->sender ? 65536 : stream->len;
+  if (stream->protocol == QF_BW_UDP && !stream->sender)
+    stream->len = buf_len;
+  stream->buf = g_malloc (buf_len);
+  /* Payload content does not matter to either side; a fixed pattern is cheap to make. */
+  for (guint i = 0; i < buf_len; i++)
+    stream->buf[i] = (char) ('0' + i % 10);
+  stream->thread = g_thread_new ("qf-bw-stream", stream_thread, stream);
+}
+
+void
+_qf_bw_stream_join (QfBwStream *stream)
+{
+  if (stream->thread != NULL)
+    g_thread_join (g_steal_pointer (&stream->thread));
+}
+
+void
+_qf_bw_stream_clear (QfBwStream *stream)
+{
+  _qf_bw_stream_join (stream);
+  if (stream->fd >= 0)
+    close (stream->fd);
+  stream->fd = -1;
+  g_clear_pointer (&stream->buf, g_free);
+}
+
+/* ---------------------------------------------------------------- client */
+
+struct QfBwClient
+{
+  QfBwConfig config;
+  char      *host;
+  char      *iface;
+};
+
+typedef struct
+{
+  QfBwClient       *client;
+  const gint       *cancel;
+  int               ctrl;
+  struct sockaddr_storage peer;
+  socklen_t         peer_len;
+  guint             n_streams;
+  QfBwStream        streams[2 * QF_IPERF3_MAX_STREAMS];
+  gint              stop_senders;
+  gint              stop_receivers;
+  /* omit bases and interval bookkeeping */
+  guint64           base_bytes[2 * QF_IPERF3_MAX_STREAMS];
+  guint64           base_packets[2 * QF_IPERF3_MAX_STREAMS];
+  guint64           base_errors[2 * QF_IPERF3_MAX_STREAMS];
+  gint64            base_retrans[2 * QF_IPERF3_MAX_STREAMS];
+  guint64           prev_bytes[2 * QF_IPERF3_MAX_STREAMS];
+  gint64            prev_retrans[2 * QF_IPERF3_MAX_STREAMS];
+  guint64           final_retrans_sum;
+  gboolean          have_retrans;
+} Run;
+
+const char *
+qf_bw_direction_to_string (QfBwDirection direction)
+{
+  switch (direction)
+    {
+    case QF_BW_UP: return "up";
+    case QF_BW_DOWN: return "down";
+    case QF_BW_BIDIR: return "bidir";
+    default: return "?";
+    }
+}
+
+QfBwClient *
+qf_bw_client_new (const QfBwConfig *config,
+                  GError          **error)
+{
+  QfBwClient *client;
+
+  g_return_val_if_fail (config != NULL, NULL);
+
+  if (config->host == NULL || config->host[0] == '\0')
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+                   _("No peer given: name the helper machine running the bandwidth responder."));
+      return NULL;
+    }
+  if (config->parallel < 1 || config->parallel > QF_IPERF3_MAX_STREAMS)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+                   _("Parallel streams must be 1…%d, not %u."), QF_IPERF3_MAX_STREAMS, config->parallel);
+      return NULL;
+    }
+  if (!(config->time_s > 0 && config->time_s <= 86400) || !(config->omit_s >= 0 && config->omit_s <= 600))
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+                   _("Test time must be 0…86400 s and omit 0…600 s."));
+      return NULL;
+    }
+  if (!(config->interval_s >= 0 && config->interval_s <= 60)
+      || (config->interval_s > 0 && config->interval_s < 0.1))
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+                   _("The report interval must be 0.1…60 s."));
+      return NULL;
+    }
+  if (config->len != 0
+      && ((config->protocol == QF_BW_TCP && config->len > QF_IPERF3_MAX_TCP_LEN)
+          || (config->protocol == QF_BW_UDP
+              && (config->len < QF_IPERF3_MIN_UDP_LEN || config->len > QF_IPERF3_MAX_UDP_LEN))))
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+                   _("Block length %u is out of range (TCP 1…%d, UDP %d…%d bytes)."), config->len,
+                   QF_IPERF3_MAX_TCP_LEN, QF_IPERF3_MIN_UDP_LEN, QF_IPERF3_MAX_UDP_LEN);
+      return NULL;
+    }
+
+  client = g_new0 (QfBwClient, 1);
+  client->config = *config;
+  client->host = g_strdup (config->host);
+  client->iface = g_strdup (config->iface);
+  client->config.host = client->host;
+  client->config.iface = client->iface;
+  if (client->config.port == 0)
+    client->config.port = QF_IPERF3_PORT;
+  if (client->config.interval_s == 0)
+    client->config.interval_s = 1.0;
+  if (client->config.connect_timeout_s <= 0)
+    client->config.connect_timeout_s = 5.0;
+  if (client->config.stall_timeout_s <= 0)
+    client->config.stall_timeout_s = 10.0;
+  return client;
+}
+
+void
+qf_bw_client_free (QfBwClient *client)
+{
+  if (client == NULL)
+    return;
+  g_free (client->host);
+  g_free (client->iface);
+  g_free (client);
+}
+
+void
+qf_bw_result_clear (QfBwResult *result)
+{
+  g_clear_pointer (&result->intervals, g_array_unref);
+}
+
+static gboolean
+cancelled (const gint *cancel)
+{
+  return cancel != NULL && g_atomic_int_get (cancel) != 0;
+}
+
+/* Non-blocking connect bounded by the connect timeout; the socket is blocking again after. */
+static int
+connect_one (Run        *run,
+             int         socktype,
+             GError    **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+  struct addrinfo hints = { 0 }, *res = NULL;
+  char port[8];
+  int rc, fd = -1, errsv = 0;
+  gint64 deadline = qf_clock_now_ns () + (gint64) (cfg->connect_timeout_s * 1e9);
+
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = socktype;
+  g_snprintf (port, sizeof port, "%u", cfg->port);
+  rc = getaddrinfo (cfg->host, port, &hints, &res);
+  if (rc != 0)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+                   _("Cannot resolve “%s”: %s. Check the peer's name or use its address."),
+                   cfg->host, gai_strerror (rc));
+      return -1;
+    }
+  for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next)
+    {
+      fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+      if (fd < 0)
+        {
+          errsv = errno;
+          continue;
+        }
+      if (cfg->window_bytes > 0)
+        {
+          setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &cfg->window_bytes, sizeof cfg->window_bytes);
+          setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &cfg->window_bytes, sizeof cfg->window_bytes);
+        }
+      if (connect (fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS)
+        {
+          errsv = errno;
+          close (fd);
+          fd = -1;
+          continue;
+        }
+      if (socktype == SOCK_STREAM)
+        {
+          for (;;)
+            {
+              struct pollfd pfd = { fd, POLLOUT, 0 };
+              gint64 now = qf_clock_now_ns ();
+              int wait_ms = (int) MIN ((deadline - now) / QF_NSEC_PER_MSEC, 100);
+              socklen_t len = sizeof errsv;
+
+              if (cancelled (run->cancel))
+                {
+                  close (fd);
+                  freeaddrinfo (res);
+                  g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+                  return -1;
+                }
+              if (now >= deadline)
+                {
+                  errsv = ETIMEDOUT;
+                  close (fd);
+                  fd = -1;
+                  break;
+                }
+              if (poll (&pfd, 1, MAX (wait_ms, 1)) <= 0)
+                continue;
+              errsv = 0;
+              getsockopt (fd, SOL_SOCKET, SO_ERROR, &errsv, &len);
+              if (errsv != 0)
+                {
+                  close (fd);
+                  fd = -1;
+                }
+              break;
+            }
+        }
+      if (fd >= 0)
+        {
+          int flags = fcntl (fd, F_GETFL);
+          fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
+          memcpy (&run->peer, ai->ai_addr, ai->ai_addrlen);
+          run->peer_len = ai->ai_addrlen;
+        }
+    }
+  freeaddrinfo (res);
+  if (fd < 0)
+    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+                 _("Cannot reach %s:%u: %s. Is “qualify-cli serve” or “iperf3 -s” running there?"),
+                 cfg->host, cfg->port, g_strerror (errsv));
+  return fd;
+}
+
+static gboolean
+peer_refused (Run        *run,
+              signed char state,
+              GError    **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+
+  if (state == QF_IPERF3_ACCESS_DENIED)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_BUSY,
+                   _("The bandwidth responder at %s:%u is busy with another test. Try again when it is done."),
+                   cfg->host, cfg->port);
+      return TRUE;
+    }
+  if (state == QF_IPERF3_SERVER_ERROR)
+    {
+      guint32 codes[2] = { 0, 0 };
+      g_autoptr(GError) local = NULL;
+
+      _qf_net_read_exact (run->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
+                          run->cancel, "error code", &local);
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                   _("The bandwidth responder at %s:%u reported an error (iperf3 error %d, system error %d) and refused the test."),
+                   cfg->host, cfg->port, (int) GUINT32_FROM_BE (codes[0]), (int) GUINT32_FROM_BE (codes[1]));
+      return TRUE;
+    }
+  if (state == QF_IPERF3_SERVER_TERMINATE)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                   _("The bandwidth responder at %s:%u ended the test."), cfg->host, cfg->port);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+expect_state (Run        *run,
+              signed char want,
+              GError    **error)
+{
+  signed char state;
+
+  if (!_qf_iperf3_read_state (run->ctrl, &state, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
+                              run->cancel, error))
+    return FALSE;
+  if (state == want)
+    return TRUE;
+  if (!peer_refused (run, state, error))
+    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                 _("The bandwidth responder sent state %d where %d was expected."), state, want);
+  return FALSE;
+}
+
+static guint
+default_len (const QfBwConfig *cfg,
+             int               ctrl)
+{
+  int mss = 0;
+  socklen_t len = sizeof mss;
+
+  if (cfg->len != 0)
+    return cfg->len;
+  if (getsockopt (ctrl, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) != 0 || mss <= 0)
+    mss = 0;
+  if (cfg->protocol == QF_BW_UDP)
+    return mss > 0 ? (guint) MIN (mss, QF_IPERF3_MAX_UDP_LEN) : 1460;
+  if (mss == 0)
+    return 128 * 1024;
+  /* 16 whole segments per write, as many as fit in iperf3's largest block. */
+  return (guint) (MIN (16, QF_IPERF3_MAX_TCP_LEN / mss) * mss);
+}
+
+static void
+write_params (const QfBwConfig *cfg,
+              guint             len,
+              GString          *out)
+{
+  QfJsonWriter w;
+
+  qf_json_writer_init (&w, out);
+  qf_json_writer_begin_object (&w);
+  qf_json_writer_key (&w, cfg->protocol == QF_BW_UDP ? "udp" : "tcp");
+  qf_json_writer_bool (&w, TRUE);
+  qf_json_writer_key (&w, "omit");
+  qf_json_writer_int (&w, (gint64) ceil (cfg->omit_s));
+  qf_json_writer_key (&w, "time");
+  qf_json_writer_int (&w, (gint64) ceil (cfg->time_s));
+  qf_json_writer_key (&w, "num");
+  qf_json_writer_int (&w, 0);
+  qf_json_writer_key (&w, "blockcount");
+  qf_json_writer_int (&w, 0);
+  qf_json_writer_key (&w, "parallel");
+  qf_json_writer_int (&w, cfg->parallel);
+  if (cfg->direction == QF_BW_DOWN)
+    {
+      qf_json_writer_key (&w, "reverse");
+      qf_json_writer_bool (&w, TRUE);
+    }
+  if (cfg->direction == QF_BW_BIDIR)
+    {
+      qf_json_writer_key (&w, "bidirectional");
+      qf_json_writer_bool (&w, TRUE);
+    }
+  if (cfg->window_bytes > 0)
+    {
+      qf_json_writer_key (&w, "window");
+      qf_json_writer_int (&w, cfg->window_bytes);
+    }
+  if (cfg->nodelay)
+    {
+      qf_json_writer_key (&w, "nodelay");
+      qf_json_writer_bool (&w, TRUE);
+    }
+  qf_json_writer_key (&w, "len");
+  qf_json_writer_int (&w, len);
+  if (cfg->bitrate_bps > 0 || cfg->protocol == QF_BW_UDP)
+    {
+      qf_json_writer_key (&w, "bandwidth");
+      qf_json_writer_uint (&w, cfg->bitrate_bps > 0 ? cfg->bitrate_bps : QF_IPERF3_UDP_DEFAULT_BPS);
+    }
+  qf_json_writer_key (&w, "pacing_timer");
+  qf_json_writer_int (&w, 1000);
+  qf_json_writer_key (&w, "client_version");
+  qf_json_writer_string (&w, "qualify-" PACKAGE_VERSION);
+  qf_json_writer_end_object (&w);
+}
+
+/* Opens one data stream after CREATE_STREAMS (interop.md §1 "TCP streams" / "UDP streams"). */
+static gboolean
+open_stream (Run        *run,
+             QfBwStream *s,
+             const char *cookie,
+             GError    **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+  int fd = connect_one (run, cfg->protocol == QF_BW_UDP ? SOCK_DGRAM : SOCK_STREAM, error);
+
+  if (fd < 0)
+    return FALSE;
+  s->fd = fd;
+  if (cfg->protocol == QF_BW_TCP)
+    {
+      if (cfg->nodelay)
+        {
+          int one = 1;
+          setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        }
+      return _qf_net_write_exact (fd, cookie, QF_IPERF3_COOKIE_SIZE,
+                                  qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
+                                  "stream cookie", error);
+    }
+  else
+    {
+      static const guchar hello[4] = { 0x39, 0x38, 0x37, 0x36 };
+      gint64 deadline = qf_clock_now_ns () + CONTROL_TIMEOUT_NS;
+      gint64 resend = 0;
+
+      /* Bigger socket buffers keep a receiving UDP stream from dropping on bursts. */
+      if (cfg->window_bytes == 0)
+        {
+          int buf = 4 * 1024 * 1024;
+          setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
+        }
+      for (;;)
+        {
+          guchar reply[16];
+          struct pollfd pfd = { fd, POLLIN, 0 };
+          gint64 now = qf_clock_now_ns ();
+          ssize_t n;
+
+          if (cancelled (run->cancel))
+            {
+              g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+              return FALSE;
+            }
+          if (now >= deadline)
+            {
+              g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                           _("The bandwidth responder at %s:%u did not answer the UDP stream setup. Is UDP port %u open on its firewall?"),
+                           cfg->host, cfg->port, cfg->port);
+              return FALSE;
+            }
+          /* The first hello goes at once; the rest only if the reply is slow (lost hello). */
+          if (now >= resend)
+            {
+              send (fd, hello, sizeof hello, MSG_NOSIGNAL);
+              resend = now + 2 * QF_NSEC_PER_SEC;
+            }
+          if (poll (&pfd, 1, 100) <= 0)
+            continue;
+          n = recv (fd, reply, sizeof reply, 0);
+          if (n == 4 && ((reply[0] == 0x36 && reply[1] == 0x37 && reply[2] == 0x38 && reply[3] == 0x39)
+                         || (reply[0] == 0xB1 && reply[1] == 0x68 && reply[2] == 0xDE && reply[3] == 0x3A)))
+            return TRUE;
+        }
+    }
+}
+
+/* Finds the interface whose address is the control connection's local address. */
+static void
+find_iface (int   ctrl,
+            char *out,
+            gsize out_len)
+{
+  struct sockaddr_storage local;
+  socklen_t len = sizeof local;
+  struct ifaddrs *ifs = NULL;
+
+  out[0] = '\0';
+  if (getsockname (ctrl, (struct sockaddr *) &local, &len) != 0 || getifaddrs (&ifs) != 0)
+    return;
+  for (struct ifaddrs *i = ifs; i != NULL && out[0] == '\0'; i = i->ifa_next)
+    {
+      struct sockaddr *a = i->ifa_addr;
+      if (a == NULL)
+        continue;
+      if (a->sa_family == AF_INET && local.ss_family == AF_INET
+          && ((struct sockaddr_in *) a)->sin_addr.s_addr == ((struct sockaddr_in *) &local)->sin_addr.s_addr)
+        g_strlcpy (out, i->ifa_name, out_len);
+      else if (a->sa_family == AF_INET6 && local.ss_family == AF_INET6)
+        {
+          const struct in6_addr *l = &((struct sockaddr_in6 *) &local)->sin6_addr;
+          if (IN6_IS_ADDR_V4MAPPED (l))
+            continue;
+          if (memcmp (&((struct sockaddr_in6 *) a)->sin6_addr, l, sizeof *l) == 0)
+            g_strlcpy (out, i->ifa_name, out_len);
+        }
+    }
+  /* IPv4 over an IPv6 socket: match the mapped address. */
+  if (out[0] == '\0' && local.ss_family == AF_INET6
+      && IN6_IS_ADDR_V4MAPPED (&((struct sockaddr_in6 *) &local)->sin6_addr))
+    {
+      guint32 v4;
+      memcpy (&v4, &((struct sockaddr_in6 *) &local)->sin6_addr.s6_addr[12], 4);
+      for (struct ifaddrs *i = ifs; i != NULL && out[0] == '\0'; i = i->ifa_next)
+        if (i->ifa_addr != NULL && i->ifa_addr->sa_family == AF_INET
+            && ((struct sockaddr_in *) i->ifa_addr)->sin_addr.s_addr == v4)
+          g_strlcpy (out, i->ifa_name, out_len);
+    }
+  freeifaddrs (ifs);
+}
+
+static void
+write_client_results (Run     *run,
+                      gdouble  duration_s,
+                      const QfCpuMark *cpu_start,
+                      GString *out)
+{
+  QfJsonWriter w;
+  gdouble user, sys, total;
+  gboolean tcp_sender = FALSE;
+
+  for (guint i = 0; i < run->n_streams; i++)
+    tcp_sender |= run->streams[i].sender && run->streams[i].protocol == QF_BW_TCP;
+  _qf_cpu_util (cpu_start, &user, &sys, &total);
+
+  qf_json_writer_init (&w, out);
+  qf_json_writer_begin_object (&w);
+  qf_json_writer_key (&w, "cpu_util_total");
+  qf_json_writer_double (&w, total);
+  qf_json_writer_key (&w, "cpu_util_user");
+  qf_json_writer_double (&w, user);
+  qf_json_writer_key (&w, "cpu_util_system");
+  qf_json_writer_double (&w, sys);
+  qf_json_writer_key (&w, "sender_has_retransmits");
+  qf_json_writer_int (&w, tcp_sender ? 1 : -1);
+  qf_json_writer_key (&w, "streams");
+  qf_json_writer_begin_array (&w);
+  for (guint i = 0; i < run->n_streams; i++)
+    {
+      QfBwStream *s = &run->streams[i];
+      gint64 retrans = -1;
+
+      if (s->sender && s->protocol == QF_BW_TCP && run->base_retrans[i] >= 0)
+        {
+          gint64 now = _qf_bw_tcp_total_retrans (s->fd);
+          retrans = now >= 0 ? now - run->base_retrans[i] : -1;
+        }
+      qf_json_writer_begin_object (&w);
+      qf_json_writer_key (&w, "id");
+      qf_json_writer_int (&w, s->id);
+      qf_json_writer_key (&w, "bytes");
+      qf_json_writer_uint (&w, s->bytes - run->base_bytes[i]);
+      qf_json_writer_key (&w, "retransmits");
+      qf_json_writer_int (&w, retrans);
+      qf_json_writer_key (&w, "jitter");
+      qf_json_writer_double (&w, s->sender ? 0 : s->jitter_s);
+      qf_json_writer_key (&w, "errors");
+      qf_json_writer_uint (&w, s->sender ? 0 : s->errors - run->base_errors[i]);
+      qf_json_writer_key (&w, "packets");
+      qf_json_writer_uint (&w, s->packets - run->base_packets[i]);
+      qf_json_writer_key (&w, "start_time");
+      qf_json_writer_int (&w, 0);
+      qf_json_writer_key (&w, "end_time");
+      qf_json_writer_double (&w, duration_s);
+      qf_json_writer_end_object (&w);
+    }
+  qf_json_writer_end_array (&w);
+  qf_json_writer_end_object (&w);
+}
+
+static const QfJson *
+peer_stream (const QfJson *peer_results,
+             guint         id)
+{
+  const QfJson *streams = qf_json_get (peer_results, "streams");
+
+  for (guint i = 0; i < qf_json_length (streams); i++)
+    {
+      const QfJson *s = qf_json_index (streams, i);
+      if (qf_json_int (qf_json_get (s, "id"), -1) == id)
+        return s;
+    }
+  return NULL;
+}
+
+/* Final figures from our counters and the peer's results (NULL when it never sent them). */
+static void
+summarize (Run          *run,
+           gdouble       duration_s,
+           const QfJson *peer_results,
+           QfBwResult   *result)
+{
+  guint64 sent = 0, received = 0, up_rx = 0, down_rx = 0;
+  guint64 lost = 0, packets = 0, ooo = 0;
+  gdouble jitter_sum = 0, up_time = 0, down_time = duration_s;
+  guint n_jitter = 0;
+  gint64 retrans = 0;
+  gboolean retrans_known = FALSE, up_known = FALSE;
+  gdouble secs = duration_s > 0 ? duration_s : 1;
+
+  for (guint i = 0; i < run->n_streams; i++)
+    {
+      QfBwStream *s = &run->streams[i];
+      guint64 local = s->bytes - run->base_bytes[i];
+      const QfJson *ps = peer_stream (peer_results, s->id);
+      gint64 peer_bytes = ps != NULL ? qf_json_int (qf_json_get (ps, "bytes"), 0) : 0;
+      gdouble peer_end = ps != NULL ? qf_json_double (qf_json_get (ps, "end_time"), 0) : 0;
+      gint64 r;
+
+      if (s->sender)
+        {
+          sent += local;
+          result->bytes_sent += local;
+          if (ps != NULL)
+            {
+              received += MAX (peer_bytes, 0);
+              up_rx += MAX (peer_bytes, 0);
+              up_known = TRUE;
+              up_time = MAX (up_time, peer_end);
+            }
+          if (s->protocol == QF_BW_TCP && run->base_retrans[i] >= 0 && run->prev_retrans[i] >= 0)
+            {
+              retrans += run->prev_retrans[i] - run->base_retrans[i];
+              retrans_known = TRUE;
+            }
+          if (s->protocol == QF_BW_UDP && ps != NULL)
+            {
+              lost += MAX (qf_json_int (qf_json_get (ps, "errors"), 0), 0);
+              packets += MAX (qf_json_int (qf_json_get (ps, "packets"), 0), 0);
+              jitter_sum += qf_json_double (qf_json_get (ps, "jitter"), 0);
+              n_jitter++;
+            }
+        }
+      else
+        {
+          received += local;
+          down_rx += local;
+          result->bytes_received += local;
+          if (ps != NULL)
+            {
+              sent += MAX (peer_bytes, 0);
+              r = qf_json_int (qf_json_get (ps, "retransmits"), -1);
+              if (r >= 0)
+                {
+                  retrans += r;
+                  retrans_known = TRUE;
+                }
+            }
+          if (s->protocol == QF_BW_UDP)
+            {
+              lost += s->errors - run->base_errors[i];
+              packets += s->packets - run->base_packets[i];
+              ooo += s->out_of_order;
+              jitter_sum += s->jitter_s;
+              n_jitter++;
+            }
+        }
+    }
+  if (up_time <= 0)
+    up_time = secs;
+
+  result->duration_s = duration_s;
+  result->sent_mbps = sent * 8.0 / secs / 1e6;
+  result->received_mbps = received * 8.0 / secs / 1e6;
+  result->up_mbps = up_known ? up_rx * 8.0 / up_time / 1e6 : 0;
+  result->down_mbps = down_rx * 8.0 / down_time / 1e6;
+  if (result->direction == QF_BW_UP && !up_known)
+    result->received_mbps = 0;
+  result->retransmits = retrans_known ? retrans : -1;
+  if (run->client->config.protocol == QF_BW_UDP)
+    {
+      result->jitter_ms = n_jitter > 0 ? jitter_sum / n_jitter * 1e3 : 0;
+      result->lost_packets = lost;
+      result->total_packets = packets;
+      result->out_of_order = ooo;
+      result->lost_pct = packets > 0 ? 100.0 * lost / packets : 0;
+    }
+}
+
+static void
+record_interval (Run        *run,
+                 QfBwResult *result,
+                 gint64      t0_ns,
+                 gint64      prev_ns,
+                 gint64      now_ns)
+{
+  QfBwConfig *cfg = &run->client->config;
+  QfBwInterval iv = { 0 };
+  guint64 up = 0, down = 0;
+  gint64 retrans = 0;
+  gboolean retrans_known = FALSE;
+  gdouble secs = (now_ns - prev_ns) / 1e9;
+
+  for (guint i = 0; i < run->n_streams; i++)
+    {
+      QfBwStream *s = &run->streams[i];
+      guint64 b = _qf_atomic_get64 (&s->bytes);
+      guint64 d = b - run->prev_bytes[i];
+
+      run->prev_bytes[i] = b;
+      if (s->sender)
+        up += d;
+      else
+        down += d;
+      if (s->sender && s->protocol == QF_BW_TCP && run->prev_retrans[i] >= 0)
+        {
+          gint64 r = _qf_bw_tcp_total_retrans (s->fd);
+          if (r >= 0)
+            {
+              retrans += r - run->prev_retrans[i];
+              run->prev_retrans[i] = r;
+              retrans_known = TRUE;
+            }
+        }
+    }
+  iv.t_s = (now_ns - t0_ns) / 1e9;
+  iv.up_mbps = up * 8.0 / secs / 1e6;
+  iv.down_mbps = down * 8.0 / secs / 1e6;
+  iv.mbps = iv.up_mbps + iv.down_mbps;
+  iv.retransmits = retrans_known ? retrans : -1;
+  g_array_append_val (result->intervals, iv);
+
+  if (cfg->ring != NULL)
+    {
+      QfSample sample = { now_ns, (gint64) (iv.mbps * 1e6), 0, 0 };
+      qf_ring_push (cfg->ring, &sample);
+      if (cfg->direction == QF_BW_BIDIR)
+        {
+          sample.channel = 1;
+          sample.value_ns = (gint64) (iv.up_mbps * 1e6);
+          qf_ring_push (cfg->ring, &sample);
+          sample.channel = 2;
+          sample.value_ns = (gint64) (iv.down_mbps * 1e6);
+          qf_ring_push (cfg->ring, &sample);
+        }
+    }
+  if (cfg->on_interval != NULL)
+    cfg->on_interval (&iv, cfg->user_data);
+}
+
+static void
+stop_all_streams (Run *run)
+{
+  g_atomic_int_set (&run->stop_senders, 1);
+  g_atomic_int_set (&run->stop_receivers, 1);
+  for (guint i = 0; i < run->n_streams; i++)
+    _qf_bw_stream_join (&run->streams[i]);
+}
+
+static gboolean
+stream_failure (Run     *run,
+                GError **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+
+  for (guint i = 0; i < run->n_streams; i++)
+    if (g_atomic_int_get (&run->streams[i].failed))
+      {
+        QfBwStream *s = &run->streams[i];
+        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                     _("Data stream %u to %s:%u broke off (%s). The peer stopped or the link went down."),
+                     s->id, cfg->host, cfg->port,
+                     s->eof ? _("closed by the peer") : g_strerror (s->errsv));
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* Handles one byte the peer sent during the test. Returns FALSE with error set. */
+static gboolean
+unexpected_state (Run     *run,
+                  GError **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+  signed char state;
+  g_autoptr(GError) local = NULL;
+
+  if (!_qf_iperf3_read_state (run->ctrl, &state, qf_clock_now_ns () + QF_NSEC_PER_SEC,
+                              run->cancel, &local))
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                   _("The bandwidth responder at %s:%u closed the control connection during the test. It stopped or crashed."),
+                   cfg->host, cfg->port);
+      return FALSE;
+    }
+  if (!peer_refused (run, state, error))
+    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                 _("The bandwidth responder sent state %d during the test."), state);
+  return FALSE;
+}
+
+gboolean
+qf_bw_client_run (QfBwClient  *client,
+                  const gint  *cancel,
+                  QfBwResult  *result,
+                  GError     **error)
+{
+  QfBwConfig *cfg;
+  g_autofree Run *run = NULL;
+  g_autoptr(GString) json = g_string_new (NULL);
+  g_autoptr(QfJson) peer_results = NULL;
+  g_autoptr(QfProcStat) procstat = NULL;
+  g_autoptr(QfProcSnapshot) snap0 = NULL;
+  g_autoptr(QfProcSnapshot) snap1 = NULL;
+  char cookie[QF_IPERF3_COOKIE_SIZE];
+  guint per_dir, len;
+  gint64 t_start, omit_end, test_end, t0 = 0, prev_tick, next_tick, interval_ns, now;
+  gint64 last_move_ns;
+  guint64 last_total = 0;
+  gboolean omit_done = FALSE, ok = FALSE;
+  gdouble duration_s = 0;
+  QfCpuMark cpu_start;
+  signed char state;
+
+  g_return_val_if_fail (client != NULL && result != NULL, FALSE);
+  cfg = &client->config;
+
+  run = g_new0 (Run, 1);
+  run->client = client;
+  run->cancel = cancel;
+  run->ctrl = -1;
+  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+    run->streams[i].fd = -1;
+
+  if (result->intervals == NULL)
+    result->intervals = g_array_new (FALSE, TRUE, sizeof (QfBwInterval));
+  result->protocol = cfg->protocol;
+  result->direction = cfg->direction;
+  result->streams = cfg->parallel;
+  result->retransmits = -1;
+  result->jitter_ms = cfg->protocol == QF_BW_UDP ? 0 : -1;
+  result->lost_pct = cfg->protocol == QF_BW_UDP ? 0 : -1;
+
+  _qf_cpu_mark (&cpu_start);
+
+  run->ctrl = connect_one (run, SOCK_STREAM, error);
+  if (run->ctrl < 0)
+    goto out;
+  {
+    int one = 1;
+    setsockopt (run->ctrl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  _qf_iperf3_make_cookie (cookie);
+  if (!_qf_net_write_exact (run->ctrl, cookie, sizeof cookie, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
+                            cancel, "cookie", error)
+      || !expect_state (run, QF_IPERF3_PARAM_EXCHANGE, error))
+    goto out;
+
+  len = default_len (cfg, run->ctrl);
+  result->len = len;
+  write_params (cfg, len, json);
+  if (!_qf_iperf3_write_json (run->ctrl, json, error)
+      || !expect_state (run, QF_IPERF3_CREATE_STREAMS, error))
+    goto out;
+
+  /* Our sending streams first, then our receiving ones (iperf_handle_message_client). */
+  per_dir = cfg->parallel;
+  run->n_streams = cfg->direction == QF_BW_BIDIR ? 2 * per_dir : per_dir;
+  for (guint i = 0; i < run->n_streams; i++)
+    {
+      QfBwStream *s = &run->streams[i];
+
+      s->id = _qf_iperf3_stream_id (i);
+      s->protocol = cfg->protocol;
+      s->len = len;
+      s->sender = cfg->direction == QF_BW_UP || (cfg->direction == QF_BW_BIDIR && i < per_dir);
+      s->rate_bps = s->sender ? (cfg->protocol == QF_BW_UDP && cfg->bitrate_bps == 0
+                                   ? QF_IPERF3_UDP_DEFAULT_BPS : cfg->bitrate_bps) : 0;
+      s->zerocopy = cfg->zerocopy;
+      s->stop = s->sender ? &run->stop_senders : &run->stop_receivers;
+      if (!open_stream (run, s, cookie, error))
+        goto out;
+    }
+
+  for (;;)
+    {
+      if (!_qf_iperf3_read_state (run->ctrl, &state, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
+                                  cancel, error))
+        goto out;
+      if (state == QF_IPERF3_TEST_RUNNING)
+        break;
+      if (state == QF_IPERF3_TEST_START)
+        continue;
+      if (!peer_refused (run, state, error))
+        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                     _("The bandwidth responder sent state %d before the test started."), state);
+      goto out;
+    }
+
+  if (cfg->iface != NULL && cfg->iface[0] != '\0')
+    g_strlcpy (result->iface, cfg->iface, sizeof result->iface);
+  else
+    find_iface (run->ctrl, result->iface, sizeof result->iface);
+  if (result->iface[0] != '\0')
+    {
+      procstat = qf_procstat_new (NULL, QF_PROCSTAT_NET, NULL);
+      snap0 = qf_procstat_snapshot_new ();
+      snap1 = qf_procstat_snapshot_new ();
+    }
+
+  for (guint i = 0; i < run->n_streams; i++)
+    {
+      run->base_retrans[i] = run->prev_retrans[i] = -1;
+      _qf_bw_stream_start (&run->streams[i]);
+    }
+
+  interval_ns = (gint64) (cfg->interval_s * 1e9);
+  t_start = qf_clock_now_ns ();
+  omit_end = t_start + (gint64) (cfg->omit_s * 1e9);
+  test_end = omit_end + (gint64) (cfg->time_s * 1e9);
+  prev_tick = t_start;
+  next_tick = omit_end;
+  last_move_ns = t_start;
+
+  for (;;)
+    {
+      struct pollfd pfd = { run->ctrl, POLLIN, 0 };
+      gint64 wake;
+      guint64 total = 0;
+
+      now = qf_clock_now_ns ();
+      if (cancelled (cancel))
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+          _qf_iperf3_write_state (run->ctrl, QF_IPERF3_CLIENT_TERMINATE, NULL);
+          goto out_partial;
+        }
+      if (!omit_done && now >= omit_end)
+        {
+          omit_done = TRUE;
+          t0 = prev_tick = now;
+          next_tick = now + interval_ns;
+          for (guint i = 0; i < run->n_streams; i++)
+            {
+              QfBwStream *s = &run->streams[i];
+              run->base_bytes[i] = run->prev_bytes[i] = _qf_atomic_get64 (&s->bytes);
+              run->base_packets[i] = _qf_atomic_get64 (&s->packets);
+              run->base_errors[i] = _qf_atomic_get64 (&s->errors);
+              if (s->sender && s->protocol == QF_BW_TCP)
+                run->base_retrans[i] = run->prev_retrans[i] = _qf_bw_tcp_total_retrans (s->fd);
+            }
+          if (procstat != NULL && !qf_procstat_read (procstat, snap0, NULL))
+            g_clear_pointer (&procstat, qf_procstat_free);
+        }
+      if (omit_done && now >= next_tick && now < test_end)
+        {
+          record_interval (run, result, t0, prev_tick, now);
+          prev_tick = now;
+          next_tick += interval_ns;
+          if (next_tick <= now)
+            next_tick = now + interval_ns;
+        }
+      if (now >= test_end)
+        break;
+      if (stream_failure (run, error))
+        goto out_partial;
+
+      for (guint i = 0; i < run->n_streams; i++)
+        total += _qf_atomic_get64 (&run->streams[i].bytes);
+      if (total != last_total)
+        {
+          last_total = total;
+          last_move_ns = now;
+        }
+      else if (now - last_move_ns > (gint64) (cfg->stall_timeout_s * 1e9))
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("No data moved to or from %s:%u for %.0f s: the peer or the link stalled."),
+                       cfg->host, cfg->port, cfg->stall_timeout_s);
+          _qf_iperf3_write_state (run->ctrl, QF_IPERF3_CLIENT_TERMINATE, NULL);
+          goto out_partial;
+        }
+
+      wake = MIN (MIN (next_tick, test_end), now + 100 * QF_NSEC_PER_MSEC);
+      if (!omit_done)
+        wake = MIN (wake, omit_end);
+      if (poll (&pfd, 1, (int) MAX ((wake - now + QF_NSEC_PER_MSEC - 1) / QF_NSEC_PER_MSEC, 0)) > 0)
+        {
+          unexpected_state (run, error);
+          goto out_partial;
+        }
+    }
+
+  /* The last, partial interval counts when it is a noticeable part of one. */
+  if (now - prev_tick > interval_ns / 5)
+    record_interval (run, result, t0, prev_tick, now);
+  duration_s = (now - t0) / 1e9;
+  if (procstat != NULL && qf_procstat_read (procstat, snap1, NULL))
+    {
+      QfNetRates rates;
+      if (qf_procstat_net_rate (snap0, snap1, result->iface, &rates))
+        {
+          result->have_iface = TRUE;
+          result->rx_kBps = rates.rx_kBps;
+          result->tx_kBps = rates.tx_kBps;
+        }
+    }
+
+  /* Senders stop now; receivers keep draining until EXCHANGE_RESULTS so no sender blocks. */
+  g_atomic_int_set (&run->stop_senders, 1);
+  for (guint i = 0; i < run->n_streams; i++)
+    if (run->streams[i].sender)
+      {
+        _qf_bw_stream_join (&run->streams[i]);
+        if (run->streams[i].protocol == QF_BW_TCP && run->base_retrans[i] >= 0)
+          {
+            gint64 r = _qf_bw_tcp_total_retrans (run->streams[i].fd);
+            if (r >= 0)
+              run->prev_retrans[i] = r;
+          }
+      }
+  if (!_qf_iperf3_write_state (run->ctrl, QF_IPERF3_TEST_END, error))
+    goto out_partial;
+  if (!expect_state (run, QF_IPERF3_EXCHANGE_RESULTS, error))
+    goto out_partial;
+  stop_all_streams (run);
+
+  g_string_truncate (json, 0);
+  write_client_results (run, duration_s, &cpu_start, json);
+  if (!_qf_iperf3_write_json (run->ctrl, json, error))
+    goto out_partial;
+  peer_results = _qf_iperf3_read_json (run->ctrl, QF_IPERF3_MAX_RESULTS,
+                                       qf_clock_now_ns () + CONTROL_TIMEOUT_NS, cancel,
+                                       "results", error);
+  if (peer_results == NULL)
+    goto out_partial;
+  if (!expect_state (run, QF_IPERF3_DISPLAY_RESULTS, error))
+    goto out_partial;
+  _qf_iperf3_write_state (run->ctrl, QF_IPERF3_IPERF_DONE, NULL);
+
+  {
+    const char *v = qf_json_string (qf_json_get (peer_results, "qualify_version"));
+    result->peer_is_qualify = v != NULL;
+    if (v != NULL)
+      g_strlcpy (result->peer_version, v, sizeof result->peer_version);
+  }
+  ok = TRUE;
+
+out_partial:
+  stop_all_streams (run);
+  if (!ok && omit_done && duration_s == 0)
+    duration_s = (qf_clock_now_ns () - t0) / 1e9;
+  summarize (run, duration_s, peer_results, result);
+out:
+  stop_all_streams (run);
+  for (guint i = 0; i < run->n_streams; i++)
+    _qf_bw_stream_clear (&run->streams[i]);
+  if (run->ctrl >= 0)
+    close (run->ctrl);
+  return ok;
+}

@@ -1,0 +1,979 @@
+/* qf-iperf3.c — iperf3 3.12 control protocol: bounded control-connection I/O shared with the
+ * client, and the responder (src/engine). See qf-iperf3.h and ../shared/docs/interop.md §1. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+
+#include "qf-bandwidth-private.h"
+#include "qf-clock.h"
+#include "qf-iperf3.h"
+
+/* ---------------------------------------------------------------- control I/O */
+
+static int
+wait_fd (int         fd,
+         short       events,
+         gint64      deadline_ns,
+         const gint *cancel)
+{
+  for (;;)
+    {
+      struct pollfd pfd = { fd, events, 0 };
+      gint64 now = qf_clock_now_ns ();
+      int rc;
+
+      if (cancel != NULL && g_atomic_int_get (cancel))
+        return -1;
+      if (now >= deadline_ns)
+        return 0;
+      rc = poll (&pfd, 1, (int) MIN ((deadline_ns - now) / QF_NSEC_PER_MSEC + 1, 100));
+      if (rc > 0)
+        return 1;
+    }
+}
+
+static gboolean
+io_fail (GError    **error,
+         int         rc,
+         const char *what)
+{
+  if (rc < 0)
+    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+  else
+    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                 _("The peer did not send the %s in time."), what);
+  return FALSE;
+}
+
+gboolean
+_qf_net_read_exact (int          fd,
+                    void        *buf,
+                    gsize        n,
+                    gint64       deadline_ns,
+                    const gint  *cancel,
+                    const char  *what,
+                    GError     **error)
+{
+  gsize done = 0;
+
+  while (done < n)
+    {
+      int rc = wait_fd (fd, POLLIN, deadline_ns, cancel);
+      ssize_t r;
+
+      if (rc <= 0)
+        return io_fail (error, rc, what);
+      r = recv (fd, (char *) buf + done, n - done, MSG_DONTWAIT);
+      if (r > 0)
+        done += r;
+      else if (r == 0)
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("The peer closed the connection while sending the %s."), what);
+          return FALSE;
+        }
+      else if (errno != EAGAIN && errno != EINTR)
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("Reading the %s from the peer failed: %s."), what, g_strerror (errno));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+_qf_net_write_exact (int          fd,
+                     const void  *buf,
+                     gsize        n,
+                     gint64       deadline_ns,
+                     const gint  *cancel,
+                     const char  *what,
+                     GError     **error)
+{
+  gsize done = 0;
+
+  while (done < n)
+    {
+      int rc = wait_fd (fd, POLLOUT, deadline_ns, cancel);
+      ssize_t w;
+
+      if (rc <= 0)
+        return io_fail (error, rc, what);
+      w = send (fd, (const char *) buf + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (w > 0)
+        done += w;
+      else if (w < 0 && errno != EAGAIN && errno != EINTR)
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("Sending the %s to the peer failed: %s."), what, g_strerror (errno));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+_qf_iperf3_read_state (int          fd,
+                       signed char *state,
+                       gint64       deadline_ns,
+                       const gint  *cancel,
+                       GError     **error)
+{
+  return _qf_net_read_exact (fd, state, 1, deadline_ns, cancel, _("test state"), error);
+}
+
+gboolean
+_qf_iperf3_write_state (int          fd,
+                        signed char  state,
+                        GError     **error)
+{
+  return _qf_net_write_exact (fd, &state, 1, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, NULL,
+                              _("test state"), error);
+}
+
+QfJson *
+_qf_iperf3_read_json (int          fd,
+                      gsize        max_len,
+                      gint64       deadline_ns,
+                      const gint  *cancel,
+                      const char  *what,
+                      GError     **error)
+{
+  guint32 be_len;
+  gsize len;
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local = NULL;
+  QfJson *doc;
+
+  if (!_qf_net_read_exact (fd, &be_len, 4, deadline_ns, cancel, what, error))
+    return NULL;
+  len = GUINT32_FROM_BE (be_len);
+  if (len == 0 || len > max_len)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                   _("The peer announced %" G_GSIZE_FORMAT " bytes of %s; at most %" G_GSIZE_FORMAT " are accepted."),
+                   len, what, max_len);
+      return NULL;
+    }
+  text = g_malloc (len);
+  if (!_qf_net_read_exact (fd, text, len, deadline_ns, cancel, what, error))
+    return NULL;
+  doc = qf_json_parse (text, len, &local);
+  if (doc == NULL || qf_json_type (doc) != QF_JSON_OBJECT)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("The peer sent malformed %s: %s"),
+                   what, local != NULL ? local->message : _("not a JSON object"));
+      qf_json_free (doc);
+      return NULL;
+    }
+  return doc;
+}
+
+gboolean
+_qf_iperf3_write_json (int            fd,
+                       const GString *json,
+                       GError       **error)
+{
+  guint32 be_len = GUINT32_TO_BE ((guint32) json->len);
+  gint64 deadline = qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC;
+
+  return _qf_net_write_exact (fd, &be_len, 4, deadline, NULL, "JSON", error)
+         && _qf_net_write_exact (fd, json->str, json->len, deadline, NULL, "JSON", error);
+}
+
+void
+_qf_iperf3_make_cookie (char cookie[QF_IPERF3_COOKIE_SIZE])
+{
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+  g_autoptr(GRand) rand = g_rand_new ();
+
+  for (int i = 0; i < QF_IPERF3_COOKIE_SIZE - 1; i++)
+    cookie[i] = alphabet[g_rand_int_range (rand, 0, 32)];
+  cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
+}
+
+void
+_qf_cpu_mark (QfCpuMark *mark)
+{
+  mark->t_ns = qf_clock_now_ns ();
+  getrusage (RUSAGE_SELF, &mark->usage);
+}
+
+static gdouble
+tv_s (const struct timeval *tv)
+{
+  return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+void
+_qf_cpu_util (const QfCpuMark *since,
+              gdouble         *user,
+              gdouble         *system,
+              gdouble         *total)
+{
+  QfCpuMark now;
+  gdouble wall;
+
+  _qf_cpu_mark (&now);
+  wall = MAX ((now.t_ns - since->t_ns) / 1e9, 1e-3);
+  *user = 100.0 * (tv_s (&now.usage.ru_utime) - tv_s (&since->usage.ru_utime)) / wall;
+  *system = 100.0 * (tv_s (&now.usage.ru_stime) - tv_s (&since->usage.ru_stime)) / wall;
+  *total = *user + *system;
+}
+
+/* ---------------------------------------------------------------- responder */
+
+struct QfIperf3Server
+{
+  int             listen_fd;
+  int             family;
+  struct sockaddr_storage bind_addr;
+  socklen_t       bind_len;
+  guint16         port;
+  QfIperf3LogFunc log;
+  gpointer        log_data;
+  guint           tests_done;
+  guint           refused;
+};
+
+typedef struct
+{
+  gboolean     udp;
+  gboolean     reverse;
+  gboolean     bidir;
+  gboolean     nodelay;
+  gboolean     udp64;
+  gboolean     server_output;
+  guint        parallel;
+  gint64       time_s;
+  gint64       omit_s;
+  guint        len;
+  guint64      rate_bps;
+  gint         window;
+} Params;
+
+typedef struct
+{
+  QfIperf3Server *server;
+  const gint     *cancel;
+  int             ctrl;
+  char            peer_name[INET6_ADDRSTRLEN + 8];
+  char            cookie[QF_IPERF3_COOKIE_SIZE];
+  Params          p;
+  guint           n_streams;
+  QfBwStream      streams[2 * QF_IPERF3_MAX_STREAMS];
+  guint64         base_bytes[2 * QF_IPERF3_MAX_STREAMS];
+  guint64         base_packets[2 * QF_IPERF3_MAX_STREAMS];
+  guint64         base_errors[2 * QF_IPERF3_MAX_STREAMS];
+  gint64          base_retrans[2 * QF_IPERF3_MAX_STREAMS];
+  gint            stop;
+} Test;
+
+static void
+logf_ (QfIperf3Server *server,
+       const char     *format,
+       ...) G_GNUC_PRINTF (2, 3);
+
+static void
+logf_ (QfIperf3Server *server,
+       const char     *format,
+       ...)
+{
+  g_autofree char *line = NULL;
+  va_list args;
+
+  if (server->log == NULL)
+    return;
+  va_start (args, format);
+  line = g_strdup_vprintf (format, args);
+  va_end (args);
+  server->log (line, server->log_data);
+}
+
+static int
+open_socket (int                          family,
+             int                          type,
+             const struct sockaddr_storage *addr,
+             socklen_t                    addr_len,
+             GError                     **error)
+{
+  int fd = socket (family, type | SOCK_CLOEXEC, 0);
+  int one = 1, zero = 0;
+
+  if (fd < 0)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM, _("Cannot open a socket: %s."),
+                   g_strerror (errno));
+      return -1;
+    }
+  setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (family == AF_INET6)
+    setsockopt (fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+  if (bind (fd, (const struct sockaddr *) addr, addr_len) != 0)
+    {
+      int errsv = errno;
+      guint16 port = family == AF_INET6 ? ntohs (((struct sockaddr_in6 *) addr)->sin6_port)
+                                        : ntohs (((struct sockaddr_in *) addr)->sin_port);
+      close (fd);
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM,
+                   _("Cannot use %s port %u for the bandwidth responder: %s. Is another iperf3 server or responder running? Choose another port."),
+                   type == SOCK_STREAM ? "TCP" : "UDP", port, g_strerror (errsv));
+      return -1;
+    }
+  return fd;
+}
+
+QfIperf3Server *
+qf_iperf3_server_new (const char  *bind_address,
+                      guint16      port,
+                      GError     **error)
+{
+  g_autoptr(QfIperf3Server) server = g_new0 (QfIperf3Server, 1);
+  struct addrinfo hints = { 0 }, *res = NULL;
+  char port_text[8];
+  int rc;
+
+  server->listen_fd = -1;
+  hints.ai_family = bind_address != NULL ? AF_UNSPEC : AF_INET6;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  g_snprintf (port_text, sizeof port_text, "%u", port);
+  rc = getaddrinfo (bind_address, port_text, &hints, &res);
+  if (rc != 0 && bind_address == NULL)
+    {
+      hints.ai_family = AF_INET;
+      rc = getaddrinfo (NULL, port_text, &hints, &res);
+    }
+  if (rc != 0)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID, _("Cannot use address “%s”: %s."),
+                   bind_address ? bind_address : "*", gai_strerror (rc));
+      return NULL;
+    }
+  memcpy (&server->bind_addr, res->ai_addr, res->ai_addrlen);
+  server->bind_len = res->ai_addrlen;
+  server->family = res->ai_family;
+  freeaddrinfo (res);
+
+  server->listen_fd = open_socket (server->family, SOCK_STREAM, &server->bind_addr,
+                                   server->bind_len, error);
+  if (server->listen_fd < 0 && bind_address == NULL && server->family == AF_INET6)
+    {
+      /* No IPv6 in this kernel: IPv4 only. */
+      struct sockaddr_in *in = (struct sockaddr_in *) &server->bind_addr;
+      g_clear_error (error);
+      memset (&server->bind_addr, 0, sizeof server->bind_addr);
+      in->sin_family = AF_INET;
+      in->sin_port = htons (port);
+      server->bind_len = sizeof *in;
+      server->family = AF_INET;
+      server->listen_fd = open_socket (AF_INET, SOCK_STREAM, &server->bind_addr, server->bind_len, error);
+    }
+  if (server->listen_fd < 0)
+    return NULL;
+  if (listen (server->listen_fd, 16) != 0)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM, _("Cannot listen on port %u: %s."),
+                   port, g_strerror (errno));
+      return NULL;
+    }
+  {
+    struct sockaddr_storage bound;
+    socklen_t len = sizeof bound;
+    getsockname (server->listen_fd, (struct sockaddr *) &bound, &len);
+    server->port = bound.ss_family == AF_INET6 ? ntohs (((struct sockaddr_in6 *) &bound)->sin6_port)
+                                               : ntohs (((struct sockaddr_in *) &bound)->sin_port);
+    if (server->family == AF_INET6)
+      ((struct sockaddr_in6 *) &server->bind_addr)->sin6_port = htons (server->port);
+    else
+      ((struct sockaddr_in *) &server->bind_addr)->sin_port = htons (server->port);
+  }
+  return g_steal_pointer (&server);
+}
+
+guint16
+qf_iperf3_server_get_port (QfIperf3Server *server)
+{
+  return server->port;
+}
+
+void
+qf_iperf3_server_set_log (QfIperf3Server  *server,
+                          QfIperf3LogFunc  log,
+                          gpointer         user_data)
+{
+  server->log = log;
+  server->log_data = user_data;
+}
+
+guint
+qf_iperf3_server_tests_done (QfIperf3Server *server)
+{
+  return g_atomic_int_get (&server->tests_done);
+}
+
+guint
+qf_iperf3_server_refused (QfIperf3Server *server)
+{
+  return g_atomic_int_get (&server->refused);
+}
+
+void
+qf_iperf3_server_free (QfIperf3Server *server)
+{
+  if (server == NULL)
+    return;
+  if (server->listen_fd >= 0)
+    close (server->listen_fd);
+  g_free (server);
+}
+
+static void
+deny (QfIperf3Server *server,
+      int             fd)
+{
+  signed char state = QF_IPERF3_ACCESS_DENIED;
+
+  send (fd, &state, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  close (fd);
+  g_atomic_int_inc (&server->refused);
+}
+
+/* A new control connection while a test runs is turned away without reading from it. */
+static void
+deny_pending (QfIperf3Server *server)
+{
+  struct pollfd pfd = { server->listen_fd, POLLIN, 0 };
+
+  while (poll (&pfd, 1, 0) > 0)
+    {
+      int fd = accept4 (server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+      if (fd < 0)
+        break;
+      deny (server, fd);
+    }
+}
+
+static void
+server_error (Test *t,
+              int   ie)
+{
+  signed char state = QF_IPERF3_SERVER_ERROR;
+  guint32 codes[2] = { GUINT32_TO_BE ((guint32) ie), 0 };
+
+  if (_qf_iperf3_write_state (t->ctrl, state, NULL))
+    _qf_net_write_exact (t->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
+                         NULL, "error", NULL);
+  g_atomic_int_inc (&t->server->refused);
+}
+
+static gboolean
+int_in (const QfJson *params,
+        const char   *key,
+        gint64        def,
+        gint64        min,
+        gint64        max,
+        gint64       *out,
+        GError      **error)
+{
+  const QfJson *v = qf_json_get (params, key);
+
+  *out = def;
+  if (v == NULL)
+    return TRUE;
+  if (qf_json_type (v) != QF_JSON_NUMBER || qf_json_int (v, min - 1) < min
+      || qf_json_int (v, min - 1) > max)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                   _("parameter “%s” is missing a valid value (%lld…%lld)"), key,
+                   (long long) min, (long long) max);
+      return FALSE;
+    }
+  *out = qf_json_int (v, def);
+  return TRUE;
+}
+
+/* Checks types and ranges as iperf3 3.18 does, so a broken client is refused at once. */
+static gboolean
+parse_params (const QfJson *j,
+              Params       *p,
+              GError      **error)
+{
+  gint64 v;
+
+  memset (p, 0, sizeof *p);
+  if (qf_json_is_true (qf_json_get (j, "udp")))
+    p->udp = TRUE;
+  else if (!qf_json_is_true (qf_json_get (j, "tcp")))
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("no supported protocol (tcp or udp) requested"));
+      return FALSE;
+    }
+  p->reverse = qf_json_is_true (qf_json_get (j, "reverse"));
+  p->bidir = qf_json_is_true (qf_json_get (j, "bidirectional"));
+  p->nodelay = qf_json_is_true (qf_json_get (j, "nodelay"));
+  p->udp64 = qf_json_is_true (qf_json_get (j, "udp_counters_64bit"));
+  p->server_output = qf_json_is_true (qf_json_get (j, "get_server_output"));
+
+  if (!int_in (j, "parallel", 1, 1, QF_IPERF3_MAX_STREAMS, &v, error))
+    return FALSE;
+  p->parallel = v;
+  if (!int_in (j, "time", 10, 0, 86400, &p->time_s, error)
+      || !int_in (j, "omit", 0, 0, 600, &p->omit_s, error))
+    return FALSE;
+  if (p->udp)
+    {
+      if (!int_in (j, "len", 1460, QF_IPERF3_MIN_UDP_LEN, QF_IPERF3_MAX_UDP_LEN, &v, error))
+        return FALSE;
+    }
+  else if (!int_in (j, "len", 128 * 1024, 1, QF_IPERF3_MAX_TCP_LEN, &v, error))
+    return FALSE;
+  p->len = v;
+  if (!int_in (j, "bandwidth", p->udp ? QF_IPERF3_UDP_DEFAULT_BPS : 0, 0, G_MAXINT64, &v, error))
+    return FALSE;
+  p->rate_bps = v;
+  if (!int_in (j, "window", 0, 0, G_MAXINT32, &v, error))
+    return FALSE;
+  p->window = v;
+  if (qf_json_has (j, "num") && qf_json_type (qf_json_get (j, "num")) != QF_JSON_NUMBER)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("parameter “%s” is not a number"), "num");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+ctrl_readable (Test *t)
+{
+  struct pollfd pfd = { t->ctrl, POLLIN, 0 };
+  return poll (&pfd, 1, 0) > 0;
+}
+
+static void
+describe_peer (const struct sockaddr_storage *addr,
+               char                          *out,
+               gsize                          out_len)
+{
+  char host[INET6_ADDRSTRLEN] = "?";
+
+  if (addr->ss_family == AF_INET6)
+    {
+      const struct in6_addr *a = &((const struct sockaddr_in6 *) addr)->sin6_addr;
+      if (IN6_IS_ADDR_V4MAPPED (a))
+        inet_ntop (AF_INET, &a->s6_addr[12], host, sizeof host);
+      else
+        inet_ntop (AF_INET6, a, host, sizeof host);
+    }
+  else if (addr->ss_family == AF_INET)
+    inet_ntop (AF_INET, &((const struct sockaddr_in *) addr)->sin_addr, host, sizeof host);
+  g_strlcpy (out, host, out_len);
+}
+
+/* Accepts the test's data streams (interop.md §1 steps 3-4). */
+static gboolean
+accept_streams (Test    *t,
+                GError **error)
+{
+  QfIperf3Server *server = t->server;
+  gint64 deadline = qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC;
+  guint n = t->p.bidir ? 2 * t->p.parallel : t->p.parallel;
+  int udp_fd = -1;
+  gboolean ok = FALSE;
+
+  if (t->p.udp)
+    {
+      udp_fd = open_socket (server->family, SOCK_DGRAM, &server->bind_addr, server->bind_len, error);
+      if (udp_fd < 0)
+        {
+          server_error (t, QF_IPERF3_IE_CREATESTREAM);
+          return FALSE;
+        }
+    }
+  if (!_qf_iperf3_write_state (t->ctrl, QF_IPERF3_CREATE_STREAMS, error))
+    goto out;
+
+  while (t->n_streams < n)
+    {
+      struct pollfd pfd[2] = { { t->p.udp ? udp_fd : server->listen_fd, POLLIN, 0 },
+                               { t->ctrl, POLLIN, 0 } };
+      QfBwStream *s = &t->streams[t->n_streams];
+      int fd = -1;
+
+      if (t->cancel != NULL && g_atomic_int_get (t->cancel))
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+          goto out;
+        }
+      if (qf_clock_now_ns () >= deadline)
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("the client opened %u of %u data streams in time"), t->n_streams, n);
+          goto out;
+        }
+      if (poll (pfd, 2, 100) <= 0)
+        continue;
+      if (pfd[1].revents)
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("the client gave up while opening data streams"));
+          goto out;
+        }
+      if (!t->p.udp)
+        {
+          char cookie[QF_IPERF3_COOKIE_SIZE];
+          g_autoptr(GError) local = NULL;
+
+          fd = accept4 (server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+          if (fd < 0)
+            continue;
+          if (!_qf_net_read_exact (fd, cookie, sizeof cookie, qf_clock_now_ns () + 2 * QF_NSEC_PER_SEC,
+                                   t->cancel, "cookie", &local)
+              || memcmp (cookie, t->cookie, QF_IPERF3_COOKIE_SIZE - 1) != 0)
+            {
+              /* Another client, or a stream with a wrong cookie: not part of this test. */
+              deny (server, fd);
+              continue;
+            }
+          if (t->p.nodelay)
+            {
+              int one = 1;
+              setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            }
+        }
+      else
+        {
+          static const guchar reply[4] = { 0x36, 0x37, 0x38, 0x39 };
+          struct sockaddr_storage from;
+          socklen_t from_len = sizeof from;
+          char buf[64];
+          int rcvbuf = 4 * 1024 * 1024;
+
+          if (recvfrom (udp_fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *) &from, &from_len) < 0)
+            continue;
+          if (connect (udp_fd, (struct sockaddr *) &from, from_len) != 0)
+            continue;
+          fd = udp_fd;
+          if (t->p.window == 0)
+            setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+          /* A fresh listener for the next stream before we answer this one. */
+          udp_fd = open_socket (server->family, SOCK_DGRAM, &server->bind_addr, server->bind_len, error);
+          send (fd, reply, sizeof reply, MSG_NOSIGNAL);
+          if (udp_fd < 0)
+            {
+              close (fd);
+              goto out;
+            }
+        }
+      if (t->p.window > 0)
+        {
+          setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &t->p.window, sizeof t->p.window);
+          setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &t->p.window, sizeof t->p.window);
+        }
+      s->fd = fd;
+      s->id = _qf_iperf3_stream_id (t->n_streams);
+      s->protocol = t->p.udp ? QF_BW_UDP : QF_BW_TCP;
+      s->len = t->p.len;
+      s->udp64 = t->p.udp64;
+      /* bidir: the client's sending streams come first; they are our receiving ones. */
+      s->sender = t->p.bidir ? t->n_streams >= t->p.parallel : t->p.reverse;
+      s->rate_bps = s->sender ? t->p.rate_bps : 0;
+      s->stop = &t->stop;
+      t->n_streams++;
+    }
+  ok = TRUE;
+out:
+  if (udp_fd >= 0)
+    close (udp_fd);
+  return ok;
+}
+
+static void
+write_server_results (Test            *t,
+                      gdouble          duration_s,
+                      const QfCpuMark *cpu,
+                      GString         *out)
+{
+  QfJsonWriter w;
+  gdouble user, sys, total;
+  gboolean tcp_sender = FALSE;
+
+  for (guint i = 0; i < t->n_streams; i++)
+    tcp_sender |= t->streams[i].sender && !t->p.udp;
+  _qf_cpu_util (cpu, &user, &sys, &total);
+
+  qf_json_writer_init (&w, out);
+  qf_json_writer_begin_object (&w);
+  qf_json_writer_key (&w, "cpu_util_total");
+  qf_json_writer_double (&w, total);
+  qf_json_writer_key (&w, "cpu_util_user");
+  qf_json_writer_double (&w, user);
+  qf_json_writer_key (&w, "cpu_util_system");
+  qf_json_writer_double (&w, sys);
+  qf_json_writer_key (&w, "sender_has_retransmits");
+  qf_json_writer_int (&w, tcp_sender ? 1 : -1);
+  if (t->p.server_output)
+    {
+      qf_json_writer_key (&w, "server_output_text");
+      qf_json_writer_string (&w, "Qualify bandwidth responder\n");
+    }
+  /* Lets our client tell its peer apart from a stock iperf3; iperf3 ignores unknown keys. */
+  qf_json_writer_key (&w, "qualify_version");
+  qf_json_writer_string (&w, PACKAGE_VERSION);
+  qf_json_writer_key (&w, "streams");
+  qf_json_writer_begin_array (&w);
+  for (guint i = 0; i < t->n_streams; i++)
+    {
+      QfBwStream *s = &t->streams[i];
+      gint64 retrans = -1;
+
+      if (s->sender && !t->p.udp && t->base_retrans[i] >= 0)
+        {
+          gint64 r = _qf_bw_tcp_total_retrans (s->fd);
+          retrans = r >= 0 ? r - t->base_retrans[i] : -1;
+        }
+      qf_json_writer_begin_object (&w);
+      qf_json_writer_key (&w, "id");
+      qf_json_writer_int (&w, s->id);
+      qf_json_writer_key (&w, "bytes");
+      qf_json_writer_uint (&w, s->bytes - t->base_bytes[i]);
+      qf_json_writer_key (&w, "retransmits");
+      qf_json_writer_int (&w, retrans);
+      qf_json_writer_key (&w, "jitter");
+      qf_json_writer_double (&w, s->sender ? 0 : s->jitter_s);
+      qf_json_writer_key (&w, "errors");
+      qf_json_writer_uint (&w, s->sender ? 0 : s->errors - t->base_errors[i]);
+      qf_json_writer_key (&w, "packets");
+      qf_json_writer_uint (&w, s->packets - t->base_packets[i]);
+      qf_json_writer_key (&w, "start_time");
+      qf_json_writer_int (&w, 0);
+      qf_json_writer_key (&w, "end_time");
+      qf_json_writer_double (&w, duration_s);
+      qf_json_writer_end_object (&w);
+    }
+  qf_json_writer_end_array (&w);
+  qf_json_writer_end_object (&w);
+}
+
+static void
+snapshot_bases (Test *t)
+{
+  for (guint i = 0; i < t->n_streams; i++)
+    {
+      QfBwStream *s = &t->streams[i];
+      t->base_bytes[i] = _qf_atomic_get64 (&s->bytes);
+      t->base_packets[i] = _qf_atomic_get64 (&s->packets);
+      t->base_errors[i] = _qf_atomic_get64 (&s->errors);
+      t->base_retrans[i] = s->sender && !t->p.udp ? _qf_bw_tcp_total_retrans (s->fd) : -1;
+    }
+}
+
+/* Runs the test after the streams are up, until TEST_END; then exchanges results. */
+static gboolean
+run_test (Test    *t,
+          GError **error)
+{
+  g_autoptr(GString) json = g_string_new (NULL);
+  g_autoptr(QfJson) client_results = NULL;
+  gint64 start, omit_end, deadline, t0, end = 0;
+  gboolean omit_done;
+  signed char state;
+  QfCpuMark cpu;
+
+  _qf_cpu_mark (&cpu);
+  if (!_qf_iperf3_write_state (t->ctrl, QF_IPERF3_TEST_START, error)
+      || !_qf_iperf3_write_state (t->ctrl, QF_IPERF3_TEST_RUNNING, error))
+    return FALSE;
+  for (guint i = 0; i < t->n_streams; i++)
+    {
+      t->base_retrans[i] = -1;
+      _qf_bw_stream_start (&t->streams[i]);
+    }
+  start = t0 = qf_clock_now_ns ();
+  omit_end = start + t->p.omit_s * QF_NSEC_PER_SEC;
+  omit_done = t->p.omit_s == 0;
+  if (omit_done)
+    snapshot_bases (t);
+  /* iperf3 gives up on a test after duration + omit + 40 s. */
+  deadline = start + (t->p.time_s + t->p.omit_s + 40) * QF_NSEC_PER_SEC;
+
+  for (;;)
+    {
+      gint64 now = qf_clock_now_ns ();
+
+      if (t->cancel != NULL && g_atomic_int_get (t->cancel))
+        {
+          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+          return FALSE;
+        }
+      if (t->p.time_s > 0 && now > deadline)
+        {
+          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("the client did not end the test in time"));
+          return FALSE;
+        }
+      if (!omit_done && now >= omit_end)
+        {
+          snapshot_bases (t);
+          t0 = now;
+          omit_done = TRUE;
+        }
+      deny_pending (t->server);
+      if (!ctrl_readable (t))
+        {
+          struct pollfd pfd[2] = { { t->ctrl, POLLIN, 0 }, { t->server->listen_fd, POLLIN, 0 } };
+          poll (pfd, 2, 100);
+          continue;
+        }
+      if (!_qf_iperf3_read_state (t->ctrl, &state, now + QF_NSEC_PER_SEC, t->cancel, error))
+        return FALSE;
+      if (state == QF_IPERF3_TEST_END)
+        break;
+      if (state == QF_IPERF3_CLIENT_TERMINATE)
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST, _("the client stopped the test"));
+          return FALSE;
+        }
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                   _("the client sent state %d during the test"), state);
+      return FALSE;
+    }
+
+  end = qf_clock_now_ns ();
+  if (!omit_done)
+    snapshot_bases (t);
+  g_atomic_int_set (&t->stop, 1);
+  for (guint i = 0; i < t->n_streams; i++)
+    _qf_bw_stream_join (&t->streams[i]);
+
+  write_server_results (t, (end - t0) / 1e9, &cpu, json);
+  /* iperf3 closes the data sockets on TEST_END, before the results exchange. */
+  for (guint i = 0; i < t->n_streams; i++)
+    if (t->streams[i].fd >= 0)
+      {
+        close (t->streams[i].fd);
+        t->streams[i].fd = -1;
+      }
+  if (!_qf_iperf3_write_state (t->ctrl, QF_IPERF3_EXCHANGE_RESULTS, error))
+    return FALSE;
+  client_results = _qf_iperf3_read_json (t->ctrl, QF_IPERF3_MAX_RESULTS,
+                                         qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC, t->cancel,
+                                         _("results"), error);
+  if (client_results == NULL)
+    return FALSE;
+  if (!_qf_iperf3_write_json (t->ctrl, json, error)
+      || !_qf_iperf3_write_state (t->ctrl, QF_IPERF3_DISPLAY_RESULTS, error))
+    return FALSE;
+  /* IPERF_DONE, or the client just closing, both end the test well. */
+  _qf_iperf3_read_state (t->ctrl, &state, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, t->cancel, NULL);
+
+  {
+    guint64 rx = 0, tx = 0;
+    gdouble secs = MAX ((end - t0) / 1e9, 1e-3);
+    for (guint i = 0; i < t->n_streams; i++)
+      {
+        if (t->streams[i].sender)
+          tx += t->streams[i].bytes - t->base_bytes[i];
+        else
+          rx += t->streams[i].bytes - t->base_bytes[i];
+      }
+    logf_ (t->server, _("Bandwidth test from %s done: %s, %u stream(s), received %.1f Mbit/s, sent %.1f Mbit/s"),
+           t->peer_name, t->p.udp ? "UDP" : "TCP", t->p.parallel, rx * 8 / secs / 1e6, tx * 8 / secs / 1e6);
+  }
+  return TRUE;
+}
+
+static void
+serve_one (QfIperf3Server *server,
+           int             ctrl,
+           const struct sockaddr_storage *peer,
+           const gint     *cancel)
+{
+  g_autofree Test *t = g_new0 (Test, 1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfJson) params = NULL;
+  int one = 1;
+
+  t->server = server;
+  t->cancel = cancel;
+  t->ctrl = ctrl;
+  describe_peer (peer, t->peer_name, sizeof t->peer_name);
+  for (guint i = 0; i < G_N_ELEMENTS (t->streams); i++)
+    t->streams[i].fd = -1;
+  setsockopt (ctrl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+
+  if (!_qf_net_read_exact (ctrl, t->cookie, sizeof t->cookie, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC,
+                           cancel, _("cookie"), &error))
+    goto out;
+  t->cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
+  if (!_qf_iperf3_write_state (ctrl, QF_IPERF3_PARAM_EXCHANGE, &error))
+    goto out;
+  params = _qf_iperf3_read_json (ctrl, QF_IPERF3_MAX_PARAMS, qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC,
+                                 cancel, _("test parameters"), &error);
+  if (params == NULL || !parse_params (params, &t->p, &error))
+    {
+      server_error (t, QF_IPERF3_IE_RECVPARAMS);
+      goto out;
+    }
+  if (!accept_streams (t, &error))
+    goto out;
+  if (run_test (t, &error))
+    g_atomic_int_inc (&server->tests_done);
+
+out:
+  if (error != NULL)
+    logf_ (server, _("Bandwidth test from %s refused or ended early: %s"), t->peer_name, error->message);
+  g_atomic_int_set (&t->stop, 1);
+  for (guint i = 0; i < t->n_streams; i++)
+    _qf_bw_stream_clear (&t->streams[i]);
+  close (ctrl);
+}
+
+gboolean
+qf_iperf3_server_run (QfIperf3Server  *server,
+                      const gint      *cancel,
+                      GError         **error)
+{
+  g_return_val_if_fail (server != NULL, FALSE);
+
+  while (cancel == NULL || !g_atomic_int_get (cancel))
+    {
+      struct pollfd pfd = { server->listen_fd, POLLIN, 0 };
+      struct sockaddr_storage peer;
+      socklen_t peer_len = sizeof peer;
+      int fd;
+
+      if (poll (&pfd, 1, 200) <= 0)
+        continue;
+      fd = accept4 (server->listen_fd, (struct sockaddr *) &peer, &peer_len, SOCK_CLOEXEC);
+      if (fd < 0)
+        {
+          if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED || errno == EMFILE
+              || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+            {
+              if (errno == EMFILE || errno == ENFILE)
+                g_usleep (100000);
+              continue;
+            }
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM,
+                       _("The bandwidth responder cannot accept connections: %s."), g_strerror (errno));
+          return FALSE;
+        }
+      serve_one (server, fd, &peer, cancel);
+    }
+  return TRUE;
+}

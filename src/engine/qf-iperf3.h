@@ -1,0 +1,44 @@
+/* qf-iperf3.h — the bandwidth responder: an iperf3 3.12-compatible server (src/engine).
+ *
+ * Serves a stock `iperf3 -c` and our own bandwidth client (qf-bandwidth.h) on one TCP port
+ * (default 5201) and the same UDP port, one test at a time, as iperf3 -s does: cookie checks,
+ * stream numbering 1, 3, 4 …, UDP stream setup, omit, results exchange
+ * (../shared/docs/interop.md §1). Parameter JSON over 8 KiB, malformed JSON and wrong stream
+ * cookies are refused and the next client is served.
+ *
+ * Threads: qf_iperf3_server_run() blocks its caller and serves until *cancel becomes nonzero
+ * (it then returns within 1 s); each test adds one thread per data stream. The log function is
+ * called on the run thread.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct QfIperf3Server QfIperf3Server;
+
+typedef void (*QfIperf3LogFunc) (const char *line,
+                                 gpointer    user_data);
+
+/* Binds TCP port `port` (0 = an ephemeral one, for tests) on bind_address (NULL = every
+ * address, IPv6 and IPv4). The UDP port is bound per test. */
+QfIperf3Server *qf_iperf3_server_new        (const char      *bind_address,
+                                             guint16          port,
+                                             GError         **error);
+guint16         qf_iperf3_server_get_port   (QfIperf3Server  *server);
+void            qf_iperf3_server_set_log    (QfIperf3Server  *server,
+                                             QfIperf3LogFunc  log,
+                                             gpointer         user_data);
+gboolean        qf_iperf3_server_run        (QfIperf3Server  *server,
+                                             const gint      *cancel,
+                                             GError         **error);
+/* Tests completed with a results exchange / connections refused (busy, bad cookie, bad
+ * parameters). Any thread. */
+guint           qf_iperf3_server_tests_done (QfIperf3Server  *server);
+guint           qf_iperf3_server_refused    (QfIperf3Server  *server);
+void            qf_iperf3_server_free       (QfIperf3Server  *server);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfIperf3Server, qf_iperf3_server_free)
+
+G_END_DECLS

@@ -1,0 +1,637 @@
+/* test-bandwidth.c — the bandwidth client against our iperf3-compatible responder on loopback,
+ * the responder against broken clients, and the bounded JSON reader (tests/engine).
+ * Figures are checked for consistency (counts add up, both sides agree), never for speed. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "qf-bandwidth.h"
+#include "qf-clock.h"
+#include "qf-iperf3.h"
+#include "qf-minijson.h"
+
+typedef struct
+{
+  QfIperf3Server *server;
+  GThread        *thread;
+  gint            cancel;
+  guint16         port;
+} Responder;
+
+static gpointer
+responder_thread (gpointer data)
+{
+  Responder *r = data;
+  g_autoptr(GError) error = NULL;
+
+  qf_iperf3_server_run (r->server, &r->cancel, &error);
+  g_assert_no_error (error);
+  return NULL;
+}
+
+static Responder *
+responder_start (void)
+{
+  Responder *r = g_new0 (Responder, 1);
+  g_autoptr(GError) error = NULL;
+
+  r->server = qf_iperf3_server_new ("127.0.0.1", 0, &error);
+  g_assert_no_error (error);
+  r->port = qf_iperf3_server_get_port (r->server);
+  g_assert_cmpuint (r->port, >, 0);
+  r->thread = g_thread_new ("responder", responder_thread, r);
+  return r;
+}
+
+static void
+responder_stop (Responder *r)
+{
+  gint64 t0 = qf_clock_now_ns ();
+
+  g_atomic_int_set (&r->cancel, 1);
+  g_thread_join (r->thread);
+  g_assert_cmpint (qf_clock_now_ns () - t0, <, QF_NSEC_PER_SEC);
+  qf_iperf3_server_free (r->server);
+  g_free (r);
+}
+
+static QfBwConfig
+base_config (guint16 port)
+{
+  QfBwConfig c = { 0 };
+
+  c.host = "127.0.0.1";
+  c.port = port;
+  c.protocol = QF_BW_TCP;
+  c.direction = QF_BW_UP;
+  c.parallel = 1;
+  c.time_s = 1.0;
+  c.interval_s = 0.25;
+  c.connect_timeout_s = 2;
+  return c;
+}
+
+static gboolean
+run_client (const QfBwConfig *config,
+            const gint       *cancel,
+            QfBwResult       *result,
+            GError          **error)
+{
+  g_autoptr(QfBwClient) client = qf_bw_client_new (config, error);
+
+  if (client == NULL)
+    return FALSE;
+  return qf_bw_client_run (client, cancel, result, error);
+}
+
+static void
+check_intervals (const QfBwResult *r,
+                 gdouble           time_s,
+                 gdouble           interval_s)
+{
+  gdouble prev = 0;
+
+  g_assert_nonnull (r->intervals);
+  g_assert_cmpuint (r->intervals->len, >=, (guint) (time_s / interval_s) - 1);
+  g_assert_cmpuint (r->intervals->len, <=, (guint) (time_s / interval_s) + 1);
+  for (guint i = 0; i < r->intervals->len; i++)
+    {
+      const QfBwInterval *iv = &g_array_index (r->intervals, QfBwInterval, i);
+      g_assert_cmpfloat (iv->t_s, >, prev);
+      g_assert_cmpfloat (iv->mbps, >=, 0);
+      g_assert_cmpfloat_with_epsilon (iv->mbps, iv->up_mbps + iv->down_mbps, 1e-6);
+      prev = iv->t_s;
+    }
+  g_assert_cmpfloat (prev, <=, time_s + 0.2);
+}
+
+static void
+run_mode (QfBwProtocol  protocol,
+          QfBwDirection direction,
+          guint         parallel)
+{
+  Responder *resp = responder_start ();
+  QfBwConfig c = base_config (resp->port);
+  g_autoptr(QfRing) ring = qf_ring_new (256);
+  QfBwResult r = { 0 };
+  g_autoptr(GError) error = NULL;
+  QfSample samples[256];
+  guint n;
+
+  c.protocol = protocol;
+  c.direction = direction;
+  c.parallel = parallel;
+  c.ring = ring;
+  if (protocol == QF_BW_UDP)
+    c.bitrate_bps = 20 * 1000 * 1000;
+  g_assert_true (run_client (&c, NULL, &r, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (r.peer_is_qualify);
+  g_assert_cmpuint (r.streams, ==, parallel);
+  g_assert_cmpfloat_with_epsilon (r.duration_s, 1.0, 0.2);
+  g_assert_cmpfloat (r.sent_mbps, >, 0);
+  g_assert_cmpfloat (r.received_mbps, >, 0);
+  /* Nothing arrives that was not sent; the two sides' clocks start one control message apart,
+   * so the rates may differ by a little more than the bytes do. */
+  g_assert_cmpfloat (r.received_mbps, <=, r.sent_mbps * 1.05);
+  if (direction != QF_BW_DOWN)
+    g_assert_cmpfloat (r.up_mbps, >, 0);
+  else
+    g_assert_cmpfloat (r.up_mbps, ==, 0);
+  if (direction != QF_BW_UP)
+    g_assert_cmpfloat (r.down_mbps, >, 0);
+  else
+    g_assert_cmpfloat (r.down_mbps, ==, 0);
+  check_intervals (&r, 1.0, 0.25);
+
+  if (protocol == QF_BW_TCP)
+    {
+      g_assert_cmpint (r.retransmits, >=, 0);
+      g_assert_cmpfloat (r.jitter_ms, ==, -1);
+      g_assert_cmpuint (r.len % 1, ==, 0);
+      /* On loopback the MSS is 65483: the default block is whole segments. */
+      g_assert_cmpuint (r.len, >, 0);
+    }
+  else
+    {
+      /* Paced at 20 Mbit/s per stream: the senders keep the rate within a few percent. */
+      gdouble per_dir = 20.0 * parallel * (direction == QF_BW_BIDIR ? 2 : 1);
+      g_assert_cmpfloat (r.sent_mbps, >, per_dir * 0.8);
+      g_assert_cmpfloat (r.sent_mbps, <, per_dir * 1.2);
+      g_assert_cmpfloat (r.jitter_ms, >=, 0);
+      g_assert_cmpfloat (r.lost_pct, >=, 0);
+      g_assert_cmpfloat (r.lost_pct, <=, 100);
+      g_assert_cmpuint (r.total_packets, >, 0);
+      g_assert_cmpuint (r.lost_packets, <=, r.total_packets);
+    }
+  if (r.have_iface)
+    {
+      g_assert_cmpstr (r.iface, ==, "lo");
+      g_assert_cmpfloat (r.rx_kBps, >, 0);
+    }
+
+  n = qf_ring_pop (ring, samples, G_N_ELEMENTS (samples));
+  g_assert_cmpuint (n, ==, r.intervals->len * (direction == QF_BW_BIDIR ? 3 : 1));
+  for (guint i = 1; i < n; i++)
+    g_assert_cmpint (samples[i].t_ns, >=, samples[i - 1].t_ns);
+
+  qf_bw_result_clear (&r);
+  /* The responder counts the test once it has read IPERF_DONE, just after our client returns. */
+  for (int i = 0; i < 200 && qf_iperf3_server_tests_done (resp->server) == 0; i++)
+    g_usleep (10000);
+  g_assert_cmpuint (qf_iperf3_server_tests_done (resp->server), ==, 1);
+  responder_stop (resp);
+}
+
+static void test_tcp_up (void) { run_mode (QF_BW_TCP, QF_BW_UP, 1); }
+static void test_tcp_down (void) { run_mode (QF_BW_TCP, QF_BW_DOWN, 1); }
+static void test_tcp_bidir (void) { run_mode (QF_BW_TCP, QF_BW_BIDIR, 1); }
+static void test_tcp_parallel (void) { run_mode (QF_BW_TCP, QF_BW_UP, 3); }
+static void test_udp_up (void) { run_mode (QF_BW_UDP, QF_BW_UP, 1); }
+static void test_udp_down (void) { run_mode (QF_BW_UDP, QF_BW_DOWN, 2); }
+static void test_udp_bidir (void) { run_mode (QF_BW_UDP, QF_BW_BIDIR, 1); }
+
+static void
+test_omit (void)
+{
+  Responder *resp = responder_start ();
+  QfBwConfig c = base_config (resp->port);
+  QfBwResult r = { 0 };
+  g_autoptr(GError) error = NULL;
+  gint64 t0 = qf_clock_now_ns ();
+
+  c.omit_s = 0.5;
+  g_assert_true (run_client (&c, NULL, &r, &error));
+  g_assert_no_error (error);
+  /* Omitted time is run but neither counted nor sampled. */
+  g_assert_cmpint (qf_clock_now_ns () - t0, >=, 1500 * QF_NSEC_PER_MSEC);
+  g_assert_cmpfloat_with_epsilon (r.duration_s, 1.0, 0.2);
+  check_intervals (&r, 1.0, 0.25);
+  qf_bw_result_clear (&r);
+  responder_stop (resp);
+}
+
+/* ---- the responder against broken clients ---- */
+
+static int
+raw_connect (guint16 port)
+{
+  struct sockaddr_in a = { 0 };
+  int fd = socket (AF_INET, SOCK_STREAM, 0);
+
+  a.sin_family = AF_INET;
+  a.sin_port = htons (port);
+  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (connect (fd, (struct sockaddr *) &a, sizeof a), ==, 0);
+  return fd;
+}
+
+static signed char
+read_byte (int fd)
+{
+  struct pollfd pfd = { fd, POLLIN, 0 };
+  signed char b = 0;
+
+  g_assert_cmpint (poll (&pfd, 1, 5000), ==, 1);
+  g_assert_cmpint (recv (fd, &b, 1, 0), ==, 1);
+  return b;
+}
+
+static void
+send_json_block (int         fd,
+                 const char *text,
+                 guint32     announced)
+{
+  guint32 be = htonl (announced);
+
+  g_assert_cmpint (send (fd, &be, 4, 0), ==, 4);
+  if (text[0] != '\0')
+    g_assert_cmpint (send (fd, text, strlen (text), 0), ==, (gssize) strlen (text));
+}
+
+static void
+assert_next_client_served (Responder *resp)
+{
+  QfBwConfig c = base_config (resp->port);
+  QfBwResult r = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  c.time_s = 0.5;
+  g_assert_true (run_client (&c, NULL, &r, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (r.received_mbps, >, 0);
+  qf_bw_result_clear (&r);
+}
+
+static void
+test_bad_params (void)
+{
+  static const char *const bad[] = {
+    "{\"tcp\":true,\"parallel\":",                       /* truncated */
+    "[1,2,3]",                                          /* not an object */
+    "{\"tcp\":true,\"parallel\":1000,\"len\":1000}",    /* out of range */
+    "{\"sctp\":true,\"len\":1000}",                     /* unsupported protocol */
+    "{\"tcp\":true,\"len\":\"big\"}",                   /* wrong type */
+  };
+  Responder *resp = responder_start ();
+  char cookie[37];
+
+  memset (cookie, 'a', 36);
+  cookie[36] = '\0';
+  for (guint i = 0; i < G_N_ELEMENTS (bad) + 1; i++)
+    {
+      int fd = raw_connect (resp->port);
+      signed char b;
+
+      g_assert_cmpint (send (fd, cookie, 37, 0), ==, 37);
+      g_assert_cmpint (read_byte (fd), ==, 9);
+      if (i < G_N_ELEMENTS (bad))
+        send_json_block (fd, bad[i], strlen (bad[i]));
+      else
+        send_json_block (fd, "", 100 * 1024 * 1024);    /* announces 100 MiB: never allocated */
+      b = read_byte (fd);
+      g_assert_cmpint (b, ==, -2);                      /* SERVER_ERROR */
+      close (fd);
+    }
+  g_assert_cmpuint (qf_iperf3_server_refused (resp->server), ==, G_N_ELEMENTS (bad) + 1);
+  assert_next_client_served (resp);
+  responder_stop (resp);
+}
+
+static void
+test_wrong_cookie (void)
+{
+  static const char params[] = "{\"tcp\":true,\"omit\":0,\"time\":1,\"num\":0,\"blockcount\":0,"
+                               "\"parallel\":1,\"len\":131072,\"client_version\":\"3.12\"}";
+  Responder *resp = responder_start ();
+  char cookie[37], wrong[37];
+  int ctrl, stream;
+
+  memset (cookie, 'a', 36);
+  cookie[36] = '\0';
+  memset (wrong, 'b', 36);
+  wrong[36] = '\0';
+  ctrl = raw_connect (resp->port);
+  g_assert_cmpint (send (ctrl, cookie, 37, 0), ==, 37);
+  g_assert_cmpint (read_byte (ctrl), ==, 9);
+  send_json_block (ctrl, params, strlen (params));
+  g_assert_cmpint (read_byte (ctrl), ==, 10);           /* CREATE_STREAMS */
+
+  stream = raw_connect (resp->port);
+  g_assert_cmpint (send (stream, wrong, 37, 0), ==, 37);
+  g_assert_cmpint (read_byte (stream), ==, -1);         /* ACCESS_DENIED */
+  close (stream);
+  /* A second control connection during the test is turned away too. */
+  close (ctrl);
+  assert_next_client_served (resp);
+  g_assert_cmpuint (qf_iperf3_server_refused (resp->server), >=, 1);
+  responder_stop (resp);
+}
+
+static void
+test_busy (void)
+{
+  static const char params[] = "{\"tcp\":true,\"omit\":0,\"time\":1,\"num\":0,\"blockcount\":0,"
+                               "\"parallel\":1,\"len\":131072,\"client_version\":\"3.12\"}";
+  Responder *resp = responder_start ();
+  QfBwConfig c = base_config (resp->port);
+  QfBwResult r = { 0 };
+  g_autoptr(GError) error = NULL;
+  char cookie[37];
+  int ctrl;
+
+  memset (cookie, 'a', 36);
+  cookie[36] = '\0';
+  ctrl = raw_connect (resp->port);
+  g_assert_cmpint (send (ctrl, cookie, 37, 0), ==, 37);
+  g_assert_cmpint (read_byte (ctrl), ==, 9);
+  send_json_block (ctrl, params, strlen (params));
+  g_assert_cmpint (read_byte (ctrl), ==, 10);
+
+  /* While this half-open test holds the responder, a client is refused as busy. */
+  g_assert_false (run_client (&c, NULL, &r, &error));
+  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_BUSY);
+  qf_bw_result_clear (&r);
+  close (ctrl);
+  assert_next_client_served (resp);
+  responder_stop (resp);
+}
+
+/* ---- failures on the client side ---- */
+
+static gpointer
+kill_later (gpointer data)
+{
+  g_usleep (G_USEC_PER_SEC);
+  kill (GPOINTER_TO_INT (data), SIGKILL);
+  return NULL;
+}
+
+static void
+test_peer_killed (void)
+{
+  g_autoptr(GError) error = NULL;
+  QfIperf3Server *server = qf_iperf3_server_new ("127.0.0.1", 0, &error);
+  guint16 port;
+  QfBwConfig c;
+  QfBwResult r = { 0 };
+  pid_t pid;
+  gint64 t0, t_end;
+
+  g_assert_no_error (error);
+  port = qf_iperf3_server_get_port (server);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      qf_iperf3_server_run (server, NULL, NULL);
+      _exit (0);
+    }
+  qf_iperf3_server_free (server);
+
+  c = base_config (port);
+  c.time_s = 10;
+  c.interval_s = 0.2;
+  c.direction = QF_BW_DOWN;
+  {
+    g_autoptr(QfBwClient) client = qf_bw_client_new (&c, &error);
+    GThread *killer;
+
+    g_assert_no_error (error);
+    t0 = qf_clock_now_ns ();
+    /* Kill the responder process 1 s into the test, as if its PC lost power. */
+    killer = g_thread_new ("killer", kill_later, GINT_TO_POINTER (pid));
+    g_assert_false (qf_bw_client_run (client, NULL, &r, &error));
+    t_end = qf_clock_now_ns ();
+    g_thread_join (killer);
+  }
+  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST);
+  g_assert_cmpint (t_end - t0, <, 4 * QF_NSEC_PER_SEC);
+  /* The intervals measured before the peer vanished are kept. */
+  g_assert_cmpuint (r.intervals->len, >=, 2);
+  g_assert_cmpfloat (g_array_index (r.intervals, QfBwInterval, 0).mbps, >, 0);
+  g_assert_cmpfloat (r.duration_s, >, 0.5);
+  qf_bw_result_clear (&r);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+}
+
+static void
+test_refused (void)
+{
+  g_autoptr(GError) error = NULL;
+  struct sockaddr_in a = { 0 };
+  socklen_t len = sizeof a;
+  int fd = socket (AF_INET, SOCK_STREAM, 0);
+  QfBwConfig c;
+  QfBwResult r = { 0 };
+  gint64 t0;
+
+  /* A port that was free a moment ago: nothing listens there. */
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &a, sizeof a), ==, 0);
+  getsockname (fd, (struct sockaddr *) &a, &len);
+  close (fd);
+
+  c = base_config (ntohs (a.sin_port));
+  c.connect_timeout_s = 1;
+  t0 = qf_clock_now_ns ();
+  g_assert_false (run_client (&c, NULL, &r, &error));
+  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT);
+  g_assert_nonnull (strstr (error->message, "127.0.0.1"));
+  g_assert_cmpint (qf_clock_now_ns () - t0, <, 1500 * QF_NSEC_PER_MSEC);
+  g_assert_cmpuint (r.intervals->len, ==, 0);
+  qf_bw_result_clear (&r);
+}
+
+static gpointer
+cancel_later (gpointer data)
+{
+  g_usleep (500 * 1000);
+  g_atomic_int_set ((gint *) data, 1);
+  return NULL;
+}
+
+static void
+test_cancel (void)
+{
+  Responder *resp = responder_start ();
+  QfBwConfig c = base_config (resp->port);
+  QfBwResult r = { 0 };
+  g_autoptr(GError) error = NULL;
+  gint cancel = 0;
+  GThread *t;
+  gint64 t0;
+
+  c.time_s = 30;
+  c.direction = QF_BW_BIDIR;
+  t0 = qf_clock_now_ns ();
+  t = g_thread_new ("cancel", cancel_later, &cancel);
+  g_assert_false (run_client (&c, &cancel, &r, &error));
+  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED);
+  g_assert_cmpint (qf_clock_now_ns () - t0, <, 1500 * QF_NSEC_PER_MSEC);
+  g_thread_join (t);
+  qf_bw_result_clear (&r);
+  /* The responder is free again for the next client. */
+  assert_next_client_served (resp);
+  responder_stop (resp);
+}
+
+static void
+test_invalid_config (void)
+{
+  QfBwConfig c = base_config (5201);
+  g_autoptr(GError) error = NULL;
+
+  c.parallel = 0;
+  g_assert_null (qf_bw_client_new (&c, &error));
+  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID);
+  g_clear_error (&error);
+  c = base_config (5201);
+  c.protocol = QF_BW_UDP;
+  c.len = 8;
+  g_assert_null (qf_bw_client_new (&c, &error));
+  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID);
+}
+
+/* ---- the JSON reader ---- */
+
+static void
+test_json_parse (void)
+{
+  static const char text[] =
+    " {\"a\":1,\"b\":[true,false,null,-2.5e1],\"c\":\"x\\u00e9\\n\\\"\",\"d\":{\"e\":18446744073709551615},"
+    "\"f\":9223372036854775807} ";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfJson) j = qf_json_parse (text, strlen (text), &error);
+  const QfJson *b;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (qf_json_type (j), ==, QF_JSON_OBJECT);
+  g_assert_cmpuint (qf_json_length (j), ==, 5);
+  g_assert_cmpint (qf_json_int (qf_json_get (j, "a"), 0), ==, 1);
+  b = qf_json_get (j, "b");
+  g_assert_cmpuint (qf_json_length (b), ==, 4);
+  g_assert_true (qf_json_is_true (qf_json_index (b, 0)));
+  g_assert_false (qf_json_is_true (qf_json_index (b, 1)));
+  g_assert_cmpint (qf_json_type (qf_json_index (b, 2)), ==, QF_JSON_NULL);
+  g_assert_cmpfloat (qf_json_double (qf_json_index (b, 3), 0), ==, -25.0);
+  g_assert_null (qf_json_index (b, 4));
+  g_assert_cmpstr (qf_json_string (qf_json_get (j, "c")), ==, "x\xc3\xa9\n\"");
+  /* iperf3 3.12 prints -1 as 2^64 - 1. */
+  g_assert_cmpint (qf_json_int (qf_json_get (qf_json_get (j, "d"), "e"), 0), ==, -1);
+  g_assert_cmpint (qf_json_int (qf_json_get (j, "f"), 0), ==, G_MAXINT64);
+  g_assert_null (qf_json_get (j, "missing"));
+  g_assert_cmpint (qf_json_int (qf_json_get (j, "c"), 7), ==, 7);
+}
+
+static void
+test_json_reject (void)
+{
+  static const char *const bad[] = {
+    "", "{", "{\"a\"}", "{\"a\":}", "[1,]", "{\"a\":1}x", "01", "1.", "-", "\"abc",
+    "\"\\ud800\"", "\"\\u0000\"", "tru", "{\"a\":1,}", "\"\x01\"", "\"\xff\"", "nul",
+  };
+  GString *deep = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  QfJson *j;
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      j = qf_json_parse (bad[i], strlen (bad[i]), &error);
+      if (j != NULL)
+        g_error ("accepted: %s", bad[i]);
+      g_assert_nonnull (error);
+      g_clear_error (&error);
+    }
+  for (int i = 0; i < QF_JSON_MAX_DEPTH + 5; i++)
+    g_string_append_c (deep, '[');
+  j = qf_json_parse (deep->str, deep->len, &error);
+  g_assert_null (j);
+  g_assert_error (error, QF_JSON_ERROR, QF_JSON_ERROR_LIMIT);
+  g_clear_error (&error);
+  g_string_free (deep, TRUE);
+
+  {
+    g_autofree char *big = g_strnfill (QF_JSON_MAX_TEXT + 1, ' ');
+    g_assert_null (qf_json_parse (big, strlen (big), &error));
+    g_assert_error (error, QF_JSON_ERROR, QF_JSON_ERROR_LIMIT);
+    g_clear_error (&error);
+  }
+  {
+    GString *many = g_string_new ("[");
+    for (int i = 0; i < QF_JSON_MAX_NODES + 10; i++)
+      g_string_append (many, i ? ",0" : "0");
+    g_string_append_c (many, ']');
+    g_assert_null (qf_json_parse (many->str, many->len, &error));
+    g_assert_error (error, QF_JSON_ERROR, QF_JSON_ERROR_LIMIT);
+    g_string_free (many, TRUE);
+  }
+}
+
+static void
+test_json_write (void)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfJson) j = NULL;
+  QfJsonWriter w;
+
+  qf_json_writer_init (&w, out);
+  qf_json_writer_begin_object (&w);
+  qf_json_writer_key (&w, "s");
+  qf_json_writer_string (&w, "a\"b\\c\n");
+  qf_json_writer_key (&w, "arr");
+  qf_json_writer_begin_array (&w);
+  qf_json_writer_int (&w, -1);
+  qf_json_writer_uint (&w, G_MAXUINT64);
+  qf_json_writer_double (&w, 0.5);
+  qf_json_writer_bool (&w, TRUE);
+  qf_json_writer_begin_object (&w);
+  qf_json_writer_end_object (&w);
+  qf_json_writer_end_array (&w);
+  qf_json_writer_end_object (&w);
+  g_assert_cmpstr (out->str, ==,
+                   "{\"s\":\"a\\\"b\\\\c\\u000a\",\"arr\":[-1,18446744073709551615,0.5,true,{}]}");
+  j = qf_json_parse (out->str, out->len, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (qf_json_string (qf_json_get (j, "s")), ==, "a\"b\\c\n");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  /* First, while this process has no other threads: it forks a responder. */
+  g_test_add_func ("/engine/bandwidth/peer-killed-keeps-intervals", test_peer_killed);
+  g_test_add_func ("/engine/bandwidth/json/parse", test_json_parse);
+  g_test_add_func ("/engine/bandwidth/json/reject", test_json_reject);
+  g_test_add_func ("/engine/bandwidth/json/write", test_json_write);
+  g_test_add_func ("/engine/bandwidth/invalid-config", test_invalid_config);
+  g_test_add_func ("/engine/bandwidth/tcp-up", test_tcp_up);
+  g_test_add_func ("/engine/bandwidth/tcp-down", test_tcp_down);
+  g_test_add_func ("/engine/bandwidth/tcp-bidir", test_tcp_bidir);
+  g_test_add_func ("/engine/bandwidth/tcp-parallel", test_tcp_parallel);
+  g_test_add_func ("/engine/bandwidth/udp-up", test_udp_up);
+  g_test_add_func ("/engine/bandwidth/udp-down-parallel", test_udp_down);
+  g_test_add_func ("/engine/bandwidth/udp-bidir", test_udp_bidir);
+  g_test_add_func ("/engine/bandwidth/omit", test_omit);
+  g_test_add_func ("/engine/bandwidth/responder/bad-params-then-next", test_bad_params);
+  g_test_add_func ("/engine/bandwidth/responder/wrong-cookie-then-next", test_wrong_cookie);
+  g_test_add_func ("/engine/bandwidth/responder/busy", test_busy);
+  g_test_add_func ("/engine/bandwidth/refused-within-timeout", test_refused);
+  g_test_add_func ("/engine/bandwidth/cancel-within-1s", test_cancel);
+
+  return g_test_run ();
+}

@@ -30,10 +30,10 @@ static const QfCliCommand commands[] = {
   { "cycle",     N_("Run a periodic control-cycle test against a peer"), NULL },
   { "bandwidth", N_("Measure TCP/UDP throughput to a peer (like iperf3)"), NULL },
   { "serve",     N_("Run the responder for the helper machine"), qf_cli_serve },
-  { "run",       N_("Run a whole qualification against a profile"), NULL },
+  { "run",       N_("Run a whole qualification against a profile"), qf_cli_run },
   { "report",    N_("Write the PDF and HTML acceptance report of a session"), NULL },
   { "verify",    N_("Check the signature and contents of a report"), NULL },
-  { "profiles",  N_("List and show threshold profiles"), NULL },
+  { "profiles",  N_("List and show threshold profiles"), qf_cli_profiles },
 };
 
 static void

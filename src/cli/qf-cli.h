@@ -45,6 +45,8 @@ void     qf_cli_print_json    (JsonObject          *obj);
 /* The subcommands. */
 int qf_cli_sysinfo   (int argc, char **argv);
 int qf_cli_rt        (int argc, char **argv);
+int qf_cli_run       (int argc, char **argv);
+int qf_cli_profiles  (int argc, char **argv);
 int qf_cli_serve     (int argc, char **argv);
 
 G_END_DECLS

@@ -5,9 +5,11 @@ the ones docs/flatpak.md justifies: network, Wayland with X11 fallback (plus the
 X11 needs), and system-bus talk to NetworkManager and rtkit — nothing broader (tests/data). TAP.
 No GNOME runtime can be downloaded on the CI machines, so the real build is not run here."""
 import json
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 EXPECTED_FINISH_ARGS = {
     "--share=network",
@@ -60,8 +62,10 @@ if builder is None:
     print(f"ok {n + 1} - flatpak-builder --show-manifest # SKIP flatpak-builder is not installed")
     n += 1
 else:
-    r = subprocess.run([builder, "--show-manifest", manifest], capture_output=True, text=True,
-                       timeout=60)
+    # flatpak-builder leaves a .flatpak-builder state folder in its working directory.
+    with tempfile.TemporaryDirectory(prefix="qf-flatpak-") as work:
+        r = subprocess.run([builder, "--show-manifest", os.path.abspath(manifest)], cwd=work,
+                           capture_output=True, text=True, timeout=60)
     out = r.stdout + r.stderr
     ok(r.returncode == 0, "flatpak-builder --show-manifest accepts it", out[-2000:])
     warnings = [line for line in out.splitlines() if "WARNING" in line]

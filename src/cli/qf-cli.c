@@ -31,8 +31,9 @@ static const QfCliCommand commands[] = {
   { "bandwidth", N_("Measure TCP/UDP throughput to a peer (like iperf3)"), NULL },
   { "serve",     N_("Run the responder for the helper machine"), qf_cli_serve },
   { "run",       N_("Run a whole qualification against a profile"), qf_cli_run },
-  { "report",    N_("Write the PDF and HTML acceptance report of a session"), NULL },
-  { "verify",    N_("Check the signature and contents of a report"), NULL },
+  { "report",    N_("Write the PDF and HTML acceptance report of a session"), qf_cli_report },
+  { "verify",    N_("Check the signature and contents of a report"), qf_cli_verify },
+  { "cert",      N_("Create, import or show the certificate that signs reports"), qf_cli_cert },
   { "profiles",  N_("List and show threshold profiles"), qf_cli_profiles },
 };
 

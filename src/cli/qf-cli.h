@@ -47,6 +47,9 @@ int qf_cli_sysinfo   (int argc, char **argv);
 int qf_cli_rt        (int argc, char **argv);
 int qf_cli_run       (int argc, char **argv);
 int qf_cli_profiles  (int argc, char **argv);
+int qf_cli_report    (int argc, char **argv);
+int qf_cli_verify    (int argc, char **argv);
+int qf_cli_cert      (int argc, char **argv);
 int qf_cli_serve     (int argc, char **argv);
 
 G_END_DECLS

@@ -702,7 +702,13 @@ qf_plot_histogram (cairo_t               *cr,
   if (isfinite (sample_max) && axis_frac (&ax, sample_max) >= 0 && axis_frac (&ax, sample_max) <= 1)
     {
       g_autofree char *v = qf_plot_format_value (sample_max);
-      g_autofree char *label = g_strdup_printf (_("max %s"), v);
+      g_autofree char *label = NULL;
+
+      /* The format comes from the caller's catalogue or ours, never from the data. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+      label = g_strdup_printf (options->max_format ? options->max_format : _("max %s"), v);
+#pragma GCC diagnostic pop
       gdouble x = map_x (&f, &ax, sample_max), y = f.y0 + f.h;
 
       set_rgb (cr, f.fg, 1);
@@ -719,7 +725,7 @@ qf_plot_histogram (cairo_t               *cr,
       }
     }
   if (total == 0)
-    draw_note (&f, _("No samples yet"));
+    draw_note (&f, options->empty_text ? options->empty_text : _("No samples yet"));
   draw_legend (&f, labels, n_histograms);
   draw_box (&f);
 }
@@ -967,7 +973,7 @@ qf_plot_time_series (cairo_t             *cr,
 
   draw_limits (&f, &ay, FALSE, limits, n_limits);
   if (!any)
-    draw_note (&f, _("No samples yet"));
+    draw_note (&f, options->empty_text ? options->empty_text : _("No samples yet"));
   draw_legend (&f, labels, n_series);
   draw_box (&f);
 }

@@ -43,6 +43,11 @@ typedef struct
   /* Time series only: when > 0, show the last window_s seconds ending at the newest sample
    * (the scrolling 60 s view); 0 shows everything. Ignored with fixed_scale. */
   gdouble     window_s;
+
+  /* Texts drawn inside the plot, for a report in another language than the process's:
+   * "max %s" (the current maximum's marker) and "No samples yet". NULL: gettext's. */
+  const char *max_format;
+  const char *empty_text;
 } QfPlotOptions;
 
 /* One histogram (one measurement thread / CPU). counts[i] holds the samples in

@@ -1,0 +1,84 @@
+/* qf-cli-verify.c — `qualify-cli verify`: is this report signed, unchanged, by whom, trusted,
+ * and does its printed verdict table match its data? (src/cli)
+ * Exit 0 valid, 1 invalid or tampered (saying what), 2 not a Qualify report or unreadable. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "qf-cli.h"
+#include "qf-verify.h"
+
+static const char *
+yes_no (gboolean value)
+{
+  return value ? _("yes") : _("no");
+}
+
+int
+qf_cli_verify (int    argc,
+               char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfVerifyResult) result = NULL;
+  g_auto(GStrv) trust = NULL;
+  gboolean json = FALSE, ok;
+  int exit_code;
+  const GOptionEntry entries[] = {
+    { "trust", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &trust,
+      N_("Trust signers certified by this certificate (PEM or DER; repeatable). Default: the system's store"), N_("CERT") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
+    { NULL }
+  };
+
+  if (!qf_cli_parse_options ("verify", _("REPORT.pdf|REPORT.html"),
+                             _("Check a report's signature, that it covers the whole document, who signed it and "
+                               "when, whether the signer is trusted, and that the printed verdict table matches "
+                               "the embedded session data. Exit 0 valid, 1 invalid or changed, 2 not a Qualify report."),
+                             entries, &argc, &argv, &exit_code))
+    return exit_code;
+  if (argc < 2)
+    return qf_cli_errorf ("verify", _("give the report to check, e.g. “qualify-cli verify report.pdf”"));
+  if (argc > 2)
+    return qf_cli_errorf ("verify", _("unexpected argument “%s”"), argv[2]);
+
+  result = qf_verify_file (argv[1], (const char *const *) trust, &error);
+  if (result == NULL)
+    return qf_cli_error ("verify", error);
+  ok = qf_verify_result_ok (result);
+
+  if (json)
+    {
+      g_autoptr(JsonObject) obj = qf_verify_result_to_json (result);
+      qf_cli_print_json (obj);
+    }
+  else
+    {
+      g_print ("%-22s %s (%s)\n", _("Report:"), result->path, result->format);
+      g_print ("%-22s %s\n", _("Signed:"), yes_no (result->is_signed));
+      if (result->is_signed)
+        {
+          g_print ("%-22s %s\n", _("Signature valid:"), yes_no (result->signature_valid));
+          g_print ("%-22s %s\n", _("Covers whole document:"), yes_no (result->covers_whole));
+          g_print ("%-22s %s\n", _("Signed by:"), result->signer ? result->signer : "?");
+          if (result->signer_fingerprint)
+            g_print ("%-22s %s\n", _("Certificate SHA-256:"), result->signer_fingerprint);
+          g_print ("%-22s %s\n", _("Signed at:"), result->signing_time ? result->signing_time : "?");
+          if (result->trusted)
+            g_print ("%-22s %s\n", _("Signer trusted:"), _("yes"));
+          else
+            g_print ("%-22s %s — %s\n", _("Signer trusted:"), _("no"),
+                     result->trust_detail ? result->trust_detail : _("unknown issuer"));
+        }
+      g_print ("%-22s %s\n", _("Contents:"), result->contents_detail ? result->contents_detail : "?");
+      if (result->overall_verdict)
+        g_print ("%-22s %s\n", _("Verdict in the data:"), result->overall_verdict);
+      for (guint i = 0; i < result->problems->len; i++)
+        g_print ("%-22s %s\n", _("Problem:"), (const char *) g_ptr_array_index (result->problems, i));
+      if (ok && !result->trusted)
+        g_print ("%s %s\n", _("Result: VALID, but the signer is not in your trust store;"),
+                 _("compare the certificate fingerprint with the installer's, or give --trust CERT."));
+      else
+        g_print ("%s\n", ok ? _("Result: VALID") : _("Result: INVALID"));
+    }
+  return ok ? QF_CLI_EXIT_OK : QF_CLI_EXIT_FAIL;
+}

@@ -1,0 +1,611 @@
+/* qf-report-pdf.c — the report as an A4 PDF with cairo and pango (src/core).
+ *
+ * Lays the blocks out twice: once to count the pages (nothing painted), once to paint them with
+ * "Page N of M" in every footer and the PC's name and date in every header. Text is real text in
+ * embedded Noto Sans CJK subsets (selectable, extractable by pdftotext); plots are vectors from
+ * qf-plot. The session JSON is attached and the file signed by qf-pdf-sign's incremental update.
+ */
+#include "config.h"
+
+#include <cairo-pdf.h>
+#include <glib/gi18n.h>
+#include <pango/pangocairo.h>
+#include <string.h>
+
+#include "qf-pdf-sign.h"
+#include "qf-report-private.h"
+
+#define TR(s) _qf_report_tr (ctx->report, s)
+
+#define PAGE_W 595.276
+#define PAGE_H 841.89
+#define MARGIN_X 48.0
+#define CONTENT_TOP 68.0
+#define CONTENT_BOTTOM (PAGE_H - 52.0)
+#define CONTENT_W (PAGE_W - 2 * MARGIN_X)
+#define FIGURE_H 200.0
+#define CELL_PAD 3.0
+
+typedef struct
+{
+  QfReport *report;
+  cairo_t  *cr;
+  gboolean  paint;
+  int       page;
+  int       n_pages;
+  gdouble   y;
+} Ctx;
+
+typedef struct
+{
+  gdouble r, g, b;
+} Rgb;
+
+static Rgb
+verdict_ink (const char *css)
+{
+  if (g_strcmp0 (css, "pass") == 0)
+    return (Rgb) { 0.10, 0.45, 0.20 };
+  if (g_strcmp0 (css, "fail") == 0)
+    return (Rgb) { 0.72, 0.10, 0.10 };
+  if (g_strcmp0 (css, "warn") == 0)
+    return (Rgb) { 0.62, 0.40, 0.00 };
+  if (g_strcmp0 (css, "invalid") == 0)
+    return (Rgb) { 0.45, 0.20, 0.55 };
+  return (Rgb) { 0.35, 0.35, 0.35 };
+}
+
+static Rgb
+verdict_tint (const char *css)
+{
+  if (g_strcmp0 (css, "pass") == 0)
+    return (Rgb) { 0.91, 0.97, 0.92 };
+  if (g_strcmp0 (css, "fail") == 0)
+    return (Rgb) { 0.99, 0.90, 0.90 };
+  if (g_strcmp0 (css, "warn") == 0)
+    return (Rgb) { 1.00, 0.96, 0.85 };
+  if (g_strcmp0 (css, "invalid") == 0)
+    return (Rgb) { 0.95, 0.91, 0.97 };
+  return (Rgb) { 0.95, 0.95, 0.95 };
+}
+
+static PangoLayout *
+make_layout (Ctx        *ctx,
+             const char *text,
+             const char *family,
+             gdouble     size,
+             gboolean    bold,
+             gdouble     width)
+{
+  PangoLayout *layout = pango_cairo_create_layout (ctx->cr);
+  PangoFontDescription *desc = pango_font_description_new ();
+
+  pango_font_description_set_family (desc, family);
+  pango_font_description_set_absolute_size (desc, size * PANGO_SCALE);
+  pango_font_description_set_weight (desc, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
+  pango_layout_set_font_description (layout, desc);
+  pango_font_description_free (desc);
+  if (width > 0)
+    {
+      pango_layout_set_width (layout, (int) (width * PANGO_SCALE));
+      pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+    }
+  pango_layout_set_text (layout, text ? text : "", -1);
+  return layout;
+}
+
+static gdouble
+layout_height (PangoLayout *layout)
+{
+  int w, h;
+  pango_layout_get_size (layout, &w, &h);
+  return (gdouble) h / PANGO_SCALE;
+}
+
+static gdouble
+layout_width (PangoLayout *layout)
+{
+  int w, h;
+  pango_layout_get_size (layout, &w, &h);
+  return (gdouble) w / PANGO_SCALE;
+}
+
+static void
+show (Ctx         *ctx,
+      PangoLayout *layout,
+      gdouble      x,
+      gdouble      y,
+      Rgb          ink)
+{
+  if (!ctx->paint)
+    return;
+  cairo_set_source_rgb (ctx->cr, ink.r, ink.g, ink.b);
+  cairo_move_to (ctx->cr, x, y);
+  pango_cairo_show_layout (ctx->cr, layout);
+}
+
+static void
+text_at (Ctx        *ctx,
+         const char *text,
+         gdouble     size,
+         gboolean    bold,
+         gdouble     x,
+         gdouble     y,
+         gdouble     align,  /* 0 left, 0.5 centre, 1 right */
+         Rgb         ink)
+{
+  g_autoptr(PangoLayout) layout = make_layout (ctx, text, QF_REPORT_FONT, size, bold, 0);
+  show (ctx, layout, x - align * layout_width (layout), y, ink);
+}
+
+static void
+page_furniture (Ctx *ctx)
+{
+  const Rgb grey = { 0.35, 0.35, 0.35 };
+  g_autofree char *page = NULL;
+  const char *sid = NULL;
+  JsonNode *id = json_object_get_member (ctx->report->session, "id");
+
+  if (!ctx->paint)
+    return;
+  text_at (ctx, ctx->report->header_left, 8, TRUE, MARGIN_X, 30, 0, grey);
+  text_at (ctx, ctx->report->header_right, 8, FALSE, PAGE_W - MARGIN_X, 30, 1, grey);
+  cairo_set_source_rgb (ctx->cr, 0.6, 0.6, 0.6);
+  cairo_set_line_width (ctx->cr, 0.6);
+  cairo_move_to (ctx->cr, MARGIN_X, 46);
+  cairo_line_to (ctx->cr, PAGE_W - MARGIN_X, 46);
+  cairo_stroke (ctx->cr);
+  cairo_move_to (ctx->cr, MARGIN_X, PAGE_H - 40);
+  cairo_line_to (ctx->cr, PAGE_W - MARGIN_X, PAGE_H - 40);
+  cairo_stroke (ctx->cr);
+
+  /* The format comes from our own catalogue, never from the session. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+  page = g_strdup_printf (TR (N_("Page %d of %d")), ctx->page, ctx->n_pages);
+#pragma GCC diagnostic pop
+  text_at (ctx, page, 8, FALSE, PAGE_W / 2, PAGE_H - 34, 0.5, grey);
+  text_at (ctx, "Qualify " PACKAGE_VERSION, 7, FALSE, MARGIN_X, PAGE_H - 34, 0, grey);
+  if (id != NULL && JSON_NODE_TYPE (id) == JSON_NODE_VALUE && json_node_get_value_type (id) == G_TYPE_STRING)
+    sid = json_node_get_string (id);
+  if (sid != NULL)
+    text_at (ctx, sid, 7, FALSE, PAGE_W - MARGIN_X, PAGE_H - 34, 1, grey);
+}
+
+static void
+new_page (Ctx *ctx)
+{
+  if (ctx->page > 0 && ctx->paint)
+    cairo_show_page (ctx->cr);
+  ctx->page++;
+  ctx->y = CONTENT_TOP;
+  page_furniture (ctx);
+}
+
+static void
+ensure (Ctx    *ctx,
+        gdouble height)
+{
+  if (ctx->y + height > CONTENT_BOTTOM && ctx->y > CONTENT_TOP + 1)
+    new_page (ctx);
+}
+
+static void
+paragraph (Ctx        *ctx,
+           const char *text,
+           gdouble     size,
+           gboolean    bold,
+           Rgb         ink,
+           gdouble     space_after)
+{
+  g_autoptr(PangoLayout) layout = make_layout (ctx, text, QF_REPORT_FONT, size, bold, CONTENT_W);
+  gdouble h = layout_height (layout);
+
+  ensure (ctx, h);
+  show (ctx, layout, MARGIN_X, ctx->y, ink);
+  ctx->y += h + space_after;
+}
+
+static void
+fill_rect (Ctx    *ctx,
+           gdouble x,
+           gdouble y,
+           gdouble w,
+           gdouble h,
+           Rgb     c)
+{
+  if (!ctx->paint)
+    return;
+  cairo_set_source_rgb (ctx->cr, c.r, c.g, c.b);
+  cairo_rectangle (ctx->cr, x, y, w, h);
+  cairo_fill (ctx->cr);
+}
+
+/* Column widths from the cells' natural widths, scaled to the content width. */
+static void
+column_widths (Ctx       *ctx,
+               QfBlock   *b,
+               guint      n_cols,
+               gdouble   *widths)
+{
+  gdouble total = 0;
+
+  for (guint c = 0; c < n_cols; c++)
+    {
+      gdouble nat = 30;
+      if (b->header != NULL && c < b->header->len)
+        {
+          g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (b->header, c), QF_REPORT_FONT, 8.5, TRUE, 0);
+          nat = MAX (nat, layout_width (l));
+        }
+      for (guint r = 0; r < b->rows->len; r++)
+        {
+          GPtrArray *row = g_ptr_array_index (b->rows, r);
+          if (c < row->len)
+            {
+              g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (row, c), QF_REPORT_FONT, 8.5, FALSE, 0);
+              nat = MAX (nat, layout_width (l));
+            }
+        }
+      widths[c] = MIN (nat + 2 * CELL_PAD, CONTENT_W * 0.55);
+      total += widths[c];
+    }
+  for (guint c = 0; c < n_cols; c++)
+    widths[c] = widths[c] * CONTENT_W / total;
+}
+
+static gdouble
+row_height (Ctx       *ctx,
+            GPtrArray *cells,
+            gdouble   *widths,
+            gboolean   bold)
+{
+  gdouble h = 0;
+
+  for (guint c = 0; c < cells->len; c++)
+    {
+      g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (cells, c), QF_REPORT_FONT, 8.5,
+                                              bold, widths[c] - 2 * CELL_PAD);
+      h = MAX (h, layout_height (l));
+    }
+  return h + 2 * CELL_PAD;
+}
+
+static void
+draw_row (Ctx        *ctx,
+          GPtrArray  *cells,
+          gdouble    *widths,
+          gboolean    header,
+          const char *css,
+          gboolean    verdict_last)
+{
+  gdouble h = row_height (ctx, cells, widths, header), x = MARGIN_X;
+  const Rgb black = { 0.1, 0.1, 0.1 };
+
+  if (header)
+    fill_rect (ctx, MARGIN_X, ctx->y, CONTENT_W, h, (Rgb) { 0.88, 0.88, 0.88 });
+  else if (css != NULL)
+    fill_rect (ctx, MARGIN_X, ctx->y, CONTENT_W, h, verdict_tint (css));
+  for (guint c = 0; c < cells->len; c++)
+    {
+      gboolean is_verdict = verdict_last && !header && c + 1 == cells->len && css != NULL;
+      g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (cells, c), QF_REPORT_FONT, 8.5,
+                                              header || is_verdict, widths[c] - 2 * CELL_PAD);
+      show (ctx, l, x + CELL_PAD, ctx->y + CELL_PAD, is_verdict ? verdict_ink (css) : black);
+      x += widths[c];
+    }
+  if (ctx->paint)
+    {
+      cairo_set_source_rgb (ctx->cr, 0.7, 0.7, 0.7);
+      cairo_set_line_width (ctx->cr, 0.4);
+      cairo_move_to (ctx->cr, MARGIN_X, ctx->y + h);
+      cairo_line_to (ctx->cr, MARGIN_X + CONTENT_W, ctx->y + h);
+      cairo_stroke (ctx->cr);
+    }
+  ctx->y += h;
+}
+
+static void
+table (Ctx     *ctx,
+       QfBlock *b)
+{
+  guint n_cols = b->header != NULL && b->header->len > 0 ? b->header->len
+                 : (b->rows->len > 0 ? ((GPtrArray *) g_ptr_array_index (b->rows, 0))->len : 0);
+  g_autofree gdouble *widths = NULL;
+  gboolean verdict_last = b->header != NULL && b->header->len > 0;
+
+  if (n_cols == 0)
+    return;
+  widths = g_new0 (gdouble, n_cols);
+  if (b->kind == QF_BLOCK_KEY_VALUE)
+    {
+      widths[0] = CONTENT_W * 0.3;
+      for (guint c = 1; c < n_cols; c++)
+        widths[c] = CONTENT_W * 0.7 / (n_cols - 1);
+    }
+  else
+    column_widths (ctx, b, n_cols, widths);
+
+  if (b->header != NULL && b->header->len > 0)
+    {
+      ensure (ctx, row_height (ctx, b->header, widths, TRUE) + (b->rows->len > 0
+              ? row_height (ctx, g_ptr_array_index (b->rows, 0), widths, FALSE) : 0));
+      draw_row (ctx, b->header, widths, TRUE, NULL, FALSE);
+    }
+  for (guint r = 0; r < b->rows->len; r++)
+    {
+      GPtrArray *row = g_ptr_array_index (b->rows, r);
+      gdouble h = row_height (ctx, row, widths, b->kind == QF_BLOCK_KEY_VALUE);
+      if (ctx->y + h > CONTENT_BOTTOM)
+        {
+          new_page (ctx);
+          if (b->header != NULL && b->header->len > 0)
+            draw_row (ctx, b->header, widths, TRUE, NULL, FALSE);
+        }
+      if (b->kind == QF_BLOCK_KEY_VALUE)
+        {
+          /* Keys in bold: draw as a header-less row with the first cell bold. */
+          gdouble x = MARGIN_X;
+          const Rgb black = { 0.1, 0.1, 0.1 }, grey = { 0.3, 0.3, 0.3 };
+          for (guint c = 0; c < row->len; c++)
+            {
+              g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (row, c), QF_REPORT_FONT, 8.5,
+                                                      c == 0, widths[c] - 2 * CELL_PAD);
+              show (ctx, l, x + CELL_PAD, ctx->y + CELL_PAD, c == 0 ? grey : black);
+              x += widths[c];
+            }
+          ctx->y += h;
+        }
+      else
+        draw_row (ctx, row, widths, FALSE, g_ptr_array_index (b->row_css, r), verdict_last);
+    }
+  ctx->y += 8;
+}
+
+static void
+verdict_box (Ctx     *ctx,
+             QfBlock *b)
+{
+  g_autoptr(PangoLayout) big = make_layout (ctx, b->text, QF_REPORT_FONT, 26, TRUE, 0);
+  g_autoptr(PangoLayout) small = make_layout (ctx, b->text2, QF_REPORT_FONT, 9.5, FALSE, 0);
+  gdouble h = layout_height (big) + layout_height (small) + 20;
+  Rgb ink = verdict_ink (b->css);
+
+  ensure (ctx, h);
+  fill_rect (ctx, MARGIN_X, ctx->y, CONTENT_W, h, verdict_tint (b->css));
+  if (ctx->paint)
+    {
+      cairo_set_source_rgb (ctx->cr, ink.r, ink.g, ink.b);
+      cairo_set_line_width (ctx->cr, 2);
+      cairo_rectangle (ctx->cr, MARGIN_X + 1, ctx->y + 1, CONTENT_W - 2, h - 2);
+      cairo_stroke (ctx->cr);
+    }
+  show (ctx, small, MARGIN_X + 14, ctx->y + 8, (Rgb) { 0.25, 0.25, 0.25 });
+  show (ctx, big, MARGIN_X + 14, ctx->y + 10 + layout_height (small), ink);
+  ctx->y += h + 12;
+}
+
+static void
+note (Ctx     *ctx,
+      QfBlock *b)
+{
+  g_autoptr(PangoLayout) l = make_layout (ctx, b->text, QF_REPORT_FONT, 9.5, b->css != NULL, CONTENT_W - 16);
+  gdouble h = layout_height (l) + 8;
+  Rgb ink = b->css ? verdict_ink (b->css) : (Rgb) { 0.15, 0.3, 0.55 };
+
+  ensure (ctx, h);
+  fill_rect (ctx, MARGIN_X, ctx->y, CONTENT_W, h, b->css ? verdict_tint (b->css) : (Rgb) { 0.92, 0.95, 0.99 });
+  fill_rect (ctx, MARGIN_X, ctx->y, 3, h, ink);
+  show (ctx, l, MARGIN_X + 10, ctx->y + 4, (Rgb) { 0.1, 0.1, 0.1 });
+  ctx->y += h + 6;
+}
+
+static void
+code (Ctx     *ctx,
+      QfBlock *b)
+{
+  g_autoptr(PangoLayout) l = make_layout (ctx, b->text, QF_REPORT_MONO_FONT, 8.5, FALSE, CONTENT_W - 12);
+  gdouble h = layout_height (l) + 8;
+
+  ensure (ctx, h);
+  fill_rect (ctx, MARGIN_X, ctx->y, CONTENT_W, h, (Rgb) { 0.94, 0.94, 0.94 });
+  show (ctx, l, MARGIN_X + 6, ctx->y + 4, (Rgb) { 0.1, 0.1, 0.1 });
+  ctx->y += h + 8;
+}
+
+static void
+figure (Ctx     *ctx,
+        QfBlock *b)
+{
+  ensure (ctx, FIGURE_H);
+  if (ctx->paint)
+    {
+      cairo_save (ctx->cr);
+      cairo_translate (ctx->cr, MARGIN_X, ctx->y);
+      cairo_rectangle (ctx->cr, 0, 0, CONTENT_W, FIGURE_H);
+      cairo_clip (ctx->cr);
+      _qf_report_draw_figure (ctx->report, b, ctx->cr, CONTENT_W, FIGURE_H);
+      cairo_restore (ctx->cr);
+    }
+  ctx->y += FIGURE_H + 10;
+}
+
+static void
+signoff (Ctx     *ctx,
+         QfBlock *b)
+{
+  const Rgb black = { 0.1, 0.1, 0.1 }, grey = { 0.35, 0.35, 0.35 };
+  gdouble col = CONTENT_W / 3;
+
+  for (guint r = 0; r < b->rows->len; r++)
+    {
+      GPtrArray *row = g_ptr_array_index (b->rows, r);
+      ensure (ctx, 64);
+      text_at (ctx, g_ptr_array_index (row, 0), 9.5, TRUE, MARGIN_X, ctx->y, 0, black);
+      if (row->len > 1 && *(const char *) g_ptr_array_index (row, 1) != '\0')
+        text_at (ctx, g_ptr_array_index (row, 1), 9.5, FALSE, MARGIN_X + 4, ctx->y + 22, 0, black);
+      for (guint c = 0; c < b->header->len; c++)
+        {
+          gdouble x = MARGIN_X + c * col;
+          if (ctx->paint)
+            {
+              cairo_set_source_rgb (ctx->cr, 0.2, 0.2, 0.2);
+              cairo_set_line_width (ctx->cr, 0.6);
+              cairo_move_to (ctx->cr, x, ctx->y + 38);
+              cairo_line_to (ctx->cr, x + col - 14, ctx->y + 38);
+              cairo_stroke (ctx->cr);
+            }
+          text_at (ctx, g_ptr_array_index (b->header, c), 7.5, FALSE, x, ctx->y + 41, 0, grey);
+        }
+      ctx->y += 64;
+    }
+}
+
+static void
+layout_blocks (Ctx *ctx)
+{
+  const Rgb black = { 0.1, 0.1, 0.1 }, heading = { 0.1, 0.2, 0.35 };
+
+  ctx->page = 0;
+  new_page (ctx);
+  for (guint i = 0; i < ctx->report->blocks->len; i++)
+    {
+      QfBlock *b = g_ptr_array_index (ctx->report->blocks, i);
+
+      switch (b->kind)
+        {
+        case QF_BLOCK_TITLE:
+          paragraph (ctx, b->text, 19, TRUE, heading, 2);
+          if (b->text2 != NULL)
+            paragraph (ctx, b->text2, 11, FALSE, (Rgb) { 0.35, 0.35, 0.35 }, 10);
+          break;
+        case QF_BLOCK_HEADING:
+          /* Keep a heading with what follows it. */
+          ensure (ctx, b->level == 2 ? 90 : 70);
+          ctx->y += b->level == 2 ? 8 : 4;
+          paragraph (ctx, b->text, b->level == 2 ? 14 : 12, TRUE, heading, 4);
+          if (b->level == 2 && ctx->paint)
+            {
+              cairo_set_source_rgb (ctx->cr, heading.r, heading.g, heading.b);
+              cairo_set_line_width (ctx->cr, 0.8);
+              cairo_move_to (ctx->cr, MARGIN_X, ctx->y);
+              cairo_line_to (ctx->cr, MARGIN_X + CONTENT_W, ctx->y);
+              cairo_stroke (ctx->cr);
+            }
+          ctx->y += 4;
+          break;
+        case QF_BLOCK_PARAGRAPH:
+          paragraph (ctx, b->text, 9.5, FALSE, black, 6);
+          break;
+        case QF_BLOCK_NOTE:
+          note (ctx, b);
+          break;
+        case QF_BLOCK_VERDICT:
+          verdict_box (ctx, b);
+          break;
+        case QF_BLOCK_TABLE:
+        case QF_BLOCK_KEY_VALUE:
+          table (ctx, b);
+          break;
+        case QF_BLOCK_CODE:
+          code (ctx, b);
+          break;
+        case QF_BLOCK_FIGURE:
+          figure (ctx, b);
+          break;
+        case QF_BLOCK_SIGNOFF:
+          signoff (ctx, b);
+          break;
+        case QF_BLOCK_PAGE_BREAK:
+          if (ctx->y > CONTENT_TOP + 1)
+            new_page (ctx);
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+    }
+}
+
+static cairo_status_t
+append_bytes (void                *closure,
+              const unsigned char *data,
+              unsigned int         length)
+{
+  if (closure != NULL)
+    g_byte_array_append (closure, data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+static gboolean
+render_pass (QfReport   *report,
+             GByteArray *sink,
+             gboolean    paint,
+             int         n_pages,
+             int        *pages_out,
+             GError    **error)
+{
+  cairo_surface_t *surface = cairo_pdf_surface_create_for_stream (append_bytes, sink, PAGE_W, PAGE_H);
+  cairo_t *cr = cairo_create (surface);
+  Ctx ctx = { report, cr, paint, 0, n_pages, 0 };
+  cairo_status_t status;
+  JsonNode *op = json_object_get_member (report->session, "operator");
+
+  cairo_pdf_surface_restrict_to_version (surface, CAIRO_PDF_VERSION_1_5);
+  cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, report->header_left);
+  cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, "Qualify " PACKAGE_VERSION);
+  cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_SUBJECT, report->title);
+  if (op != NULL && JSON_NODE_TYPE (op) == JSON_NODE_VALUE && json_node_get_value_type (op) == G_TYPE_STRING)
+    cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_AUTHOR, json_node_get_string (op));
+  layout_blocks (&ctx);
+  *pages_out = ctx.page;
+  cairo_destroy (cr);
+  cairo_surface_finish (surface);
+  status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, QF_REPORT_ERROR, QF_REPORT_ERROR_RENDER,
+                   _("cairo could not write the PDF: %s"), cairo_status_to_string (status));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+GBytes *
+qf_report_render_pdf (QfReport *report,
+                      QfSigner *signer,
+                      GError  **error)
+{
+  g_autoptr(GByteArray) pdf = g_byte_array_new ();
+  g_autoptr(GBytes) cairo_pdf = NULL;
+  g_autoptr(GBytes) session = NULL;
+  g_autofree char *reason = NULL;
+  g_autoptr(GError) local = NULL;
+  GBytes *out;
+  int pages = 0, counted = 0;
+
+  g_return_val_if_fail (report != NULL, NULL);
+  _qf_report_build (report);
+  if (!render_pass (report, NULL, FALSE, 0, &counted, error) ||
+      !render_pass (report, pdf, TRUE, counted, &pages, error))
+    return NULL;
+  g_assert (pages == counted);
+
+  cairo_pdf = g_byte_array_free_to_bytes (g_steal_pointer (&pdf));
+  session = g_bytes_new_static (report->session_text, strlen (report->session_text));
+  {
+    JsonNode *id = json_object_get_member (report->session, "id");
+    reason = g_strdup_printf ("%s %s", _qf_report_tr (report, N_("Qualify acceptance report")),
+                              id && JSON_NODE_TYPE (id) == JSON_NODE_VALUE && json_node_get_value_type (id) == G_TYPE_STRING
+                              ? json_node_get_string (id) : "");
+  }
+  out = qf_pdf_update (cairo_pdf, "session.json", session,
+                       _qf_report_tr (report, N_("Qualify session data (JSON)")), signer, reason, &local);
+  if (out == NULL)
+    {
+      g_set_error (error, QF_REPORT_ERROR, signer ? QF_REPORT_ERROR_SIGN : QF_REPORT_ERROR_RENDER,
+                   "%s", local->message);
+      return NULL;
+    }
+  return out;
+}

@@ -1,0 +1,596 @@
+/* qf-verify.c — verification of signed Qualify reports (src/core).
+ *
+ * GnuTLS checks the CMS (gnutls_pkcs7_verify_direct with the signer certificate carried in the
+ * CMS) and, separately, the signer's chain against a trust list (--trust files or the system
+ * store) for the emailProtection purpose, as pdfsig's NSS check does. A valid signature by an
+ * unknown signer is reported as such: the reader decides whom to trust.
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/pkcs7.h>
+#include <gnutls/x509.h>
+#include <string.h>
+
+#include "qf-pdf-sign.h"
+#include "qf-report-private.h"
+#include "qf-verify.h"
+
+G_DEFINE_QUARK (qf-verify-error-quark, qf_verify_error)
+
+void
+qf_verify_result_free (QfVerifyResult *r)
+{
+  if (r == NULL)
+    return;
+  g_free (r->path);
+  g_free (r->format);
+  g_free (r->signer);
+  g_free (r->signer_fingerprint);
+  g_free (r->signing_time);
+  g_free (r->trust_detail);
+  g_free (r->contents_detail);
+  g_free (r->overall_verdict);
+  g_free (r->session_id);
+  g_clear_pointer (&r->problems, g_ptr_array_unref);
+  g_free (r);
+}
+
+static void G_GNUC_PRINTF (2, 3)
+problem (QfVerifyResult *r,
+         const char     *format,
+         ...)
+{
+  va_list ap;
+
+  va_start (ap, format);
+  g_ptr_array_add (r->problems, g_strdup_vprintf (format, ap));
+  va_end (ap);
+}
+
+gboolean
+qf_verify_result_ok (const QfVerifyResult *r)
+{
+  return r->is_signed && r->signature_valid && r->covers_whole &&
+         (!r->contents_checked || r->contents_match) &&
+         (!r->trust_requested || r->trusted);
+}
+
+static char *
+dn_of (gnutls_x509_crt_t crt)
+{
+  gnutls_datum_t dn = { NULL, 0 };
+  char *s;
+
+  if (gnutls_x509_crt_get_dn3 (crt, &dn, 0) < 0)
+    return NULL;
+  s = g_strndup ((const char *) dn.data, dn.size);
+  gnutls_free (dn.data);
+  return s;
+}
+
+/* Checks cms over data and fills the signature part of r. */
+static void
+verify_cms (QfVerifyResult    *r,
+            GBytes            *cms,
+            GBytes            *data,
+            const char *const *trust_paths,
+            GError           **error)
+{
+  gnutls_pkcs7_t p7 = NULL;
+  gnutls_pkcs7_signature_info_st info;
+  gnutls_datum_t der = { (unsigned char *) g_bytes_get_data (cms, NULL), g_bytes_get_size (cms) };
+  gnutls_datum_t content = { (unsigned char *) g_bytes_get_data (data, NULL), g_bytes_get_size (data) };
+  gnutls_x509_crt_t certs[16];
+  guint n_certs = 0;
+  int signer_idx = -1, ret;
+
+  memset (&info, 0, sizeof info);
+  if (gnutls_pkcs7_init (&p7) < 0)
+    return;
+  if ((ret = gnutls_pkcs7_import (p7, &der, GNUTLS_X509_FMT_DER)) < 0)
+    {
+      problem (r, _("The signature is not a CMS structure GnuTLS can read (%s)."), gnutls_strerror (ret));
+      goto out;
+    }
+  if (gnutls_pkcs7_get_signature_count (p7) < 1 ||
+      (ret = gnutls_pkcs7_get_signature_info (p7, 0, &info)) < 0)
+    {
+      problem (r, _("The CMS structure holds no signer."));
+      goto out;
+    }
+  if (info.signing_time > 0)
+    {
+      g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (info.signing_time);
+      r->signing_time = dt ? g_date_time_format_iso8601 (dt) : NULL;
+    }
+
+  /* The signer is the certificate whose issuer and serial the SignerInfo names. */
+  for (int i = 0; i < gnutls_pkcs7_get_crt_count (p7) && n_certs < G_N_ELEMENTS (certs); i++)
+    {
+      gnutls_datum_t raw = { NULL, 0 };
+      guint8 serial[64];
+      size_t serial_len = sizeof serial;
+      gnutls_datum_t issuer = { NULL, 0 };
+
+      if (gnutls_pkcs7_get_crt_raw2 (p7, i, &raw) < 0)
+        continue;
+      gnutls_x509_crt_init (&certs[n_certs]);
+      ret = gnutls_x509_crt_import (certs[n_certs], &raw, GNUTLS_X509_FMT_DER);
+      gnutls_free (raw.data);
+      if (ret < 0)
+        {
+          gnutls_x509_crt_deinit (certs[n_certs]);
+          continue;
+        }
+      if (signer_idx < 0 &&
+          gnutls_x509_crt_get_serial (certs[n_certs], serial, &serial_len) >= 0 &&
+          serial_len == info.signer_serial.size &&
+          memcmp (serial, info.signer_serial.data, serial_len) == 0 &&
+          gnutls_x509_crt_get_raw_issuer_dn (certs[n_certs], &issuer) >= 0)
+        {
+          if (issuer.size == info.issuer_dn.size && memcmp (issuer.data, info.issuer_dn.data, issuer.size) == 0)
+            signer_idx = (int) n_certs;
+          gnutls_free (issuer.data);
+        }
+      n_certs++;
+    }
+  if (signer_idx < 0)
+    {
+      problem (r, _("The signer's certificate is not included in the signature."));
+      goto out;
+    }
+  r->signer = dn_of (certs[signer_idx]);
+  {
+    guint8 fp[32];
+    size_t fp_len = sizeof fp;
+    GString *hex = g_string_new (NULL);
+    if (gnutls_x509_crt_get_fingerprint (certs[signer_idx], GNUTLS_DIG_SHA256, fp, &fp_len) >= 0)
+      for (size_t i = 0; i < fp_len; i++)
+        g_string_append_printf (hex, i ? ":%02X" : "%02X", fp[i]);
+    r->signer_fingerprint = g_string_free (hex, FALSE);
+  }
+
+  ret = gnutls_pkcs7_verify_direct (p7, certs[signer_idx], 0, &content, 0);
+  r->signature_valid = ret >= 0;
+  if (!r->signature_valid)
+    problem (r, _("The signature does not match the document: it was changed after signing (%s)."),
+             gnutls_strerror (ret));
+
+  /* Trust: the chain from the signer through the other certificates in the CMS. */
+  {
+    gnutls_x509_trust_list_t tl;
+    gnutls_x509_crt_t chain[16];
+    guint n_chain = 0;
+    unsigned int status = 0;
+    gnutls_typed_vdata_st purpose = { GNUTLS_DT_KEY_PURPOSE_OID, (unsigned char *) GNUTLS_KP_EMAIL_PROTECTION, 0 };
+    int added = 0;
+
+    gnutls_x509_trust_list_init (&tl, 0);
+    if (trust_paths != NULL && trust_paths[0] != NULL)
+      {
+        r->trust_requested = TRUE;
+        for (guint i = 0; trust_paths[i] != NULL; i++)
+          {
+            int n = gnutls_x509_trust_list_add_trust_file (tl, trust_paths[i], NULL, GNUTLS_X509_FMT_PEM, 0, 0);
+            if (n <= 0)
+              n = gnutls_x509_trust_list_add_trust_file (tl, trust_paths[i], NULL, GNUTLS_X509_FMT_DER, 0, 0);
+            if (n <= 0)
+              {
+                g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_TRUST,
+                             _("%s holds no certificate to trust (PEM or DER expected)."), trust_paths[i]);
+                gnutls_x509_trust_list_deinit (tl, 1);
+                goto out;
+              }
+            added += n;
+          }
+      }
+    else
+      added = gnutls_x509_trust_list_add_system_trust (tl, 0, 0);
+
+    chain[n_chain++] = certs[signer_idx];
+    for (guint i = 0; i < n_certs && n_chain < G_N_ELEMENTS (chain); i++)
+      if ((int) i != signer_idx)
+        chain[n_chain++] = certs[i];
+    ret = gnutls_x509_trust_list_verify_crt2 (tl, chain, n_chain, &purpose, 1, 0, &status, NULL);
+    r->trusted = ret >= 0 && status == 0;
+    if (!r->trusted)
+      {
+        gnutls_datum_t why = { NULL, 0 };
+        if (ret < 0)
+          r->trust_detail = g_strdup (gnutls_strerror (ret));
+        else if (gnutls_certificate_verification_status_print (status, GNUTLS_CRT_X509, &why, 0) >= 0)
+          {
+            r->trust_detail = g_strndup ((const char *) why.data, why.size);
+            gnutls_free (why.data);
+          }
+        if (added <= 0 && !r->trust_requested)
+          {
+            g_free (r->trust_detail);
+            r->trust_detail = g_strdup (_("no system certificate store could be read"));
+          }
+        if (r->trust_requested)
+          problem (r, _("The signer is not trusted by the given --trust certificate(s): %s"),
+                   r->trust_detail ? r->trust_detail : "");
+      }
+    gnutls_x509_trust_list_deinit (tl, 1);
+  }
+
+out:
+  for (guint i = 0; i < n_certs; i++)
+    gnutls_x509_crt_deinit (certs[i]);
+  gnutls_pkcs7_signature_info_deinit (&info);
+  gnutls_pkcs7_deinit (p7);
+}
+
+static void
+note_session (QfVerifyResult *r,
+              QfReport       *report)
+{
+  JsonObject *s = qf_report_get_session (report);
+  JsonObject *v = json_object_get_object_member (s, "verdict");
+  const char *id = json_object_get_string_member_with_default (s, "id", NULL);
+
+  r->session_id = g_strdup (id);
+  if (v != NULL)
+    r->overall_verdict = g_strdup (json_object_get_string_member_with_default (v, "overall", NULL));
+}
+
+/* pdftotext may drop or add spaces between glyphs: compare without them. */
+static char *
+squeeze (const char *text)
+{
+  GString *out = g_string_sized_new (strlen (text));
+
+  for (const char *p = text; *p; p++)
+    if (*p != ' ' && *p != '\t')
+      g_string_append_c (out, *p);
+  return g_string_free (out, FALSE);
+}
+
+/* PDF: the printed criteria rows, as pdftotext reads them, against the embedded data. */
+static gboolean
+pdf_text_matches (QfReport   *report,
+                  const char *text,
+                  char      **why)
+{
+  g_autoptr(GPtrArray) rows = _qf_report_criteria_rows (report, NULL);
+  g_autofree char *overall = _qf_report_overall_text (report, NULL);
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  guint line = 0;
+  const char *word = strchr (overall, ' ') ? strchr (overall, ' ') + 1 : overall;
+
+  if (strstr (text, word) == NULL)
+    {
+      *why = g_strdup_printf (_("the overall verdict “%s” of the data is not printed"), word);
+      return FALSE;
+    }
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GPtrArray *row = g_ptr_array_index (rows, i);
+      const char *verdict = g_ptr_array_index (row, 4);
+      g_autofree char *measured = squeeze (g_ptr_array_index (row, 2));
+      g_autofree char *limit = squeeze (g_ptr_array_index (row, 3));
+      g_autofree char *vword = squeeze (strchr (verdict, ' ') ? strchr (verdict, ' ') + 1 : verdict);
+      gboolean found = FALSE;
+
+      /* Rows are printed in order, each on one line of the layout text. */
+      for (; lines[line] != NULL; line++)
+        {
+          g_autofree char *squeezed = squeeze (lines[line]);
+          const char *m = strstr (squeezed, measured);
+          const char *l = m ? strstr (m + strlen (measured), limit) : NULL;
+          if (l != NULL && strstr (l + strlen (limit), vword) != NULL)
+            {
+              found = TRUE;
+              line++;
+              break;
+            }
+        }
+      if (!found)
+        {
+          *why = g_strdup_printf (_("the row “%s: %s, %s, %s” of the data is not printed as such"),
+                                  (const char *) g_ptr_array_index (row, 1), measured, limit, vword);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static void
+verify_pdf (QfVerifyResult    *r,
+            const guint8      *data,
+            gsize              size,
+            const char *const *trust_paths,
+            GError           **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autoptr(GBytes) session = qf_pdf_find_attachment (data, size, "session.json", &local);
+  g_autoptr(QfReport) report = NULL;
+  QfPdfSignature sig;
+
+  if (session == NULL)
+    {
+      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                   _("%s is not a Qualify report: %s"), r->path, local->message);
+      return;
+    }
+  report = qf_report_new_from_data (g_bytes_get_data (session, NULL), g_bytes_get_size (session), &local);
+  if (report == NULL)
+    {
+      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                   _("%s is not a Qualify report: its embedded session.json cannot be read (%s)."),
+                   r->path, local->message);
+      return;
+    }
+  note_session (r, report);
+
+  if (!qf_pdf_find_signature (data, size, &sig, &local))
+    {
+      if (g_error_matches (local, QF_PDF_ERROR, QF_PDF_ERROR_NOT_FOUND))
+        problem (r, _("The report is not signed."));
+      else
+        {
+          r->is_signed = TRUE;
+          problem (r, _("The signature cannot be read: %s"), local->message);
+        }
+    }
+  else
+    {
+      g_autoptr(GBytes) covered = qf_pdf_signed_bytes (data, size, &sig);
+      r->is_signed = TRUE;
+      r->covers_whole = sig.covers_whole_file;
+      if (!sig.covers_whole_file)
+        problem (r, _("The signature does not cover the whole document: %lld bytes were added or changed after the signed part."),
+                 (long long) (size - MIN (size, sig.byte_range[2] + sig.byte_range[3])));
+      if (sig.n_signatures > 1)
+        problem (r, _("The file holds %u signatures; a Qualify report has one."), sig.n_signatures);
+      if (g_strcmp0 (sig.sub_filter, "adbe.pkcs7.detached") != 0)
+        problem (r, _("The signature is of an unexpected kind (%s)."), sig.sub_filter ? sig.sub_filter : "?");
+      verify_cms (r, sig.cms, covered, trust_paths, error);
+      qf_pdf_signature_clear (&sig);
+      if (sig.n_signatures > 1)
+        r->covers_whole = FALSE;
+    }
+
+  /* The printed table against the embedded data, in whichever language it was written. */
+  {
+    g_autofree char *pdftotext = g_find_program_in_path ("pdftotext");
+    if (pdftotext == NULL)
+      r->contents_detail = g_strdup (_("not checked: pdftotext (poppler-utils) is not installed; the signature covers the printed table"));
+    else
+      {
+        const char *argv[] = { pdftotext, "-layout", "-enc", "UTF-8", r->path, "-", NULL };
+        g_autofree char *out = NULL, *err = NULL;
+        int status = 0;
+        g_autofree char *why = NULL;
+
+        if (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status, NULL) &&
+            g_spawn_check_wait_status (status, NULL))
+          {
+            r->contents_checked = TRUE;
+            for (const char *const *lang = qf_report_languages (); *lang != NULL && !r->contents_match; lang++)
+              {
+                g_autofree char *lang_why = NULL;
+                if (!qf_report_set_language (report, *lang, NULL))
+                  continue;
+                r->contents_match = pdf_text_matches (report, out, &lang_why);
+                /* Report the first language's reason: English unless it was written otherwise. */
+                if (why == NULL)
+                  why = g_steal_pointer (&lang_why);
+              }
+            if (!r->contents_match)
+              {
+                r->contents_detail = g_strdup_printf (_("mismatch: %s"), why ? why : "?");
+                problem (r, _("The printed verdict table does not match the embedded data: %s."), why ? why : "?");
+              }
+            else
+              r->contents_detail = g_strdup (_("the printed verdict table matches the embedded session data"));
+          }
+        else
+          r->contents_detail = g_strdup (_("not checked: pdftotext could not read the file"));
+      }
+  }
+}
+
+static const char *
+find_unique (const char *hay,
+             const char *needle,
+             guint      *count)
+{
+  const char *first = strstr (hay, needle), *p = first;
+
+  *count = 0;
+  while (p != NULL)
+    {
+      (*count)++;
+      p = strstr (p + 1, needle);
+    }
+  return first;
+}
+
+static void
+verify_html (QfVerifyResult    *r,
+             const char        *text,
+             gsize              size,
+             const char *const *trust_paths,
+             GError           **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autoptr(QfReport) report = NULL;
+  const char *json_start, *json_end, *sig_start, *sig_end, *lang_attr;
+  g_autofree char *json = NULL, *lang = NULL;
+  guint n;
+
+  if (memchr (text, '\0', size) != NULL)
+    {
+      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                   _("%s is not a Qualify report (it holds binary data)."), r->path);
+      return;
+    }
+  json_start = find_unique (text, QF_HTML_SESSION_OPEN, &n);
+  if (json_start == NULL)
+    {
+      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                   _("%s is not a Qualify report: it has no embedded session data."), r->path);
+      return;
+    }
+  if (n > 1)
+    problem (r, _("The file holds %u session data blocks; a Qualify report has one."), n);
+  json_start += strlen (QF_HTML_SESSION_OPEN);
+  json_end = strstr (json_start, QF_HTML_SCRIPT_CLOSE);
+  if (json_end == NULL)
+    {
+      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                   _("%s is not a Qualify report: its session data is not closed."), r->path);
+      return;
+    }
+  json = g_strndup (json_start, json_end - json_start);
+  report = qf_report_new_from_data (json, -1, &local);
+  if (report == NULL)
+    {
+      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                   _("%s is not a Qualify report: its session data cannot be read (%s)."), r->path, local->message);
+      return;
+    }
+  note_session (r, report);
+
+  sig_start = find_unique (text, QF_HTML_SIGNATURE_OPEN, &n);
+  if (sig_start == NULL)
+    problem (r, _("The report is not signed."));
+  else
+    {
+      g_autoptr(GByteArray) covered = g_byte_array_new ();
+      g_autoptr(GBytes) covered_bytes = NULL;
+      g_autoptr(GBytes) cms = NULL;
+      g_autofree char *b64 = NULL;
+      guchar *der;
+      gsize der_len;
+
+      r->is_signed = TRUE;
+      sig_end = strstr (sig_start, QF_HTML_SCRIPT_CLOSE);
+      if (n > 1 || sig_end == NULL)
+        problem (r, _("The signature element is repeated or not closed."));
+      else
+        {
+          b64 = g_strndup (sig_start + strlen (QF_HTML_SIGNATURE_OPEN),
+                           sig_end - sig_start - strlen (QF_HTML_SIGNATURE_OPEN));
+          sig_end += strlen (QF_HTML_SCRIPT_CLOSE);
+          der = g_base64_decode (g_strstrip (b64), &der_len);
+          cms = g_bytes_new_take (der, der_len);
+          /* Every byte but the signature element is signed: nothing can be added anywhere. */
+          g_byte_array_append (covered, (const guint8 *) text, sig_start - text);
+          g_byte_array_append (covered, (const guint8 *) sig_end, text + size - sig_end);
+          covered_bytes = g_byte_array_free_to_bytes (g_steal_pointer (&covered));
+          r->covers_whole = TRUE;
+          verify_cms (r, cms, covered_bytes, trust_paths, error);
+        }
+    }
+
+  lang_attr = strstr (text, "data-qf-lang=\"");
+  if (lang_attr != NULL && lang_attr < json_start)
+    {
+      const char *q = lang_attr + strlen ("data-qf-lang=\"");
+      const char *e = strchr (q, '"');
+      if (e != NULL && e - q < 16)
+        lang = g_strndup (q, e - q);
+    }
+  r->contents_checked = TRUE;
+  if (lang == NULL || !qf_report_set_language (report, lang, NULL))
+    {
+      r->contents_detail = g_strdup (_("mismatch: the report's language is unknown"));
+      problem (r, _("The report's language cannot be read, so its table cannot be compared."));
+    }
+  else
+    {
+      g_autofree char *table = _qf_report_html_criteria_table (report);
+      g_autofree char *overall = _qf_report_overall_text (report, NULL);
+      g_autofree char *overall_html = NULL;
+      g_autofree char *esc = g_markup_escape_text (overall, -1);
+      guint tables = 0;
+
+      overall_html = g_strdup_printf ("<span class=\"qf-big\">%s</span>", esc);
+      find_unique (text, "<table class=\"qf-table\" id=\"qf-criteria\">", &tables);
+      r->contents_match = table != NULL && tables == 1 && strstr (text, table) != NULL &&
+                          strstr (text, overall_html) != NULL;
+      if (r->contents_match)
+        r->contents_detail = g_strdup (_("the printed verdict table matches the embedded session data"));
+      else
+        {
+          r->contents_detail = g_strdup (_("mismatch: the printed verdict table or overall verdict differs from the embedded session data"));
+          problem (r, _("The printed verdict table or overall verdict differs from the embedded session data."));
+        }
+    }
+}
+
+QfVerifyResult *
+qf_verify_file (const char        *path,
+                const char *const *trust_paths,
+                GError           **error)
+{
+  g_autoptr(QfVerifyResult) r = g_new0 (QfVerifyResult, 1);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) local = NULL;
+  gsize size;
+  GError *inner = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  r->path = g_strdup (path);
+  r->problems = g_ptr_array_new_with_free_func (g_free);
+  if (!g_file_get_contents (path, &data, &size, &local))
+    {
+      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_READ, _("Cannot read %s: %s"), path, local->message);
+      return NULL;
+    }
+  if (size >= 5 && memcmp (data, "%PDF-", 5) == 0)
+    {
+      r->format = g_strdup ("pdf");
+      verify_pdf (r, (const guint8 *) data, size, trust_paths, &inner);
+    }
+  else if (g_strstr_len (data, MIN (size, 1024), "<html") != NULL ||
+           g_strstr_len (data, MIN (size, 1024), "<!DOCTYPE html") != NULL)
+    {
+      r->format = g_strdup ("html");
+      verify_html (r, data, size, trust_paths, &inner);
+    }
+  else
+    g_set_error (&inner, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                 _("%s is neither a PDF nor an HTML report."), path);
+  if (inner != NULL)
+    {
+      g_propagate_error (error, inner);
+      return NULL;
+    }
+  return g_steal_pointer (&r);
+}
+
+JsonObject *
+qf_verify_result_to_json (const QfVerifyResult *r)
+{
+  JsonObject *o = json_object_new ();
+  JsonArray *problems = json_array_new ();
+
+  json_object_set_string_member (o, "file", r->path);
+  json_object_set_string_member (o, "format", r->format);
+  json_object_set_boolean_member (o, "valid", qf_verify_result_ok (r));
+  json_object_set_boolean_member (o, "signed", r->is_signed);
+  json_object_set_boolean_member (o, "signature_valid", r->signature_valid);
+  json_object_set_boolean_member (o, "covers_whole_document", r->covers_whole);
+  json_object_set_string_member (o, "signer", r->signer);
+  json_object_set_string_member (o, "signer_sha256", r->signer_fingerprint);
+  json_object_set_string_member (o, "signing_time", r->signing_time);
+  json_object_set_boolean_member (o, "trusted", r->trusted);
+  json_object_set_string_member (o, "trust_detail", r->trust_detail);
+  if (r->contents_checked)
+    json_object_set_boolean_member (o, "contents_match", r->contents_match);
+  else
+    json_object_set_null_member (o, "contents_match");
+  json_object_set_string_member (o, "contents_detail", r->contents_detail);
+  json_object_set_string_member (o, "session_id", r->session_id);
+  json_object_set_string_member (o, "verdict", r->overall_verdict);
+  for (guint i = 0; i < r->problems->len; i++)
+    json_array_add_string_element (problems, g_ptr_array_index (r->problems, i));
+  json_object_set_array_member (o, "problems", problems);
+  return o;
+}

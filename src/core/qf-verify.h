@@ -1,0 +1,63 @@
+/* qf-verify.h — checking a Qualify report: signature, coverage, signer, trust, contents
+ * (src/core).
+ *
+ * For a PDF: the last signature's CMS (adbe.pkcs7.detached) is checked over its byte ranges,
+ * the ranges must cover the whole file but the signature itself, the signer's chain is checked
+ * against --trust certificates or the system's store, the embedded session.json is read back
+ * and the printed verdict table (text from `pdftotext -layout`, when poppler-utils is installed)
+ * must show the embedded figures and verdicts.
+ * For an HTML file: the CMS in <script id="qf-signature"> over every other byte, the same trust
+ * check, and the criteria table in the body must be exactly the one the embedded session data
+ * renders to.
+ */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define QF_VERIFY_ERROR (qf_verify_error_quark ())
+GQuark qf_verify_error_quark (void);
+
+typedef enum
+{
+  QF_VERIFY_ERROR_READ,         /* the file cannot be read */
+  QF_VERIFY_ERROR_NOT_REPORT,   /* not a PDF/HTML report written by Qualify */
+  QF_VERIFY_ERROR_TRUST,        /* a --trust file cannot be read */
+} QfVerifyError;
+
+typedef struct
+{
+  char      *path;
+  char      *format;              /* "pdf" or "html" */
+  gboolean   is_signed;
+  gboolean   signature_valid;     /* the CMS verifies over the signed bytes */
+  gboolean   covers_whole;        /* every byte but the signature itself is signed */
+  char      *signer;              /* subject DN, or NULL */
+  char      *signer_fingerprint;  /* SHA-256 of the signer certificate, hex with colons */
+  char      *signing_time;        /* ISO 8601 UTC, or NULL */
+  gboolean   trusted;             /* the chain ends in a --trust / system certificate */
+  char      *trust_detail;        /* why not, in words */
+  gboolean   trust_requested;     /* --trust was given */
+  gboolean   contents_checked;
+  gboolean   contents_match;
+  char      *contents_detail;
+  char      *overall_verdict;     /* from the embedded session: "pass", "fail", … */
+  char      *session_id;
+  GPtrArray *problems;            /* char*, each one sentence: why the report is not valid */
+} QfVerifyResult;
+
+/* NULL and error when the file is unreadable or not a Qualify report (exit 2). Otherwise a
+ * result; qf_verify_result_ok() says whether it passes (exit 0) or not (exit 1). trust_paths may
+ * be NULL (system store). */
+QfVerifyResult *qf_verify_file          (const char         *path,
+                                         const char *const  *trust_paths,
+                                         GError            **error);
+gboolean        qf_verify_result_ok     (const QfVerifyResult *result);
+JsonObject     *qf_verify_result_to_json (const QfVerifyResult *result);
+void            qf_verify_result_free   (QfVerifyResult      *result);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfVerifyResult, qf_verify_result_free)
+
+G_END_DECLS

@@ -23,8 +23,8 @@ typedef struct
 static const QfCliCommand commands[] = {
   { "sysinfo",   N_("Show this PC's identity, kernel and real-time readiness"), qf_cli_sysinfo },
   { "rt",        N_("Measure real-time scheduling latency (like cyclictest)"), qf_cli_rt },
-  { "stress",    N_("Load CPU, I/O, memory and disk while monitoring (like stress)"), NULL },
-  { "monitor",   N_("Watch CPU, memory, disks and network (like top, iostat, sar)"), NULL },
+  { "stress",    N_("Load CPU, I/O, memory and disk while monitoring (like stress)"), qf_cli_stress },
+  { "monitor",   N_("Watch CPU, memory, disks and network (like top, iostat, sar)"), qf_cli_monitor },
   { "ping",      N_("Measure ICMP round-trip time to a peer (like ping)"), NULL },
   { "latency",   N_("Measure socket ping-pong latency to a peer (like sockperf)"), NULL },
   { "cycle",     N_("Run a periodic control-cycle test against a peer"), NULL },

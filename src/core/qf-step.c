@@ -12,6 +12,8 @@ G_DEFINE_QUARK (qf-step-error-quark, qf_step_error)
 /* In the procedure's order. Each entry is defined in qf-step-<id>.c. */
 static const QfStepInfo *const steps[] = {
   &qf_step_rt,
+  &qf_step_stress,
+  &qf_step_monitor,
   NULL
 };
 

@@ -5,3 +5,5 @@
 #include "qf-step.h"
 
 extern const QfStepInfo qf_step_rt;
+extern const QfStepInfo qf_step_stress;
+extern const QfStepInfo qf_step_monitor;

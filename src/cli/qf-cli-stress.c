@@ -1,0 +1,334 @@
+/* qf-cli-stress.c — `qualify-cli stress`: load the PC as `stress` does while monitoring it as
+ * top and iostat -x do, then judge the procedure's rules (src/cli).
+ *
+ * stress's own options are accepted as written (-c 4; -i 4 --vm 10 --vm-bytes 1G --vm-hang 100
+ * --timeout 100s; -d 1 --hdd-bytes 3G), so the procedure's lines work after `qualify-cli stress`.
+ * Without --timeout the load runs until Ctrl-C, as stress does. The step runs on a worker thread
+ * while the main thread waits for SIGINT/SIGTERM, which stop every worker within a second; the
+ * figures measured so far are then printed. Also home of the helpers shared with
+ * `qualify-cli monitor` (qf-cli.h). */
+#include "config.h"
+
+#include <glib-unix.h>
+#include <glib/gi18n.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "qf-cli.h"
+#include "qf-step.h"
+#include "qf-steps.h"
+#include "qf-stress.h"
+
+typedef struct
+{
+  const QfStepInfo  *step;
+  JsonObject        *params;
+  JsonObject        *result;
+  GError            *error;
+  gint               cancel;
+  QfStepProgressFunc progress;
+  gpointer           progress_data;
+  GMainLoop         *loop;
+} StepRun;
+
+static gboolean
+quit_loop (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+run_step (gpointer data)
+{
+  StepRun *run = data;
+  QfStepContext ctx = { 0 };
+
+  ctx.cancel = &run->cancel;
+  ctx.progress = run->progress;
+  ctx.user_data = run->progress_data;
+  run->step->run (run->params, &ctx, &run->result, &run->error);
+  g_main_context_invoke (NULL, quit_loop, run->loop);
+  return NULL;
+}
+
+static gboolean
+on_signal (gpointer data)
+{
+  StepRun *run = data;
+
+  g_atomic_int_set (&run->cancel, 1);
+  return G_SOURCE_CONTINUE;
+}
+
+gboolean
+qf_cli_run_step (const QfStepInfo    *step,
+                 JsonObject          *params,
+                 QfStepProgressFunc   progress,
+                 gpointer             progress_data,
+                 JsonObject         **result,
+                 GError             **error)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  StepRun run = { step, params, NULL, NULL, 0, progress, progress_data, loop };
+  GThread *thread;
+  guint sigint_id, sigterm_id;
+
+  sigint_id = g_unix_signal_add (SIGINT, on_signal, &run);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &run);
+  thread = g_thread_new ("qf-cli-step", run_step, &run);
+  g_main_loop_run (loop);
+  g_thread_join (thread);
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+  *result = run.result;
+  if (run.error != NULL)
+    {
+      g_propagate_error (error, run.error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+print_kb (const char *label,
+          gint64      kb)
+{
+  g_autofree char *size = g_format_size_full ((guint64) kb * 1024, G_FORMAT_SIZE_IEC_UNITS);
+  g_print ("  %-34s %s\n", label, size);
+}
+
+static void
+print_pct (const char *label,
+           JsonObject *summary,
+           const char *key)
+{
+  JsonNode *node = json_object_get_member (summary, key);
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    g_print ("  %-34s %s\n", label, "—");
+  else
+    g_print ("  %-34s %.1f %%\n", label, json_node_get_double (node));
+}
+
+void
+qf_cli_print_load_summary (JsonObject *result)
+{
+  JsonObject *monitor = json_object_get_object_member (result, "monitor");
+  JsonObject *summary = json_object_get_object_member (monitor, "summary");
+  JsonArray *rules = json_object_get_array_member (result, "rules");
+  JsonArray *samples = json_object_get_array_member (monitor, "samples");
+  guint n = json_array_get_length (samples);
+
+  g_print ("%s\n", _("Monitor summary:"));
+  g_print ("  %-34s %lld\n", _("Samples"), (long long) json_object_get_int_member (summary, "samples"));
+  print_pct (_("CPU busy, average"), summary, "cpu_busy_avg_pct");
+  print_pct (_("CPU busy, highest"), summary, "cpu_busy_max_pct");
+  print_pct (_("I/O wait (wa), highest"), summary, "iowait_max_pct");
+  print_pct (_("CPU idle (%idle), lowest"), summary, "cpu_idle_min_pct");
+  if (!json_object_get_null_member (summary, "load1_max"))
+    g_print ("  %-34s %.2f (%lld CPUs)\n", _("Load average, highest"),
+             json_object_get_double_member (summary, "load1_max"),
+             (long long) json_object_get_int_member (summary, "cpu_count"));
+  if (!json_object_get_null_member (summary, "mem_available_min_kb"))
+    print_kb (_("Memory available, lowest"), json_object_get_int_member (summary, "mem_available_min_kb"));
+  print_pct (_("Disk %util, highest"), summary, "disk_util_max_pct");
+
+  if (n > 0)
+    {
+      JsonObject *last = json_array_get_object_element (samples, n - 1);
+      JsonArray *top = json_object_get_array_member (last, "top_cpu");
+      g_print ("%s\n", _("Top processes by CPU (last sample):"));
+      for (guint i = 0; i < json_array_get_length (top); i++)
+        {
+          JsonObject *p = json_array_get_object_element (top, i);
+          g_print ("  %7lld %-16s %6.1f %%\n", (long long) json_object_get_int_member (p, "pid"),
+                   json_object_get_string_member (p, "comm"),
+                   json_object_get_double_member (p, "cpu_pct"));
+        }
+    }
+  g_print ("%s\n", _("The procedure's rules:"));
+  for (guint i = 0; i < json_array_get_length (rules); i++)
+    {
+      JsonObject *r = json_array_get_object_element (rules, i);
+      g_print ("  [%s] %s\n", json_object_get_boolean_member (r, "ok") ? _("ok") : _("BROKEN"),
+               json_object_get_string_member (r, "message"));
+    }
+}
+
+static void
+on_progress (QfStepContext *ctx,
+             gdouble        fraction,
+             JsonObject    *live,
+             gpointer       user_data)
+{
+  gboolean tty = GPOINTER_TO_INT (user_data);
+
+  (void) ctx;
+  if (!tty || live == NULL)
+    return;
+  /* TRANSLATORS: a live status line on the terminal during the stress test */
+  g_printerr (_("\r%3.0f%%  CPU %5.1f %%  wa %5.1f %%  load %5.2f  disk %5.1f %%  "),
+              fraction * 100.0,
+              json_object_get_double_member (live, "cpu_busy_pct"),
+              json_object_get_double_member (live, "cpu_iowait_pct"),
+              json_object_get_double_member (live, "load1"),
+              json_object_get_double_member (live, "disk_util_max_pct"));
+}
+
+/* G_OPTION_ARG_CALLBACK parsers: stress writes sizes as "1G" and durations as "100s". */
+static guint64 opt_vm_bytes, opt_hdd_bytes;
+static gdouble opt_timeout_s = -1;
+
+static gboolean
+parse_size_option (const char  *name,
+                   const char  *value,
+                   gpointer     data,
+                   GError     **error)
+{
+  guint64 bytes;
+
+  (void) data;
+  if (!qf_stress_parse_size (value, &bytes) || bytes == 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("%s: “%s” is not a size (examples: 4096, 256M, 1G)"), name, value);
+      return FALSE;
+    }
+  if (g_str_equal (name, "--vm-bytes"))
+    opt_vm_bytes = bytes;
+  else
+    opt_hdd_bytes = bytes;
+  return TRUE;
+}
+
+static gboolean
+parse_timeout_option (const char  *name,
+                      const char  *value,
+                      gpointer     data,
+                      GError     **error)
+{
+  (void) data;
+  if (!qf_stress_parse_duration (value, &opt_timeout_s))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("%s: “%s” is not a duration (examples: 100, 100s, 2m)"), name, value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+qf_cli_stress (int    argc,
+               char **argv)
+{
+  g_autoptr(JsonObject) params = json_object_new ();
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *root = NULL;
+  int cpu = 0, io = 0, vm = 0, hdd = 0, steps = 0, exit_code;
+  gdouble vm_hang_s = -1, monitor_interval_s = 1.0;
+  gboolean json = FALSE, verbose = FALSE, quiet = FALSE, tty;
+  const GOptionEntry entries[] = {
+    { "cpu", 'c', 0, G_OPTION_ARG_INT, &cpu, N_("Workers spinning on sqrt()"), N_("N") },
+    { "io", 'i', 0, G_OPTION_ARG_INT, &io, N_("Workers calling sync()"), N_("N") },
+    { "vm", 'm', 0, G_OPTION_ARG_INT, &vm,
+      N_("Workers that allocate memory and write every page"), N_("N") },
+    { "vm-bytes", 0, 0, G_OPTION_ARG_CALLBACK, parse_size_option,
+      N_("Memory per vm worker (default 256M)"), N_("SIZE") },
+    { "vm-hang", 0, 0, G_OPTION_ARG_DOUBLE, &vm_hang_s,
+      N_("Hold the memory S seconds before freeing it (0 = forever)"), N_("S") },
+    { "hdd", 'd', 0, G_OPTION_ARG_INT, &hdd,
+      N_("Workers writing files to the disk (O_DIRECT or fsync)"), N_("N") },
+    { "hdd-bytes", 0, 0, G_OPTION_ARG_CALLBACK, parse_size_option,
+      N_("Bytes per file of an hdd worker (default 1G)"), N_("SIZE") },
+    { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir,
+      N_("Directory for the hdd workers' files (default: a new temporary one)"), N_("PATH") },
+    { "timeout", 't', 0, G_OPTION_ARG_CALLBACK, parse_timeout_option,
+      N_("Stop after S seconds (100, 100s, 2m; default: at Ctrl-C)"), N_("S") },
+    { "steps", 0, 0, G_OPTION_ARG_INT, &steps,
+      N_("Raise the load in K steps over the timeout and report where a rule first breaks"),
+      N_("K") },
+    { "monitor-interval", 0, 0, G_OPTION_ARG_DOUBLE, &monitor_interval_s,
+      N_("Seconds between monitor samples (default 1, at least 0.1)"), N_("S") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
+    { "verbose", 'v', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &verbose,
+      N_("Accepted for stress compatibility"), NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_("Print only the summary at the end"), NULL },
+    { "root", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &root,
+      N_("Read /proc below DIR (for tests)"), N_("DIR") },
+    { NULL }
+  };
+
+  opt_vm_bytes = opt_hdd_bytes = 0;
+  opt_timeout_s = -1;
+  if (!qf_cli_parse_options ("stress", "",
+                             _("Load CPU, I/O, memory and disk like stress while monitoring like top and iostat -x."),
+                             entries, &argc, &argv, &exit_code))
+    return exit_code;
+  if (argc > 1)
+    return qf_cli_errorf ("stress", _("unexpected argument “%s”"), argv[1]);
+  if (cpu < 0 || io < 0 || vm < 0 || hdd < 0 || steps < 0)
+    return qf_cli_errorf ("stress", _("worker and step counts cannot be negative"));
+  if (cpu + io + vm + hdd == 0)
+    return qf_cli_errorf ("stress", _("no load chosen: give at least one of --cpu, --io, --vm or --hdd"));
+
+  json_object_set_int_member (params, "cpu", cpu);
+  json_object_set_int_member (params, "io", io);
+  json_object_set_int_member (params, "vm", vm);
+  json_object_set_int_member (params, "hdd", hdd);
+  if (opt_vm_bytes > 0)
+    json_object_set_int_member (params, "vm_bytes", (gint64) opt_vm_bytes);
+  if (opt_hdd_bytes > 0)
+    json_object_set_int_member (params, "hdd_bytes", (gint64) opt_hdd_bytes);
+  if (vm_hang_s >= 0)
+    json_object_set_double_member (params, "vm_hang_s", vm_hang_s);
+  if (dir != NULL)
+    json_object_set_string_member (params, "dir", dir);
+  if (root != NULL)
+    json_object_set_string_member (params, "root", root);
+  json_object_set_double_member (params, "timeout_s", opt_timeout_s >= 0 ? opt_timeout_s : 0);
+  json_object_set_int_member (params, "steps", steps);
+  json_object_set_double_member (params, "monitor_interval_s", monitor_interval_s);
+
+  tty = !json && !quiet && isatty (STDERR_FILENO);
+  if (!json && !quiet)
+    {
+      g_printerr (_("qualify-cli stress: dispatching hogs: %d cpu, %d io, %d vm, %d hdd\n"),
+                  cpu, io, vm, hdd);
+      if (opt_timeout_s < 0)
+        g_printerr (_("qualify-cli stress: no --timeout given: running until Ctrl-C\n"));
+    }
+  if (!qf_cli_run_step (&qf_step_stress, params, on_progress, GINT_TO_POINTER (tty), &result, &error)
+      && !g_error_matches (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED))
+    {
+      if (tty)
+        g_printerr ("\n");
+      return qf_cli_error ("stress", error);
+    }
+  if (tty)
+    g_printerr ("\n");
+  if (result == NULL)
+    return qf_cli_error ("stress", error);
+
+  if (json)
+    {
+      qf_cli_print_json (result);
+      return QF_CLI_EXIT_OK;
+    }
+  {
+    g_autofree char *written = g_format_size_full ((guint64) json_object_get_int_member (result, "bytes_written"),
+                                                   G_FORMAT_SIZE_IEC_UNITS);
+    g_print (_("Load ran for %.1f s (%s); the disk workers wrote %s.\n"),
+             json_object_get_double_member (result, "duration_s"),
+             json_object_get_boolean_member (result, "cancelled") ? _("stopped") : _("completed"),
+             written);
+  }
+  if (json_array_get_length (json_object_get_array_member (result, "steps")) > 1
+      && !json_object_get_null_member (result, "first_broken_step"))
+    g_print (_("Stepped load: a rule first broke in step %lld.\n"),
+             (long long) json_object_get_int_member (result, "first_broken_step"));
+  qf_cli_print_load_summary (result);
+  return QF_CLI_EXIT_OK;
+}

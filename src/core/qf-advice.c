@@ -17,9 +17,6 @@
 
 #define MAX_CAUSES 4
 
-/* qf-load-rules.c is not in the build yet: its messages join the advice once it is. */
-#define QF_ADVICE_EVALUATE_RULES(monitor) ((void) (monitor), (JsonArray *) NULL)
-
 typedef struct
 {
   char *id;
@@ -137,6 +134,18 @@ add_audit_causes (GPtrArray  *causes,
 {
   JsonArray *checks = qf_json_get_array (qf_json_get_object (session, "audit"), "checks");
   gboolean have_preempt = FALSE;
+  gboolean idle_states_reported = FALSE;
+
+  /* The idle-state limits on the command line are the fix of "deep idle states", not another
+   * cause: name the idle states once. */
+  for (guint i = 0; checks != NULL && i < json_array_get_length (checks); i++)
+    {
+      JsonObject *check = json_array_get_object_element (checks, i);
+      const char *status = qf_json_get_string (check, "status", "");
+      if (g_str_equal (qf_json_get_string (check, "id", ""), "cpu.idle_states") &&
+          (g_str_equal (status, "fail") || g_str_equal (status, "warn")))
+        idle_states_reported = TRUE;
+    }
 
   for (guint i = 0; checks != NULL && i < json_array_get_length (checks); i++)
     {
@@ -148,6 +157,10 @@ add_audit_causes (GPtrArray  *causes,
       if (g_str_equal (id, "kernel.preempt"))
         have_preempt = TRUE;
       if (!g_str_equal (status, "fail") && !g_str_equal (status, "warn"))
+        continue;
+      if (idle_states_reported && (g_str_equal (id, "cmdline.intel_idle.max_cstate") ||
+                                   g_str_equal (id, "cmdline.processor.max_cstate") ||
+                                   g_str_equal (id, "cmdline.idle")))
         continue;
       weight = audit_weight (id) + (g_str_equal (status, "fail") ? 20 : 0) + bias;
       add_cause (causes, id, "audit", weight,
@@ -272,7 +285,7 @@ stress_rule_message (JsonObject *result,
 
   if (result == NULL)
     return NULL;
-  outcomes = QF_ADVICE_EVALUATE_RULES (monitor != NULL ? monitor : result);
+  outcomes = qf_load_rules_evaluate (monitor != NULL ? monitor : result, NULL);
   leaf = leaf != NULL ? leaf + 1 : metric;
   for (guint i = 0; outcomes != NULL && i < json_array_get_length (outcomes); i++)
     {

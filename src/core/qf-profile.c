@@ -267,7 +267,8 @@ check_one_of (Checker           *c,
   if (g_strv_contains (choices, value))
     return TRUE;
   for (guint i = 0; choices[i] != NULL; i++)
-    g_string_append_printf (list, "%s\"%s\"", i > 0 ? _(" or ") : "", choices[i]);
+    g_string_append_printf (list, "%s\"%s\"",
+                            i == 0 ? "" : choices[i + 1] == NULL ? _(" or ") : ", ", choices[i]);
   return fail (c, member_path, _("expected %s, got \"%s\""), list->str, value);
 }
 

@@ -269,7 +269,7 @@ qf_verdict_format_value (gdouble     value,
   else if (magnitude >= 1)
     number = g_strdup_printf ("%.2f", value);
   else
-    number = g_strdup_printf ("%.3g", value);
+    number = g_strdup_printf ("%#.3g", value);
   if (unit == NULL || *unit == '\0')
     return g_steal_pointer (&number);
   if (g_str_equal (unit, "%"))

@@ -1,0 +1,387 @@
+/* test-session.c — sessions: JSON round trip unchanged, atomic saves, resume keeps finished steps,
+ * verdicts and advice from the audit, samples decimated, comparison with an earlier session of
+ * the same PC (tests/core). */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <locale.h>
+#include <string.h>
+
+#include "qf-json.h"
+#include "qf-profile.h"
+#include "qf-session.h"
+
+static JsonObject *
+parse (const char *text)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
+  return json_node_dup_object (json_parser_get_root (parser));
+}
+
+static char *
+fixture_root (const char *pc)
+{
+  return g_test_build_filename (G_TEST_DIST, "core", "fixtures", pc, NULL);
+}
+
+/* A session of the quick wired profile on the stock-desktop fixture PC. */
+static QfSession *
+new_session (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfProfile) profile = qf_profile_find ("arcs-wired-quick", &error);
+  g_autofree char *root = fixture_root ("stock-desktop");
+  QfSession *session;
+
+  g_assert_no_error (error);
+  session = qf_session_new (profile);
+  qf_session_set_people (session, "Li Wei", "ACME Robotics", "Hall 3");
+  qf_session_set_peer (session, "192.0.2.7", "remote");
+  qf_session_set_network (session, "eth0", "wired", 100, 1, NULL, -1);
+  g_assert_true (qf_session_capture_system (session, root, &error));
+  g_assert_no_error (error);
+  return session;
+}
+
+static gint
+step_index (QfSession  *session,
+            const char *key)
+{
+  gint i = qf_session_find_step (session, key);
+  g_assert_cmpint (i, >=, 0);
+  return i;
+}
+
+static void
+finish_rt (QfSession  *session,
+           const char *result_text)
+{
+  g_autoptr(JsonObject) result = parse (result_text);
+  g_autoptr(GError) error = NULL;
+  guint rt = step_index (session, "rt");
+
+  g_assert_true (qf_session_begin_step (session, rt, &error));
+  g_assert_true (qf_session_finish_step (session, rt, QF_STEP_STATUS_DONE, result, FALSE, NULL, NULL, 1.0, &error));
+  g_assert_no_error (error);
+}
+
+static char *
+make_dir (void)
+{
+  return g_dir_make_tmp ("qf-session-XXXXXX", NULL);
+}
+
+static guint
+count_files (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+
+  while (g_dir_read_name (d) != NULL)
+    n++;
+  return n;
+}
+
+static char *
+read_file (const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, "session.json", NULL);
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+static const char *rt_result =
+  "{\"test\": \"rt\", \"valid\": true, \"reason\": \"\", \"policy\": \"SCHED_FIFO\", \"priority\": 99, "
+  "\"min_us\": 13.5, \"avg_us\": 104.2, \"max_us\": 7000, \"dma_latency_held\": true, "
+  "\"histogram\": {\"bucket_us\": [13, 104, 7000], \"count\": [1, 998, 1], \"overflow\": 0}}";
+
+static void
+test_round_trip (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+  g_autoptr(QfSession) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = make_dir ();
+  g_autofree char *first = NULL, *second = NULL, *again = NULL;
+
+  g_assert_true (qf_session_set_dir (session, dir, &error));
+  finish_rt (session, rt_result);
+  first = read_file (dir);
+  g_assert_cmpuint (count_files (dir), ==, 1);  /* no temp file left behind */
+
+  loaded = qf_session_load (dir, &error);
+  g_assert_no_error (error);
+  second = qf_session_to_data (loaded);
+  g_assert_cmpstr (first, ==, second);
+  g_assert_true (qf_session_save (loaded, &error));
+  again = read_file (dir);
+  g_assert_cmpstr (first, ==, again);
+
+  /* the engine's result is stored unchanged */
+  {
+    JsonObject *result = qf_json_get_object (qf_session_get_step (loaded, step_index (loaded, "rt")), "result");
+    g_autoptr(JsonObject) original = parse (rt_result);
+    g_autofree char *a = qf_json_to_text (result, FALSE);
+    g_autofree char *b = qf_json_to_text (original, FALSE);
+    g_assert_cmpstr (a, ==, b);
+  }
+  g_assert_cmpstr (qf_json_get_string (qf_session_get_json (loaded), "customer", NULL), ==, "ACME Robotics");
+  g_assert_cmpstr (qf_session_get_id (loaded), ==, qf_session_get_id (session));
+  g_assert_cmpstr (qf_profile_get_id (qf_session_get_profile (loaded)), ==, "arcs-wired-quick");
+}
+
+static void
+test_refuses_other_files (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) other = parse ("{\"format\": \"something\", \"id\": \"x\"}");
+  g_autoptr(JsonObject) newer = parse ("{\"format\": \"qualify-session\", \"schema_version\": 99}");
+  g_autoptr(QfSession) a = qf_session_new_from_json (other, "a.json", &error);
+
+  g_assert_null (a);
+  g_assert_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_FORMAT);
+  g_clear_error (&error);
+  g_assert_null (qf_session_new_from_json (newer, "b.json", &error));
+  g_assert_nonnull (strstr (error->message, "newer Qualify"));
+}
+
+static void
+test_verdicts_and_advice (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+  JsonArray *advice;
+  JsonObject *first;
+  const char *text;
+  guint warnings = 0;
+
+  g_assert_cmpint (qf_session_get_overall (session, NULL), ==, QF_OVERALL_INCOMPLETE);
+  finish_rt (session, rt_result);
+  g_assert_cmpint (qf_session_get_overall (session, &warnings), ==, QF_OVERALL_FAIL);
+  g_assert_cmpuint (warnings, ==, 1);   /* max 7000 µs > 2335 µs is a warning */
+
+  advice = qf_session_get_advice (session);
+  g_assert_cmpuint (json_array_get_length (advice), ==, 2);
+  first = json_array_get_object_element (advice, 0);
+  g_assert_cmpstr (qf_json_get_string (first, "verdict", NULL), ==, "fail");
+  text = qf_json_get_string (first, "text", NULL);
+  g_test_message ("advice: %s", text);
+  g_assert_true (g_str_has_prefix (text, "Average latency 104 µs is above the limit of 32 µs."));
+  /* ranked from the audit of the fixture PC: kernel first, then idle states, then the governor */
+  g_assert_nonnull (strstr (text, "the kernel is not PREEMPT_RT"));
+  g_assert_nonnull (strstr (text, "powersave on 4 of 4 CPUs"));
+  g_assert_true (strstr (text, "PREEMPT_RT") < strstr (text, "idle states"));
+  g_assert_true (strstr (text, "idle states") < strstr (text, "powersave"));
+  g_assert_nonnull (strstr (text, "Fix: "));
+  g_assert_cmpstr (qf_json_get_string (json_array_get_object_element (qf_json_get_array (first, "causes"), 0), "id", NULL),
+                   ==, "kernel.preempt");
+}
+
+static void
+test_invalid_rt (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+
+  finish_rt (session, "{\"valid\": false, \"reason\": \"measured without real-time priority\", \"policy\": \"SCHED_OTHER\", "
+                      "\"min_us\": 1, \"avg_us\": 2, \"max_us\": 3}");
+  g_assert_cmpint (qf_session_get_overall (session, NULL), ==, QF_OVERALL_INVALID);
+  g_assert_nonnull (strstr (qf_json_get_string (json_array_get_object_element (qf_session_get_advice (session), 0), "text", NULL),
+                            "without real-time priority"));
+}
+
+static void
+test_network_advice (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+  g_autoptr(JsonObject) result = parse ("{\"test\": \"ping\", \"avg_ms\": 0.9, \"min_ms\": 0.3, \"max_ms\": 2.5, \"loss_pct\": 2}");
+  gint ping = step_index (session, "ping");
+  const char *text;
+
+  qf_session_begin_step (session, ping, NULL);
+  qf_session_finish_step (session, ping, QF_STEP_STATUS_DONE, result, FALSE, NULL, NULL, 0.2, NULL);
+  text = qf_json_get_string (json_array_get_object_element (qf_session_get_advice (session), 0), "text", NULL);
+  g_test_message ("advice: %s", text);
+  g_assert_nonnull (strstr (text, "Average round trip 0.900 ms is above the limit of 0.476 ms."));
+  g_assert_nonnull (strstr (text, "lost"));
+  g_assert_nonnull (strstr (text, "USB"));
+  g_assert_nonnull (strstr (text, "100 Mbit/s"));
+
+  qf_session_set_network (session, "wlan0", "wireless", 0, 0, "Lab", 35);
+  text = qf_json_get_string (json_array_get_object_element (qf_session_get_advice (session), 0), "text", NULL);
+  g_assert_nonnull (strstr (text, "Wi-Fi signal is weak (35 %)"));
+  g_assert_nonnull (strstr (text, "power saving"));
+}
+
+static void
+test_resume_keeps_done_steps (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+  g_autoptr(QfSession) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = make_dir ();
+  g_autofree char *started = NULL;
+  gint ping = step_index (session, "ping");
+  guint remaining;
+
+  g_assert_true (qf_session_set_dir (session, dir, &error));
+  finish_rt (session, rt_result);
+  started = g_strdup (qf_json_get_string (qf_session_get_step (session, 0), "started_at", NULL));
+  /* the process dies while ping runs */
+  g_assert_true (qf_session_begin_step (session, ping, &error));
+
+  loaded = qf_session_load (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (qf_session_get_state (loaded), ==, "running");
+  g_assert_cmpint (qf_session_get_step_status (loaded, ping), ==, QF_STEP_STATUS_RUNNING);
+  remaining = qf_session_prepare_resume (loaded);
+  g_assert_cmpuint (remaining, ==, qf_session_get_n_steps (loaded) - 1);
+  g_assert_cmpint (qf_session_get_step_status (loaded, 0), ==, QF_STEP_STATUS_DONE);
+  g_assert_cmpstr (qf_json_get_string (qf_session_get_step (loaded, 0), "started_at", NULL), ==, started);
+  g_assert_cmpint (qf_session_get_step_status (loaded, ping), ==, QF_STEP_STATUS_PENDING);
+  g_assert_nonnull (qf_json_get_object (qf_session_get_step (loaded, 0), "result"));
+}
+
+static void
+test_samples_decimated (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+  g_autoptr(JsonObject) result = parse (rt_result);
+  JsonObject *samples;
+  JsonArray *values;
+  QfSample batch[100];
+  gint64 max_seen = 0;
+
+  qf_session_begin_step (session, 0, NULL);
+  for (guint i = 0; i < 100; i++)
+    {
+      for (guint k = 0; k < 100; k++)
+        {
+          guint n = i * 100 + k;
+          batch[k].t_ns = 1000000000 + (gint64) n * 1000000;
+          batch[k].value_ns = n == 7777 ? 7000000 : 50000 + (n % 13) * 1000;
+          batch[k].channel = 0;
+          batch[k].flags = 0;
+        }
+      qf_session_record_samples (session, 0, 1000000000, batch, 100, 0);
+    }
+  qf_session_finish_step (session, 0, QF_STEP_STATUS_DONE, result, FALSE, NULL, NULL, 10, NULL);
+  samples = qf_json_get_object (qf_session_get_step (session, 0), "samples");
+  g_assert_nonnull (samples);
+  g_assert_cmpint (json_object_get_int_member (samples, "recorded"), ==, 10000);
+  values = json_object_get_array_member (samples, "value_ns");
+  g_assert_cmpuint (json_array_get_length (values), <=, 4000);
+  g_assert_cmpuint (json_array_get_length (values), ==,
+                    json_array_get_length (json_object_get_array_member (samples, "t_ns")));
+  for (guint i = 0; i < json_array_get_length (values); i++)
+    max_seen = MAX (max_seen, json_array_get_int_element (values, i));
+  g_assert_cmpint (max_seen, ==, 7000000);  /* the spike survives decimation */
+  /* times are relative to the step start and increase */
+  {
+    JsonArray *t = json_object_get_array_member (samples, "t_ns");
+    g_assert_cmpint (json_array_get_int_element (t, 0), ==, 0);
+    for (guint i = 1; i < json_array_get_length (t); i++)
+      g_assert_cmpint (json_array_get_int_element (t, i), >=, json_array_get_int_element (t, i - 1));
+  }
+}
+
+static void
+test_comparison (void)
+{
+  g_autofree char *base = make_dir ();
+  g_autofree char *dir1 = g_build_filename (base, "one", NULL);
+  g_autofree char *dir2 = g_build_filename (base, "two", NULL);
+  g_autoptr(QfSession) first = new_session ();
+  g_autoptr(QfSession) second = new_session ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *comparison;
+  JsonArray *metrics;
+  gboolean found = FALSE;
+
+  g_assert_true (qf_session_set_dir (first, dir1, &error));
+  finish_rt (first, rt_result);
+  g_assert_true (qf_session_finish (first, FALSE, base, &error));
+  g_assert_true (qf_json_get_object (qf_session_get_json (first), "comparison") == NULL);
+
+  g_assert_true (qf_session_set_dir (second, dir2, &error));
+  finish_rt (second, "{\"valid\": true, \"policy\": \"SCHED_FIFO\", \"min_us\": 5, \"avg_us\": 20.2, \"max_us\": 300}");
+  /* the audit changed too: the governor was switched to performance */
+  {
+    JsonArray *checks = qf_json_get_array (qf_json_get_object (qf_session_get_json (second), "audit"), "checks");
+    for (guint i = 0; i < json_array_get_length (checks); i++)
+      {
+        JsonObject *c = json_array_get_object_element (checks, i);
+        if (g_str_equal (qf_json_get_string (c, "id", ""), "cpu.governor"))
+          {
+            json_object_set_string_member (c, "value", "performance on 4 of 4 CPUs");
+            json_object_set_string_member (c, "status", "ok");
+          }
+      }
+  }
+  g_assert_true (qf_session_same_pc (first, second));
+  g_assert_true (qf_session_finish (second, FALSE, base, &error));
+  comparison = qf_json_get_object (qf_session_get_json (second), "comparison");
+  g_assert_nonnull (comparison);
+  g_assert_cmpstr (qf_json_get_string (qf_json_get_object (comparison, "previous"), "id", NULL), ==,
+                   qf_session_get_id (first));
+  metrics = qf_json_get_array (comparison, "metrics");
+  for (guint i = 0; i < json_array_get_length (metrics); i++)
+    {
+      JsonObject *m = json_array_get_object_element (metrics, i);
+      if (g_str_equal (qf_json_get_string (m, "key", ""), "rt") && g_str_equal (qf_json_get_string (m, "metric", ""), "avg_us"))
+        {
+          g_assert_cmpfloat_with_epsilon (qf_json_get_double (m, "delta", 0), 20.2 - 104.2, 1e-9);
+          g_assert_cmpstr (qf_json_get_string (m, "before_verdict", NULL), ==, "fail");
+          g_assert_cmpstr (qf_json_get_string (m, "after_verdict", NULL), ==, "pass");
+          found = TRUE;
+        }
+    }
+  g_assert_true (found);
+  g_assert_cmpuint (json_array_get_length (qf_json_get_array (comparison, "audit_changes")), ==, 1);
+  g_assert_cmpstr (qf_json_get_string (json_array_get_object_element (qf_json_get_array (comparison, "audit_changes"), 0), "after", NULL),
+                   ==, "performance on 4 of 4 CPUs");
+}
+
+static void
+test_default_dir (void)
+{
+  const char *data = g_getenv ("XDG_DATA_HOME");
+  g_autoptr(QfSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id8 = NULL;
+  g_autofree char *base = NULL;
+
+  session = new_session ();
+  g_assert_true (qf_session_set_dir (session, NULL, &error));
+  id8 = g_strndup (qf_session_get_id (session), 8);
+  base = g_path_get_basename (qf_session_get_dir (session));
+  g_assert_true (g_str_has_prefix (qf_session_get_dir (session), data));
+  g_assert_true (g_str_has_suffix (base, id8));
+  g_assert_nonnull (strstr (base, "-desk-01-"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *data = g_dir_make_tmp ("qf-session-data-XXXXXX", NULL);
+
+  /* GLib reads the XDG directories once: set ours before anything asks. */
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+  setlocale (LC_ALL, "C.UTF-8");
+  g_setenv ("LANGUAGE", "C", TRUE);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/core/session/round-trip", test_round_trip);
+  g_test_add_func ("/core/session/refuses-other-files", test_refuses_other_files);
+  g_test_add_func ("/core/session/verdicts-and-advice", test_verdicts_and_advice);
+  g_test_add_func ("/core/session/invalid-rt", test_invalid_rt);
+  g_test_add_func ("/core/session/network-advice", test_network_advice);
+  g_test_add_func ("/core/session/resume-keeps-done-steps", test_resume_keeps_done_steps);
+  g_test_add_func ("/core/session/samples-decimated", test_samples_decimated);
+  g_test_add_func ("/core/session/comparison", test_comparison);
+  g_test_add_func ("/core/session/default-dir", test_default_dir);
+  return g_test_run ();
+}

@@ -1,0 +1,207 @@
+/* test-verdict.c — verdict tables for the edge cases: equal to the limit, missing step, invalid
+ * RT result, warn-only failures, and the overall verdict's order of precedence (tests/core). */
+#include "config.h"
+
+#include <locale.h>
+
+#include "qf-json.h"
+#include "qf-profile.h"
+#include "qf-verdict.h"
+
+static JsonObject *
+parse (const char *text)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
+  return json_node_dup_object (json_parser_get_root (parser));
+}
+
+static QfCriterion
+criterion (const char     *metric,
+           QfComparison    comparison,
+           gdouble         limit,
+           QfCriterionRole role)
+{
+  QfCriterion c = { (char *) metric, (char *) "label", comparison, limit, (char *) "µs", role };
+  return c;
+}
+
+static QfVerdict
+judge (const QfCriterion *c,
+       gboolean           done,
+       const char        *result_text)
+{
+  g_autoptr(JsonObject) result = result_text ? parse (result_text) : NULL;
+  g_autoptr(JsonObject) v = qf_verdict_judge ("rt", 0, c, done, result, "not run");
+  QfVerdict verdict;
+
+  g_assert_true (qf_verdict_from_string (json_object_get_string_member (v, "verdict"), &verdict));
+  return verdict;
+}
+
+typedef struct
+{
+  const char     *metric;
+  QfComparison    comparison;
+  gdouble         limit;
+  QfCriterionRole role;
+  gboolean        done;
+  const char     *result;
+  QfVerdict       expected;
+} Row;
+
+static void
+test_table (void)
+{
+  static const Row rows[] = {
+    /* equal to the limit passes, both directions */
+    { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, TRUE, "{\"avg_us\": 32}", QF_VERDICT_PASS },
+    { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, TRUE, "{\"avg_us\": 32.0}", QF_VERDICT_PASS },
+    { "up_mbps", QF_COMPARISON_AT_LEAST, 90, QF_ROLE_DECIDES, TRUE, "{\"up_mbps\": 90}", QF_VERDICT_PASS },
+    { "avg_ms", QF_COMPARISON_AT_MOST, 0.476, QF_ROLE_DECIDES, TRUE, "{\"avg_ms\": 0.476}", QF_VERDICT_PASS },
+    /* just outside */
+    { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, TRUE, "{\"avg_us\": 32.001}", QF_VERDICT_FAIL },
+    { "up_mbps", QF_COMPARISON_AT_LEAST, 90, QF_ROLE_DECIDES, TRUE, "{\"up_mbps\": 89.99}", QF_VERDICT_FAIL },
+    /* a warning criterion never fails */
+    { "max_us", QF_COMPARISON_AT_MOST, 2335, QF_ROLE_WARNS, TRUE, "{\"max_us\": 7000}", QF_VERDICT_WARN },
+    { "max_us", QF_COMPARISON_AT_MOST, 2335, QF_ROLE_WARNS, TRUE, "{\"max_us\": 2335}", QF_VERDICT_PASS },
+    /* RT measured without real-time priority: invalid, even with a passing figure */
+    { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, TRUE,
+      "{\"avg_us\": 3, \"valid\": false, \"reason\": \"measured without real-time priority\"}", QF_VERDICT_INVALID },
+    { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, TRUE, "{\"avg_us\": 3, \"valid\": true}", QF_VERDICT_PASS },
+    /* the figure is missing or not a number */
+    { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, TRUE, "{\"min_us\": 3}", QF_VERDICT_INVALID },
+    { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, TRUE, "{\"avg_us\": \"3\"}", QF_VERDICT_INVALID },
+    /* step not done: not run, whatever the (partial) result says */
+    { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, FALSE, "{\"avg_us\": 3}", QF_VERDICT_NOT_RUN },
+    { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, FALSE, NULL, QF_VERDICT_NOT_RUN },
+    /* key paths */
+    { "threads[1].max_us", QF_COMPARISON_AT_MOST, 100, QF_ROLE_DECIDES, TRUE,
+      "{\"threads\": [{\"max_us\": 1}, {\"max_us\": 101}]}", QF_VERDICT_FAIL },
+    { "monitor.summary.cpu_idle_min_pct", QF_COMPARISON_AT_LEAST, 70, QF_ROLE_WARNS, TRUE,
+      "{\"monitor\": {\"summary\": {\"cpu_idle_min_pct\": 12.5}}}", QF_VERDICT_WARN },
+    { "threads[2].max_us", QF_COMPARISON_AT_MOST, 100, QF_ROLE_DECIDES, TRUE,
+      "{\"threads\": [{\"max_us\": 1}]}", QF_VERDICT_INVALID },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      QfCriterion c = criterion (rows[i].metric, rows[i].comparison, rows[i].limit, rows[i].role);
+      QfVerdict got = judge (&c, rows[i].done, rows[i].result);
+      if (got != rows[i].expected)
+        g_error ("row %u (%s %s %g on %s): expected %s, got %s", i, rows[i].metric,
+                 qf_comparison_to_string (rows[i].comparison), rows[i].limit,
+                 rows[i].result ? rows[i].result : "(none)",
+                 qf_verdict_to_string (rows[i].expected), qf_verdict_to_string (got));
+    }
+}
+
+static void
+test_verdict_object (void)
+{
+  QfCriterion c = criterion ("avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES);
+  g_autoptr(JsonObject) result = parse ("{\"avg_us\": 104.2, \"valid\": false, \"reason\": \"no rt\"}");
+  g_autoptr(JsonObject) v = qf_verdict_judge ("rt", 3, &c, TRUE, result, NULL);
+  g_autoptr(JsonObject) ok_result = parse ("{\"avg_us\": 104.2}");
+  g_autoptr(JsonObject) ok = qf_verdict_judge ("rt", 3, &c, TRUE, ok_result, NULL);
+
+  g_assert_cmpstr (json_object_get_string_member (v, "verdict"), ==, "invalid");
+  g_assert_cmpstr (json_object_get_string_member (v, "reason"), ==, "no rt");
+  g_assert_cmpint (json_object_get_int_member (v, "index"), ==, 3);
+  g_assert_cmpstr (json_object_get_string_member (ok, "verdict"), ==, "fail");
+  /* the measured value is the engine's figure, unchanged */
+  g_assert_cmpfloat (json_object_get_double_member (ok, "measured"), ==, 104.2);
+  g_assert_cmpfloat (json_object_get_double_member (ok, "limit"), ==, 32);
+  g_assert_cmpstr (json_object_get_string_member (ok, "comparison"), ==, "<=");
+  g_assert_cmpstr (json_object_get_string_member (ok, "role"), ==, "decides");
+  g_assert_true (json_object_get_null_member (ok, "reason"));
+}
+
+static JsonArray *
+verdicts (const char *const *pairs)
+{
+  JsonArray *array = json_array_new ();
+
+  for (guint i = 0; pairs[i] != NULL; i += 2)
+    {
+      JsonObject *v = json_object_new ();
+      json_object_set_string_member (v, "role", pairs[i]);
+      json_object_set_string_member (v, "verdict", pairs[i + 1]);
+      json_array_add_object_element (array, v);
+    }
+  return array;
+}
+
+typedef struct
+{
+  const char *pairs[9];
+  QfOverall   expected;
+  guint       warnings;
+} OverallRow;
+
+static void
+test_overall (void)
+{
+  static const OverallRow rows[] = {
+    { { "decides", "pass", "warns", "pass", NULL }, QF_OVERALL_PASS, 0 },
+    /* warn-only failures: still PASS, warnings shown beside */
+    { { "decides", "pass", "warns", "warn", "warns", "warn", NULL }, QF_OVERALL_PASS, 2 },
+    { { "decides", "pass", "decides", "fail", NULL }, QF_OVERALL_FAIL, 0 },
+    /* FAIL wins over INVALID and INCOMPLETE */
+    { { "decides", "invalid", "decides", "fail", "decides", "not-run", NULL }, QF_OVERALL_FAIL, 0 },
+    { { "decides", "invalid", "decides", "not-run", NULL }, QF_OVERALL_INVALID, 0 },
+    /* a missing step makes it INCOMPLETE */
+    { { "decides", "pass", "decides", "not-run", "warns", "warn", NULL }, QF_OVERALL_INCOMPLETE, 1 },
+    /* warnings that were not run or invalid do not decide */
+    { { "decides", "pass", "warns", "not-run", "warns", "invalid", NULL }, QF_OVERALL_PASS, 0 },
+    /* nothing deciding was measured */
+    { { "warns", "pass", NULL }, QF_OVERALL_INCOMPLETE, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(JsonArray) array = verdicts (rows[i].pairs);
+      guint warnings = 99;
+      QfOverall got = qf_verdict_overall (array, &warnings);
+      g_autoptr(JsonObject) summary = qf_verdict_summary (array);
+
+      if (got != rows[i].expected)
+        g_error ("overall row %u: expected %s, got %s", i, qf_overall_to_string (rows[i].expected),
+                 qf_overall_to_string (got));
+      g_assert_cmpuint (warnings, ==, rows[i].warnings);
+      g_assert_cmpstr (json_object_get_string_member (summary, "overall"), ==, qf_overall_to_string (got));
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (summary, "criteria")), ==,
+                        json_array_get_length (array));
+    }
+}
+
+static void
+test_format (void)
+{
+  struct { gdouble v; const char *unit; const char *text; } rows[] = {
+    { 104.2, "µs", "104 µs" }, { 0.476, "ms", "0.476 ms" }, { 95.64, "Mbit/s", "95.6 Mbit/s" },
+    { 4600, "kB/s", "4600 kB/s" }, { 41.5, "%", "41.5 %" }, { 1, "", "1" }, { 2.373, "ms", "2.37 ms" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = qf_verdict_format_value (rows[i].v, rows[i].unit);
+      g_assert_cmpstr (text, ==, rows[i].text);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  setlocale (LC_ALL, "C.UTF-8");
+  g_setenv ("LANGUAGE", "C", TRUE);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/core/verdict/table", test_table);
+  g_test_add_func ("/core/verdict/object", test_verdict_object);
+  g_test_add_func ("/core/verdict/overall", test_overall);
+  g_test_add_func ("/core/verdict/format", test_format);
+  return g_test_run ();
+}

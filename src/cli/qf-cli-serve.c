@@ -16,6 +16,7 @@
 
 #include "qf-builtin-peer.h"
 #include "qf-cli.h"
+#include "qf-iperf3.h"
 #include "qf-responder.h"
 
 typedef struct
@@ -37,8 +38,10 @@ typedef struct
   QfResponder  *responder;
   GThread      *responder_thread;
 
-  /* Bandwidth service (issue #6): its options and state go here. */
-  int           bandwidth_port;
+  /* Bandwidth service: iperf3 3.12-compatible server (qf-iperf3) */
+  int             bandwidth_port;
+  QfIperf3Server *bandwidth;
+  GThread        *bandwidth_thread;
 } QfServe;
 
 static void
@@ -124,7 +127,47 @@ stop_latency_service (QfServe *serve)
   g_clear_pointer (&serve->responder, qf_responder_free);
 }
 
-/* ---- bandwidth service (issue #6): start_bandwidth_service / stop_bandwidth_service -------- */
+/* ---- bandwidth service --------------------------------------------------------------------- */
+
+static gpointer
+bandwidth_thread (gpointer data)
+{
+  QfServe *serve = data;
+  g_autoptr(GError) error = NULL;
+
+  if (!qf_iperf3_server_run (serve->bandwidth, &serve->stop, &error))
+    serve_fail (serve, error);
+  return NULL;
+}
+
+static gboolean
+start_bandwidth_service (QfServe  *serve,
+                         GError  **error)
+{
+  serve->bandwidth = qf_iperf3_server_new (serve->bind_address, (guint16) serve->bandwidth_port, error);
+  if (serve->bandwidth == NULL)
+    return FALSE;
+  if (serve->iface != NULL && !qf_iperf3_server_bind_iface (serve->bandwidth, serve->iface, error))
+    return FALSE;
+  qf_iperf3_server_set_log (serve->bandwidth, serve_log, serve);
+  return TRUE;
+}
+
+static void
+announce_bandwidth_service (QfServe *serve)
+{
+  g_autofree char *line = g_strdup_printf (_("bandwidth server (iperf3-compatible) on TCP and UDP port %u"),
+                                           qf_iperf3_server_get_port (serve->bandwidth));
+  serve_log (line, serve);
+  serve->bandwidth_thread = g_thread_new ("qf-bandwidth-server", bandwidth_thread, serve);
+}
+
+static void
+stop_bandwidth_service (QfServe *serve)
+{
+  g_clear_pointer (&serve->bandwidth_thread, g_thread_join);
+  g_clear_pointer (&serve->bandwidth, qf_iperf3_server_free);
+}
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
@@ -239,11 +282,13 @@ qf_cli_serve (int    argc,
 
   if (!start_latency_service (&serve, &error))
     exit_code = qf_cli_error ("serve", error);
-  /* Bandwidth service (issue #6): start it here, after the latency service. */
+  if (exit_code == QF_CLI_EXIT_OK && !start_bandwidth_service (&serve, &error))
+    exit_code = qf_cli_error ("serve", error);
 
   if (exit_code == QF_CLI_EXIT_OK)
     {
       announce_latency_service (&serve);
+      announce_bandwidth_service (&serve);
       sigint = g_unix_signal_add (SIGINT, on_signal, &serve);
       sigterm = g_unix_signal_add (SIGTERM, on_signal, &serve);
       g_main_loop_run (serve.loop);
@@ -253,7 +298,7 @@ qf_cli_serve (int    argc,
 
   g_atomic_int_set (&serve.stop, 1);
   stop_latency_service (&serve);
-  /* Bandwidth service (issue #6): stop it here. */
+  stop_bandwidth_service (&serve);
 
   if (serve.failure != NULL)
     exit_code = qf_cli_errorf ("serve", "%s", serve.failure);

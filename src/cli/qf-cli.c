@@ -28,7 +28,7 @@ static const QfCliCommand commands[] = {
   { "ping",      N_("Measure ICMP round-trip time to a peer (like ping)"), NULL },
   { "latency",   N_("Measure socket ping-pong latency to a peer (like sockperf)"), NULL },
   { "cycle",     N_("Run a periodic control-cycle test against a peer"), NULL },
-  { "bandwidth", N_("Measure TCP/UDP throughput to a peer (like iperf3)"), NULL },
+  { "bandwidth", N_("Measure TCP/UDP throughput to a peer (like iperf3)"), qf_cli_bandwidth },
   { "serve",     N_("Run the responder for the helper machine"), qf_cli_serve },
   { "run",       N_("Run a whole qualification against a profile"), qf_cli_run },
   { "report",    N_("Write the PDF and HTML acceptance report of a session"), qf_cli_report },

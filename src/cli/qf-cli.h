@@ -65,6 +65,7 @@ int qf_cli_profiles  (int argc, char **argv);
 int qf_cli_report    (int argc, char **argv);
 int qf_cli_verify    (int argc, char **argv);
 int qf_cli_cert      (int argc, char **argv);
+int qf_cli_bandwidth (int argc, char **argv);
 int qf_cli_serve     (int argc, char **argv);
 
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "qf-builtin-peer.h"
+#include "qf-iperf3.h"
 
 #define BUILTIN_HOST "127.0.0.1"
 
@@ -23,8 +24,10 @@ struct QfBuiltinPeer
   GThread      *responder_thread;
   guint16       latency_port;
 
-  /* Bandwidth service (issue #6): its state goes here. */
-  guint16       bandwidth_port;
+  /* Bandwidth service: iperf3 3.12-compatible server (qf-iperf3). */
+  QfIperf3Server *bandwidth;
+  GThread        *bandwidth_thread;
+  guint16         bandwidth_port;
 };
 
 static void
@@ -75,7 +78,38 @@ stop_latency_service (QfBuiltinPeer *self)
   g_clear_pointer (&self->responder, qf_responder_free);
 }
 
-/* ---- bandwidth service (issue #6): start_bandwidth_service / stop_bandwidth_service -------- */
+/* ---- bandwidth service --------------------------------------------------------------------- */
+
+static gpointer
+bandwidth_thread (gpointer data)
+{
+  QfBuiltinPeer *self = data;
+  g_autoptr(GError) error = NULL;
+
+  if (!qf_iperf3_server_run (self->bandwidth, &self->stop, &error))
+    g_warning ("built-in peer: %s", error->message);
+  return NULL;
+}
+
+static gboolean
+start_bandwidth_service (QfBuiltinPeer  *self,
+                         GError        **error)
+{
+  self->bandwidth = qf_iperf3_server_new (BUILTIN_HOST, 0, error);
+  if (self->bandwidth == NULL)
+    return FALSE;
+  qf_iperf3_server_set_log (self->bandwidth, log_to_debug, self);
+  self->bandwidth_port = qf_iperf3_server_get_port (self->bandwidth);
+  self->bandwidth_thread = g_thread_new ("qf-builtin-bandwidth", bandwidth_thread, self);
+  return TRUE;
+}
+
+static void
+stop_bandwidth_service (QfBuiltinPeer *self)
+{
+  g_clear_pointer (&self->bandwidth_thread, g_thread_join);
+  g_clear_pointer (&self->bandwidth, qf_iperf3_server_free);
+}
 
 /* ---- the peer ------------------------------------------------------------------------------ */
 
@@ -85,7 +119,8 @@ qf_builtin_peer_start (const QfResponderEmulation  *emulate,
 {
   QfBuiltinPeer *self = g_new0 (QfBuiltinPeer, 1);
 
-  if (!start_latency_service (self, emulate, error))
+  if (!start_latency_service (self, emulate, error)
+      || !start_bandwidth_service (self, error))
     {
       qf_builtin_peer_stop (self);
       return NULL;
@@ -121,5 +156,6 @@ qf_builtin_peer_stop (QfBuiltinPeer *self)
     return;
   g_atomic_int_set (&self->stop, 1);
   stop_latency_service (self);
+  stop_bandwidth_service (self);
   g_free (self);
 }

@@ -14,6 +14,7 @@ static const QfStepInfo *const steps[] = {
   &qf_step_rt,
   &qf_step_stress,
   &qf_step_monitor,
+  &qf_step_bandwidth,
   NULL
 };
 

@@ -7,3 +7,4 @@
 extern const QfStepInfo qf_step_rt;
 extern const QfStepInfo qf_step_stress;
 extern const QfStepInfo qf_step_monitor;
+extern const QfStepInfo qf_step_bandwidth;

@@ -128,6 +128,7 @@ typedef struct
   /* worker-private, final after join */
   gdouble       jitter_s;
   gdouble       prev_transit_s;
+  gboolean      have_transit;
   char         *buf;
   GThread      *thread;
 } QfBwStream;

@@ -221,13 +221,14 @@ udp_send_loop (QfBwStream *s)
 
   while (!stopped (s))
     {
-      struct timeval tv;
+      gint64 now_ns;
       ssize_t n;
 
       pace (s, start_ns, sent);
-      gettimeofday (&tv, NULL);
-      put_be32 (s->buf, (guint32) tv.tv_sec);
-      put_be32 (s->buf + 4, (guint32) tv.tv_usec);
+      /* iperf3 3.12 stamps with CLOCK_MONOTONIC too (iperf_time_now). */
+      now_ns = qf_clock_now_ns ();
+      put_be32 (s->buf, (guint32) (now_ns / QF_NSEC_PER_SEC));
+      put_be32 (s->buf + 4, (guint32) (now_ns % QF_NSEC_PER_SEC / 1000));
       if (s->udp64)
         {
           guint64 be = GUINT64_TO_BE (seq);
@@ -267,9 +268,9 @@ udp_recv_loop (QfBwStream *s)
   while (!stopped (s))
     {
       ssize_t n = recv (s->fd, s->buf, s->len, 0);
-      struct timeval tv;
+      gint64 arrival_us, sent_us;
       guint64 seq, max_seq;
-      gdouble sent_s, transit, d;
+      gdouble transit, d;
 
       if (n < 0)
         {
@@ -278,12 +279,12 @@ udp_recv_loop (QfBwStream *s)
           stream_fail (s, errno, FALSE);
           return;
         }
-      gettimeofday (&tv, NULL);
+      arrival_us = qf_clock_now_ns () / 1000;
       atomic_add64 (&s->bytes, n);
       if ((guint) n < header)
         continue;
 
-      sent_s = get_be32 (s->buf) + get_be32 (s->buf + 4) / 1e6;
+      sent_us = (gint64) get_be32 (s->buf) * G_USEC_PER_SEC + get_be32 (s->buf + 4);
       if (s->udp64)
         {
           guint64 be;
@@ -309,11 +310,15 @@ udp_recv_loop (QfBwStream *s)
             atomic_set64 (&s->errors, s->errors - 1);
         }
 
-      /* RFC 1889 jitter, in seconds, as iperf3 computes it. */
-      transit = (tv.tv_sec + tv.tv_usec / 1e6) - sent_s;
+      /* RFC 1889 jitter, in seconds, as iperf3 computes it, except that the first packet only
+       * sets the reference transit time: iperf3 starts from 0, so the two hosts' clock offset
+       * enters its jitter as a spike that takes hundreds of packets to decay. */
+      transit = (arrival_us - sent_us) / 1e6;
       d = fabs (transit - s->prev_transit_s);
       s->prev_transit_s = transit;
-      s->jitter_s += (d - s->jitter_s) / 16.0;
+      if (s->have_transit)
+        s->jitter_s += (d - s->jitter_s) / 16.0;
+      s->have_transit = TRUE;
     }
 }
 
@@ -617,7 +622,7 @@ peer_refused (Run        *run,
       g_autoptr(GError) local = NULL;
 
       _qf_net_read_exact (run->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
-                          run->cancel, "error code", &local);
+                          run->cancel, _("error code"), &local);
       g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
                    _("The bandwidth responder at %s:%u reported an error (iperf3 error %d, system error %d) and refused the test."),
                    cfg->host, cfg->port, (int) GUINT32_FROM_BE (codes[0]), (int) GUINT32_FROM_BE (codes[1]));
@@ -746,7 +751,7 @@ open_stream (Run        *run,
         }
       return _qf_net_write_exact (fd, cookie, QF_IPERF3_COOKIE_SIZE,
                                   qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
-                                  "stream cookie", error);
+                                  _("stream cookie"), error);
     }
   else
     {
@@ -1172,7 +1177,7 @@ qf_bw_client_run (QfBwClient  *client,
   }
   _qf_iperf3_make_cookie (cookie);
   if (!_qf_net_write_exact (run->ctrl, cookie, sizeof cookie, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
-                            cancel, "cookie", error)
+                            cancel, _("cookie"), error)
       || !expect_state (run, QF_IPERF3_PARAM_EXCHANGE, error))
     goto out;
 
@@ -1351,7 +1356,7 @@ qf_bw_client_run (QfBwClient  *client,
     goto out_partial;
   peer_results = _qf_iperf3_read_json (run->ctrl, QF_IPERF3_MAX_RESULTS,
                                        qf_clock_now_ns () + CONTROL_TIMEOUT_NS, cancel,
-                                       "results", error);
+                                       _("results"), error);
   if (peer_results == NULL)
     goto out_partial;
   if (!expect_state (run, QF_IPERF3_DISPLAY_RESULTS, error))

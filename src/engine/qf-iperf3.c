@@ -163,8 +163,8 @@ _qf_iperf3_read_json (int          fd,
   if (len == 0 || len > max_len)
     {
       g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
-                   _("The peer announced %" G_GSIZE_FORMAT " bytes of %s; at most %" G_GSIZE_FORMAT " are accepted."),
-                   len, what, max_len);
+                   _("The peer announced %llu bytes of %s; at most %llu are accepted."),
+                   (unsigned long long) len, what, (unsigned long long) max_len);
       return NULL;
     }
   text = g_malloc (len);
@@ -189,8 +189,8 @@ _qf_iperf3_write_json (int            fd,
   guint32 be_len = GUINT32_TO_BE ((guint32) json->len);
   gint64 deadline = qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC;
 
-  return _qf_net_write_exact (fd, &be_len, 4, deadline, NULL, "JSON", error)
-         && _qf_net_write_exact (fd, json->str, json->len, deadline, NULL, "JSON", error);
+  return _qf_net_write_exact (fd, &be_len, 4, deadline, NULL, _("JSON block"), error)
+         && _qf_net_write_exact (fd, json->str, json->len, deadline, NULL, _("JSON block"), error);
 }
 
 void
@@ -242,6 +242,7 @@ struct QfIperf3Server
   struct sockaddr_storage bind_addr;
   socklen_t       bind_len;
   guint16         port;
+  char           *iface;
   QfIperf3LogFunc log;
   gpointer        log_data;
   guint           tests_done;
@@ -409,6 +410,35 @@ qf_iperf3_server_get_port (QfIperf3Server *server)
   return server->port;
 }
 
+static gboolean
+bind_iface (int          fd,
+            const char  *iface,
+            GError     **error)
+{
+  if (iface == NULL || setsockopt (fd, SOL_SOCKET, SO_BINDTODEVICE, iface, strlen (iface) + 1) == 0)
+    return TRUE;
+  g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM,
+               _("Cannot serve on interface %s only: %s. Check its name, or run as root."),
+               iface, g_strerror (errno));
+  return FALSE;
+}
+
+gboolean
+qf_iperf3_server_bind_iface (QfIperf3Server  *server,
+                             const char      *iface,
+                             GError         **error)
+{
+  g_return_val_if_fail (server != NULL, FALSE);
+
+  if (iface == NULL || iface[0] == '\0')
+    return TRUE;
+  if (!bind_iface (server->listen_fd, iface, error))
+    return FALSE;
+  g_free (server->iface);
+  server->iface = g_strdup (iface);
+  return TRUE;
+}
+
 void
 qf_iperf3_server_set_log (QfIperf3Server  *server,
                           QfIperf3LogFunc  log,
@@ -437,6 +467,7 @@ qf_iperf3_server_free (QfIperf3Server *server)
     return;
   if (server->listen_fd >= 0)
     close (server->listen_fd);
+  g_free (server->iface);
   g_free (server);
 }
 
@@ -475,7 +506,7 @@ server_error (Test *t,
 
   if (_qf_iperf3_write_state (t->ctrl, state, NULL))
     _qf_net_write_exact (t->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
-                         NULL, "error", NULL);
+                         NULL, _("error code"), NULL);
   g_atomic_int_inc (&t->server->refused);
 }
 
@@ -596,6 +627,11 @@ accept_streams (Test    *t,
   if (t->p.udp)
     {
       udp_fd = open_socket (server->family, SOCK_DGRAM, &server->bind_addr, server->bind_len, error);
+      if (udp_fd >= 0 && !bind_iface (udp_fd, server->iface, error))
+        {
+          close (udp_fd);
+          udp_fd = -1;
+        }
       if (udp_fd < 0)
         {
           server_error (t, QF_IPERF3_IE_CREATESTREAM);
@@ -640,7 +676,7 @@ accept_streams (Test    *t,
           if (fd < 0)
             continue;
           if (!_qf_net_read_exact (fd, cookie, sizeof cookie, qf_clock_now_ns () + 2 * QF_NSEC_PER_SEC,
-                                   t->cancel, "cookie", &local)
+                                   t->cancel, _("cookie"), &local)
               || memcmp (cookie, t->cookie, QF_IPERF3_COOKIE_SIZE - 1) != 0)
             {
               /* Another client, or a stream with a wrong cookie: not part of this test. */
@@ -670,6 +706,11 @@ accept_streams (Test    *t,
             setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
           /* A fresh listener for the next stream before we answer this one. */
           udp_fd = open_socket (server->family, SOCK_DGRAM, &server->bind_addr, server->bind_len, error);
+          if (udp_fd >= 0 && !bind_iface (udp_fd, server->iface, error))
+            {
+              close (udp_fd);
+              udp_fd = -1;
+            }
           send (fd, reply, sizeof reply, MSG_NOSIGNAL);
           if (udp_fd < 0)
             {

@@ -27,6 +27,10 @@ QfIperf3Server *qf_iperf3_server_new        (const char      *bind_address,
                                              guint16          port,
                                              GError         **error);
 guint16         qf_iperf3_server_get_port   (QfIperf3Server  *server);
+/* Serves on this interface only (SO_BINDTODEVICE on the TCP listener and the UDP sockets). */
+gboolean        qf_iperf3_server_bind_iface (QfIperf3Server  *server,
+                                             const char      *iface,
+                                             GError         **error);
 void            qf_iperf3_server_set_log    (QfIperf3Server  *server,
                                              QfIperf3LogFunc  log,
                                              gpointer         user_data);

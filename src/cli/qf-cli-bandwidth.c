@@ -1,0 +1,286 @@
+/* qf-cli-bandwidth.c — `qualify-cli bandwidth HOST`: TCP/UDP throughput to a helper machine
+ * running `qualify-cli serve` or a stock `iperf3 -s` (src/cli).
+ *
+ * Takes iperf3's short options (-c -p -u -b -t -O -P -R -l -i -J) and iperf2's -d for both
+ * directions, prints one line per interval and the sender/receiver summaries like iperf3, or
+ * the step's JSON object with --json. The step runs on a worker thread so SIGINT/SIGTERM can
+ * stop it; the intervals measured until then are still printed (exit 2).
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <glib-unix.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include "qf-cli.h"
+#include "qf-step-bandwidth.h"
+#include "qf-steps.h"
+
+typedef struct
+{
+  JsonObject    *params;
+  QfStepContext *ctx;
+  JsonObject    *result;
+  GError        *error;
+  gboolean       ok;
+  GMainLoop     *loop;
+} Job;
+
+static gboolean
+quit_idle (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+job_thread (gpointer data)
+{
+  Job *job = data;
+
+  job->ok = qf_step_bandwidth.run (job->params, job->ctx, &job->result, &job->error);
+  /* Through the main context: a quit before g_main_loop_run() started would be lost. */
+  g_idle_add (quit_idle, job->loop);
+  return NULL;
+}
+
+static gboolean
+on_signal (gpointer data)
+{
+  g_atomic_int_set ((gint *) data, 1);
+  return G_SOURCE_CONTINUE;
+}
+
+typedef struct
+{
+  gboolean quiet;
+  gdouble  prev_t_s;
+  gboolean bidir;
+} Printer;
+
+static void
+on_progress (QfStepContext *ctx,
+             gdouble        fraction,
+             JsonObject    *live,
+             gpointer       user_data)
+{
+  Printer *p = user_data;
+  gdouble t_s;
+
+  if (p->quiet || live == NULL)
+    return;
+  t_s = json_object_get_double_member (live, "t_s");
+  if (p->bidir)
+    g_print ("[SUM] %6.2f-%-6.2f sec  %10.2f Mbits/sec  (up %.2f, down %.2f)\n", p->prev_t_s, t_s,
+             json_object_get_double_member (live, "mbps"),
+             json_object_get_double_member (live, "up_mbps"),
+             json_object_get_double_member (live, "down_mbps"));
+  else
+    g_print ("[SUM] %6.2f-%-6.2f sec  %10.2f Mbits/sec\n", p->prev_t_s, t_s,
+             json_object_get_double_member (live, "mbps"));
+  p->prev_t_s = t_s;
+}
+
+static gdouble
+member_double (JsonObject *obj,
+               const char *key)
+{
+  JsonNode *n = json_object_get_member (obj, key);
+  return n != NULL && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : -1;
+}
+
+static void
+print_summary (JsonObject *r)
+{
+  gdouble dur = member_double (r, "duration_s");
+  JsonNode *retr = json_object_get_member (r, "retransmits");
+  const char *protocol = json_object_get_string_member (r, "protocol");
+
+  g_print ("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+  if (retr != NULL && JSON_NODE_HOLDS_VALUE (retr))
+    g_print ("[SUM] %6.2f-%-6.2f sec  %10.2f Mbits/sec  %5lld retr  %s\n", 0.0, dur,
+             member_double (r, "sent_mbps"), (long long) json_node_get_int (retr), _("sender"));
+  else
+    g_print ("[SUM] %6.2f-%-6.2f sec  %10.2f Mbits/sec              %s\n", 0.0, dur,
+             member_double (r, "sent_mbps"), _("sender"));
+  if (g_strcmp0 (protocol, "udp") == 0)
+    g_print ("[SUM] %6.2f-%-6.2f sec  %10.2f Mbits/sec  %.3f ms  %lld/%lld (%.2g%%)  %s\n", 0.0, dur,
+             member_double (r, "received_mbps"), member_double (r, "jitter_ms"),
+             (long long) json_object_get_int_member (r, "lost_packets"),
+             (long long) json_object_get_int_member (r, "total_packets"),
+             member_double (r, "lost_pct"), _("receiver"));
+  else
+    g_print ("[SUM] %6.2f-%-6.2f sec  %10.2f Mbits/sec              %s\n", 0.0, dur,
+             member_double (r, "received_mbps"), _("receiver"));
+  if (json_object_has_member (r, "up_mbps"))
+    g_print (_("Both directions: up %.2f Mbit/s, down %.2f Mbit/s\n"),
+             member_double (r, "up_mbps"), member_double (r, "down_mbps"));
+  if (json_object_has_member (r, "iface"))
+    g_print (_("Interface %s: rxkB/s %.2f, txkB/s %.2f\n"),
+             json_object_get_string_member (r, "iface"),
+             member_double (r, "rx_kBps"), member_double (r, "tx_kBps"));
+  g_print (_("Peer: %s\n"), json_object_get_string_member (r, "peer_kind"));
+}
+
+/* -l and -w take iperf3's binary suffixes: 128K = 131072. */
+static gboolean
+parse_bytes (const char *text,
+             gint64      max,
+             gint64     *out)
+{
+  char *end = NULL;
+  gdouble v;
+
+  if (text == NULL)
+    return TRUE;
+  v = g_ascii_strtod (text, &end);
+  if (end == text || !(v >= 0))
+    return FALSE;
+  switch (*end)
+    {
+    case '\0': break;
+    case 'k': case 'K': v *= 1024; end++; break;
+    case 'm': case 'M': v *= 1024 * 1024; end++; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+    default: return FALSE;
+    }
+  if (*end != '\0' || v > max)
+    return FALSE;
+  *out = (gint64) v;
+  return TRUE;
+}
+
+int
+qf_cli_bandwidth (int    argc,
+                  char **argv)
+{
+  g_autoptr(JsonObject) params = json_object_new ();
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autofree char *client = NULL, *bitrate = NULL, *len_text = NULL, *window_text = NULL;
+  g_autofree char *iface = NULL;
+  const char *host;
+  gboolean tcp = FALSE, udp = FALSE, reverse = FALSE, bidir = FALSE, dual = FALSE, json = FALSE;
+  gboolean nodelay = FALSE, zerocopy = FALSE;
+  gdouble time_s = 10, omit_s = 0, interval_s = 1, connect_s = 5;
+  gint port = 5201, parallel = 1;
+  gint64 len = 0, window = 0;
+  guint64 bps = 0;
+  gint cancel = 0;
+  QfStepContext ctx = { 0 };
+  Printer printer = { 0 };
+  Job job = { 0 };
+  GThread *thread;
+  guint sigint, sigterm;
+  int exit_code;
+  const GOptionEntry entries[] = {
+    { "client", 'c', 0, G_OPTION_ARG_STRING, &client, N_("Peer to measure (instead of HOST)"), N_("HOST") },
+    { "port", 'p', 0, G_OPTION_ARG_INT, &port, N_("Port of the bandwidth responder (default 5201)"), N_("P") },
+    { "tcp", 0, 0, G_OPTION_ARG_NONE, &tcp, N_("Measure TCP throughput (default)"), NULL },
+    { "udp", 'u', 0, G_OPTION_ARG_NONE, &udp, N_("Measure UDP throughput, loss and jitter"), NULL },
+    { "bitrate", 'b', 0, G_OPTION_ARG_STRING, &bitrate,
+      N_("Target bit/s per stream, K/M/G suffixes (default: TCP unlimited, UDP 1M)"), N_("RATE") },
+    { "time", 't', 0, G_OPTION_ARG_DOUBLE, &time_s, N_("Seconds to measure (default 10)"), N_("S") },
+    { "omit", 'O', 0, G_OPTION_ARG_DOUBLE, &omit_s, N_("Warm-up seconds not counted (default 0)"), N_("S") },
+    { "parallel", 'P', 0, G_OPTION_ARG_INT, &parallel, N_("Parallel streams per direction (default 1)"), N_("N") },
+    { "reverse", 'R', 0, G_OPTION_ARG_NONE, &reverse, N_("The peer sends, this PC receives"), NULL },
+    { "bidir", 0, 0, G_OPTION_ARG_NONE, &bidir, N_("Both directions at once"), NULL },
+    { "dualtest", 'd', 0, G_OPTION_ARG_NONE, &dual, N_("Both directions at once (iperf2's -d)"), NULL },
+    { "len", 'l', 0, G_OPTION_ARG_STRING, &len_text,
+      N_("Bytes per write / datagram, K/M suffixes (default: 16 × MSS for TCP)"), N_("BYTES") },
+    { "interval", 'i', 0, G_OPTION_ARG_DOUBLE, &interval_s, N_("Seconds between reports (default 1)"), N_("S") },
+    { "window", 'w', 0, G_OPTION_ARG_STRING, &window_text, N_("Socket buffer size, K/M suffixes"), N_("BYTES") },
+    { "no-delay", 'N', 0, G_OPTION_ARG_NONE, &nodelay, N_("Set TCP_NODELAY"), NULL },
+    { "zerocopy", 'Z', 0, G_OPTION_ARG_NONE, &zerocopy, N_("Send TCP with MSG_ZEROCOPY"), NULL },
+    { "connect-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &connect_s, N_("Seconds to wait for the peer (default 5)"), N_("S") },
+    { "iface", 0, 0, G_OPTION_ARG_STRING, &iface,
+      N_("Interface whose rx/tx kB/s to report (default: the one the test uses)"), N_("IF") },
+    { "json", 'J', 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
+    { NULL }
+  };
+
+  if (!qf_cli_parse_options ("bandwidth", _("HOST"),
+                             _("Measure TCP/UDP throughput to a helper machine running “qualify-cli serve” or “iperf3 -s”."),
+                             entries, &argc, &argv, &exit_code))
+    return exit_code;
+
+  if (client != NULL && argc == 1)
+    host = client;
+  else if (client == NULL && argc == 2)
+    host = argv[1];
+  else
+    return qf_cli_errorf ("bandwidth", _("Give exactly one peer: qualify-cli bandwidth HOST (or -c HOST)."));
+  if (tcp && udp)
+    return qf_cli_errorf ("bandwidth", _("Choose --tcp or --udp, not both."));
+  if (reverse && (bidir || dual))
+    return qf_cli_errorf ("bandwidth", _("Choose --reverse or --bidir, not both."));
+  if (bitrate != NULL && !qf_step_bandwidth_parse_rate (bitrate, &bps))
+    return qf_cli_errorf ("bandwidth", _("Cannot read the bitrate “%s”: give bit/s like 100M or 1G."), bitrate);
+  if (!parse_bytes (len_text, 1024 * 1024, &len))
+    return qf_cli_errorf ("bandwidth", _("Cannot read the length “%s”: give bytes like 1448 or 128K (at most 1M)."), len_text);
+  if (!parse_bytes (window_text, G_MAXINT32, &window))
+    return qf_cli_errorf ("bandwidth", _("Cannot read the window “%s”: give bytes like 256K."), window_text);
+
+  json_object_set_string_member (params, "host", host);
+  json_object_set_int_member (params, "port", port);
+  json_object_set_string_member (params, "protocol", udp ? "udp" : "tcp");
+  if (bps > 0)
+    json_object_set_int_member (params, "bitrate", (gint64) bps);
+  json_object_set_double_member (params, "time_s", time_s);
+  json_object_set_double_member (params, "omit_s", omit_s);
+  json_object_set_int_member (params, "parallel", parallel);
+  json_object_set_string_member (params, "direction", reverse ? "down" : (bidir || dual) ? "bidir" : "up");
+  json_object_set_int_member (params, "len", len);
+  json_object_set_double_member (params, "interval_s", interval_s);
+  json_object_set_double_member (params, "connect_timeout_s", connect_s);
+  if (window > 0)
+    json_object_set_int_member (params, "window", window);
+  if (nodelay)
+    json_object_set_boolean_member (params, "nodelay", TRUE);
+  if (zerocopy)
+    json_object_set_boolean_member (params, "zerocopy", TRUE);
+  if (iface != NULL)
+    json_object_set_string_member (params, "iface", iface);
+
+  printer.quiet = json;
+  printer.bidir = bidir || dual;
+  ctx.cancel = &cancel;
+  ctx.progress = on_progress;
+  ctx.user_data = &printer;
+  ctx.peer = host;
+
+  if (!json)
+    {
+      g_print (_("Connecting to host %s, port %d\n"), host, port);
+      g_print ("[ ID] Interval           Bitrate\n");
+    }
+  loop = g_main_loop_new (NULL, FALSE);
+  job.params = params;
+  job.ctx = &ctx;
+  job.loop = loop;
+  sigint = g_unix_signal_add (SIGINT, on_signal, &cancel);
+  sigterm = g_unix_signal_add (SIGTERM, on_signal, &cancel);
+  thread = g_thread_new ("qf-bandwidth", job_thread, &job);
+  g_main_loop_run (loop);
+  g_thread_join (thread);
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+
+  if (job.result != NULL)
+    {
+      if (!job.ok)
+        json_object_set_string_member (job.result, "error", job.error->message);
+      if (json)
+        qf_cli_print_json (job.result);
+      else if (job.ok)
+        print_summary (job.result);
+      json_object_unref (job.result);
+    }
+  if (!job.ok)
+    {
+      exit_code = qf_cli_error ("bandwidth", job.error);
+      g_error_free (job.error);
+      return exit_code;
+    }
+  return QF_CLI_EXIT_OK;
+}

@@ -168,7 +168,8 @@ on_progress (QfStepContext *ctx,
   if (!tty || live == NULL)
     return;
   /* TRANSLATORS: a live status line on the terminal during the stress test */
-  g_printerr (_("\r%3.0f%%  CPU %5.1f %%  wa %5.1f %%  load %5.2f  disk %5.1f %%  "),
+  g_printerr ("\r");
+  g_printerr (_("%3.0f%%  CPU %5.1f %%  wa %5.1f %%  load %5.2f  disk %5.1f %%  "),
               fraction * 100.0,
               json_object_get_double_member (live, "cpu_busy_pct"),
               json_object_get_double_member (live, "cpu_iowait_pct"),

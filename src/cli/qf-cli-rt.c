@@ -170,6 +170,12 @@ qf_cli_rt (int    argc,
   gint64 loops = -1;
   gdouble duration_s = 0;
   gboolean json = FALSE, quiet = FALSE, mlock = FALSE, nanosleep = FALSE;
+  gboolean under_load = FALSE;
+  int load_cpu = -1, load_io = 0, load_vm = 0, load_hdd = 0;
+  gdouble load_vm_hang_s = -1;
+  g_autofree char *load_vm_bytes = NULL;
+  g_autofree char *load_hdd_bytes = NULL;
+  g_autofree char *load_dir = NULL;
   const GOptionEntry entries[] = {
     { "threads", 't', 0, G_OPTION_ARG_INT, &threads,
       N_("Measurement threads (default 1; -t alone: one per CPU)"), N_("N") },
@@ -190,6 +196,22 @@ qf_cli_rt (int    argc,
       N_("Accepted for cyclictest compatibility: memory is always locked"), NULL },
     { "nanosleep", 'n', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &nanosleep,
       N_("Accepted for cyclictest compatibility: clock_nanosleep is always used"), NULL },
+    { "under-load", 0, 0, G_OPTION_ARG_NONE, &under_load,
+      N_("Measure while stressors load the PC (default: one cpu worker per CPU)"), NULL },
+    { "cpu", 0, 0, G_OPTION_ARG_INT, &load_cpu, N_("Under load: workers spinning on sqrt()"), N_("N") },
+    { "io", 0, 0, G_OPTION_ARG_INT, &load_io, N_("Under load: workers calling sync()"), N_("N") },
+    { "vm", 0, 0, G_OPTION_ARG_INT, &load_vm,
+      N_("Under load: workers that allocate memory and write every page"), N_("N") },
+    { "vm-bytes", 0, 0, G_OPTION_ARG_STRING, &load_vm_bytes,
+      N_("Memory per vm worker (default 256M)"), N_("SIZE") },
+    { "vm-hang", 0, 0, G_OPTION_ARG_DOUBLE, &load_vm_hang_s,
+      N_("Hold the memory S seconds before freeing it (0 = forever)"), N_("S") },
+    { "hdd", 0, 0, G_OPTION_ARG_INT, &load_hdd,
+      N_("Under load: workers writing files to the disk (O_DIRECT or fsync)"), N_("N") },
+    { "hdd-bytes", 0, 0, G_OPTION_ARG_STRING, &load_hdd_bytes,
+      N_("Bytes per file of an hdd worker (default 1G)"), N_("SIZE") },
+    { "dir", 0, 0, G_OPTION_ARG_FILENAME, &load_dir,
+      N_("Directory for the hdd workers' files (default: a new temporary one)"), N_("PATH") },
     { NULL }
   };
   int n_args = g_strv_length (args);
@@ -213,6 +235,27 @@ qf_cli_rt (int    argc,
     json_object_set_double_member (params, "duration_s", duration_s);
   if (loops >= 0)
     json_object_set_int_member (params, "loops", loops);
+  /* Any load option implies --under-load; --under-load alone loads every CPU, as stress -c N. */
+  if (under_load || load_cpu >= 0 || load_io > 0 || load_vm > 0 || load_hdd > 0)
+    {
+      JsonObject *load = json_object_new ();
+
+      if (load_cpu < 0)
+        load_cpu = (load_io + load_vm + load_hdd > 0) ? 0 : (int) sysconf (_SC_NPROCESSORS_ONLN);
+      json_object_set_int_member (load, "cpu", load_cpu);
+      json_object_set_int_member (load, "io", load_io);
+      json_object_set_int_member (load, "vm", load_vm);
+      json_object_set_int_member (load, "hdd", load_hdd);
+      if (load_vm_bytes != NULL)
+        json_object_set_string_member (load, "vm_bytes", load_vm_bytes);
+      if (load_hdd_bytes != NULL)
+        json_object_set_string_member (load, "hdd_bytes", load_hdd_bytes);
+      if (load_vm_hang_s >= 0)
+        json_object_set_double_member (load, "vm_hang_s", load_vm_hang_s);
+      if (load_dir != NULL)
+        json_object_set_string_member (load, "dir", load_dir);
+      json_object_set_object_member (params, "under_load", load);
+    }
 
   loop = g_main_loop_new (NULL, FALSE);
   run.params = params;
@@ -246,10 +289,35 @@ qf_cli_rt (int    argc,
 
   if (!json_object_get_boolean_member (run.result, "valid"))
     g_printerr (_("qualify-cli rt: warning: %s\n"), json_object_get_string_member (run.result, "reason"));
+  if (json_object_has_member (run.result, "under_load"))
+    {
+      JsonObject *ul = json_object_get_object_member (run.result, "under_load");
+      if (!json_object_get_boolean_member (ul, "complete"))
+        g_printerr (_("qualify-cli rt: warning: the load ended early: %s\n"),
+                    json_object_get_string_member (ul, "error"));
+    }
   if (json)
     qf_cli_print_json (run.result);
   else
-    print_text (run.result);
+    {
+      print_text (run.result);
+      if (json_object_has_member (run.result, "under_load"))
+        {
+          JsonObject *ul = json_object_get_object_member (run.result, "under_load");
+          JsonObject *w = json_object_get_object_member (ul, "workers");
+          JsonObject *sum = json_object_get_object_member (json_object_get_object_member (ul, "monitor"),
+                                                           "summary");
+          JsonNode *busy = json_object_get_member (sum, "cpu_busy_avg_pct");
+          g_print (_("# Under load: %lld cpu, %lld io, %lld vm, %lld hdd workers; CPU busy %.0f %% on average, load average up to %.2f\n"),
+                   (long long) json_object_get_int_member (w, "cpu"),
+                   (long long) json_object_get_int_member (w, "io"),
+                   (long long) json_object_get_int_member (w, "vm"),
+                   (long long) json_object_get_int_member (w, "hdd"),
+                   busy != NULL && !JSON_NODE_HOLDS_NULL (busy) ? json_node_get_double (busy) : 0.0,
+                   json_object_get_null_member (sum, "load1_max")
+                     ? 0.0 : json_object_get_double_member (sum, "load1_max"));
+        }
+    }
   json_object_unref (run.result);
   return QF_CLI_EXIT_OK;
 }

@@ -7,6 +7,9 @@
  * object. A result measured without real-time priority says "valid": false and why, so no
  * verdict can pass on it. A stop request is honoured within 100 ms plus one interval; the
  * partial result is returned with QF_STEP_ERROR_CANCELLED.
+ * With "under_load": {cpu, io, vm, hdd, …} (qf-step-stress.h) the stressors and the monitor run
+ * during the measurement and the result gains an "under_load" object (workers, monitor summary,
+ * rules): the latency a robot controller sees on a busy PC.
  */
 #include "config.h"
 
@@ -18,6 +21,7 @@
 #include "qf-rt.h"
 #include "qf-rtkit.h"
 #include "qf-step.h"
+#include "qf-step-stress.h"
 #include "qf-steps.h"
 #include "qf-sysinfo.h"
 
@@ -288,6 +292,9 @@ rt_run (JsonObject     *params,
   g_autoptr(QfRtEngine) engine = NULL;
   g_autoptr(GError) local_error = NULL;
   QfRtConfig config = { 0 };
+  QfUnderLoad *load = NULL;
+  g_autoptr(JsonObject) under_load = NULL;
+  gboolean run_ok;
 
   g_return_val_if_fail (result != NULL, FALSE);
   *result = NULL;
@@ -317,14 +324,29 @@ rt_run (JsonObject     *params,
       g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS, "%s", local_error->message);
       return FALSE;
     }
-  if (!qf_rt_engine_run (engine, ctx ? ctx->samples : NULL, ctx ? ctx->cancel : NULL,
-                         &local_error))
+  /* "under_load": stress parameters (qf-step-stress.h); the stressors run during the measurement
+   * and their figures go into the result's "under_load" object. */
+  if (params != NULL && json_object_has_member (params, "under_load")
+      && JSON_NODE_HOLDS_OBJECT (json_object_get_member (params, "under_load"))
+      && qf_under_load_wanted (json_object_get_object_member (params, "under_load")))
+    {
+      load = qf_under_load_start (json_object_get_object_member (params, "under_load"), error);
+      if (load == NULL)
+        return FALSE;
+    }
+  run_ok = qf_rt_engine_run (engine, ctx ? ctx->samples : NULL, ctx ? ctx->cancel : NULL,
+                             &local_error);
+  if (load != NULL)
+    under_load = qf_under_load_finish (g_steal_pointer (&load));
+  if (!run_ok)
     {
       g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_RESOURCE, "%s", local_error->message);
       return FALSE;
     }
 
   *result = build_result (&p, engine, rtkit);
+  if (under_load != NULL)
+    json_object_set_object_member (*result, "under_load", g_steal_pointer (&under_load));
   if (qf_rt_engine_stopped_early (engine))
     {
       g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED,

@@ -336,6 +336,29 @@ test_bad_arguments (void)
   g_assert_nonnull (strstr (err2, "lots"));
 }
 
+static void
+test_rt_under_load (void)
+{
+  g_autofree char *out = NULL;
+  g_autoptr(JsonObject) obj = NULL;
+  JsonObject *ul;
+  int status = qf_test_run_cli (&out, NULL, "rt", "-l", "300", "--cpu", "1", "--vm", "1",
+                                "--vm-bytes", "4M", "--json", NULL);
+
+  g_assert_cmpint (status, ==, 0);
+  obj = qf_test_parse_json (out);
+  g_assert_cmpstr (json_object_get_string_member (obj, "test"), ==, "rt");
+  ul = json_object_get_object_member (obj, "under_load");
+  g_assert_nonnull (ul);
+  g_assert_true (json_object_get_boolean_member (ul, "complete"));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (ul, "workers"), "cpu"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (ul, "workers"), "vm"), ==, 1);
+  g_assert_cmpfloat (json_object_get_double_member (ul, "duration_s"), >, 0.0);
+  g_assert_true (json_object_has_member (json_object_get_object_member (json_object_get_object_member (ul, "monitor"), "summary"),
+                                         "cpu_busy_avg_pct"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (ul, "rules")), ==, 5);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -349,5 +372,6 @@ main (int   argc,
   g_test_add_func ("/cli/stress/full-dir", test_full_dir);
   g_test_add_func ("/cli/stress/readonly-dir", test_readonly_dir);
   g_test_add_func ("/cli/stress/bad-arguments", test_bad_arguments);
+  g_test_add_func ("/cli/stress/rt-under-load", test_rt_under_load);
   return g_test_run ();
 }

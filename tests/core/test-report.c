@@ -1,0 +1,671 @@
+/* test-report.c — plots, report writers, signing, certificates and verification (tests/core).
+ *
+ * Sessions come from tests/core/fixtures/sessions/ (FIXTURES written by make-fixtures.py after
+ * docs/session-format.md, not measurements). The PDF is checked with the poppler tools a
+ * customer would use (pdftotext, pdftoppm, pdffonts, pdfsig); each such case skips when the tool
+ * is missing. Certificates and keys live in a temporary XDG_DATA_HOME.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "qf-cert.h"
+#include "qf-pdf-sign.h"
+#include "qf-plot.h"
+#include "qf-report.h"
+#include "qf-verify.h"
+
+static char *tmpdir;
+
+static char *
+fixture (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "core", "fixtures", "sessions", name, NULL);
+}
+
+/* Runs argv, returns its stdout (NULL and a skip when the tool is missing). */
+static char *
+run_tool (const char *const *argv,
+          int                *exit_status)
+{
+  g_autofree char *path = g_find_program_in_path (argv[0]);
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  if (path == NULL)
+    return NULL;
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                     NULL, NULL, &out, NULL, &status, &error))
+    g_error ("%s: %s", argv[0], error->message);
+  if (exit_status != NULL)
+    *exit_status = WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+  return g_steal_pointer (&out);
+}
+
+static char *
+tmp_path (const char *name)
+{
+  return g_build_filename (tmpdir, name, NULL);
+}
+
+static QfSigner *
+test_signer (void)
+{
+  g_autoptr(GError) error = NULL;
+  QfSigner *signer = qf_signer_create_self_signed ("Test Installer", "Qualify Tests", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (signer);
+  return signer;
+}
+
+static char *
+write_report (const char *session,
+              const char *language,
+              const char *name,
+              QfSigner   *signer)
+{
+  g_autofree char *path = fixture (session);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfReport) report = qf_report_new_from_path (path, &error);
+  char *out = tmp_path (name);
+
+  g_assert_no_error (error);
+  g_assert_true (qf_report_set_language (report, language, &error));
+  g_assert_no_error (error);
+  if (g_str_has_suffix (name, ".pdf"))
+    g_assert_true (qf_report_write_pdf (report, out, signer, &error));
+  else
+    g_assert_true (qf_report_write_html (report, out, signer, &error));
+  g_assert_no_error (error);
+  return out;
+}
+
+/* Plots */
+
+static void
+test_plot_format (void)
+{
+  struct { gdouble v; const char *s; } cases[] = {
+    { 0, "0" }, { 12.34, "12.3" }, { 0.1256, "0.126" }, { 125, "125" }, { 1234, "1230" },
+    { 99.95, "100" }, { 5, "5" }, { 0.5, "0.5" }, { -12.34, "-12.3" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *s = qf_plot_format_value (cases[i].v);
+      g_assert_cmpstr (s, ==, cases[i].s);
+    }
+}
+
+/* True when some pixel of the column x in [y0, y1) has (about) the colour of series 0. */
+static gboolean
+column_has_series_colour (cairo_surface_t *img,
+                          int              x,
+                          int              y0,
+                          int              y1)
+{
+  gdouble r, g, b;
+  int stride = cairo_image_surface_get_stride (img);
+  const guint8 *data = cairo_image_surface_get_data (img);
+
+  qf_plot_series_color (0, FALSE, &r, &g, &b);
+  for (int y = y0; y < y1; y++)
+    {
+      const guint32 px = *(const guint32 *) (data + y * stride + x * 4);
+      int pr = (px >> 16) & 0xff, pg = (px >> 8) & 0xff, pb = px & 0xff;
+      if (ABS (pr - (int) (r * 255)) < 40 && ABS (pg - (int) (g * 255)) < 40 && ABS (pb - (int) (b * 255)) < 40)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+test_plot_time_series_keeps_spikes (void)
+{
+  const gsize n = 1000000;
+  g_autofree gdouble *values = g_new (gdouble, n);
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 200);
+  cairo_t *cr = cairo_create (img);
+  QfPlotOptions opt;
+  QfPlotSeries series = { "rt", NULL, values, n, 0, 1e-4, FALSE };
+  gboolean top_found = FALSE;
+
+  /* A flat line at 10 with one sample of 100: decimation must keep the one spike visible in
+   * the top part of the plot area. */
+  for (gsize i = 0; i < n; i++)
+    values[i] = 10;
+  values[n / 2] = 100;
+  qf_plot_options_init (&opt);
+  qf_plot_time_series (cr, 400, 200, &opt, &series, 1, NULL, 0);
+  cairo_surface_flush (img);
+  for (int x = 150; x < 300 && !top_found; x++)
+    top_found = column_has_series_colour (img, x, 20, 100);
+  g_assert_true (top_found);
+  cairo_destroy (cr);
+  cairo_surface_destroy (img);
+}
+
+static void
+test_plot_histogram_from_result (void)
+{
+  g_autofree char *path = fixture ("fail.json");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *step, *result;
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 500, 250);
+  cairo_t *cr = cairo_create (img);
+  g_autoptr(JsonObject) empty = json_object_new ();
+  QfPlotLimit limits[] = { { "Max", 100 } };
+  gboolean drawn = FALSE;
+
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  step = json_array_get_object_element (json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "steps"), 0);
+  result = json_object_get_object_member (step, "result");
+  g_assert_true (qf_plot_result_histogram (cr, 500, 250, NULL, result, limits, 1));
+  g_assert_false (qf_plot_result_histogram (cr, 500, 250, NULL, empty, NULL, 0));
+  g_assert_false (qf_plot_result_time_series (cr, 500, 250, NULL, empty, NULL, 0));
+  cairo_surface_flush (img);
+  for (int x = 60; x < 490 && !drawn; x++)
+    drawn = column_has_series_colour (img, x, 20, 220);
+  g_assert_true (drawn);
+  g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy (cr);
+  cairo_surface_destroy (img);
+}
+
+/* Reports */
+
+static void
+test_report_rejects_non_session (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfReport) report = qf_report_new_from_data ("{\"format\": \"something\"}", -1, &error);
+
+  g_assert_null (report);
+  g_assert_error (error, QF_REPORT_ERROR, QF_REPORT_ERROR_FORMAT);
+  g_clear_error (&error);
+  report = qf_report_new_from_data ("{\"format\": \"qualify-session\", \"schema_version\": 9}", -1, &error);
+  g_assert_null (report);
+  g_assert_error (error, QF_REPORT_ERROR, QF_REPORT_ERROR_FORMAT);
+  g_clear_error (&error);
+  report = qf_report_new_from_data ("{\"format\": \"qualify-session\", \"schema_version\": 1}", -1, &error);
+  g_assert_no_error (error);
+  g_assert_false (qf_report_set_language (report, "fr", &error));
+  g_assert_error (error, QF_REPORT_ERROR, QF_REPORT_ERROR_LANGUAGE);
+}
+
+static void
+test_pdf_text (void)
+{
+  g_autofree char *pdf = write_report ("fail.json", "en", "text.pdf", NULL);
+  const char *argv[] = { "pdftotext", "-layout", pdf, "-", NULL };
+  g_autofree char *text = run_tool (argv, NULL);
+  const char *expected[] = {
+    "FAIL", "Acme Robotics GmbH", "Hall 3, Line B", "cell-07-ipc", "Li Wei",
+    "61.7 µs", "6990 µs", "0.104 ms", "613 Mbit/s", "602 Mbit/s", "≤ 32 µs", "≥ 900 Mbit/s",
+    "cyclictest -m -t1 -p 99 -i 1000 -l 100000", "ping -c 338 -i 0.01 -s 56 127.0.0.1",
+    "iperf3 -c 127.0.0.1 -t 10", "PREEMPT_DYNAMIC", "Page 1 of", "built-in peer",
+  };
+
+  if (text == NULL)
+    {
+      g_test_skip ("pdftotext (poppler-utils) is not installed");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    if (strstr (text, expected[i]) == NULL)
+      g_error ("pdftotext output lacks “%s”:\n%s", expected[i], text);
+}
+
+static void
+test_pdf_renders_and_embeds_fonts (void)
+{
+  g_autofree char *pdf = write_report ("pass.json", "en", "render.pdf", NULL);
+  g_autofree char *prefix = tmp_path ("page");
+  const char *info_argv[] = { "pdfinfo", pdf, NULL };
+  const char *ppm_argv[] = { "pdftoppm", "-png", "-r", "30", pdf, prefix, NULL };
+  const char *fonts_argv[] = { "pdffonts", pdf, NULL };
+  g_autofree char *info = run_tool (info_argv, NULL);
+  g_autofree char *ppm = NULL, *fonts = NULL;
+  g_auto(GStrv) lines = NULL;
+  const char *pages_line;
+  int pages, status = -1, rendered = 0, font_rows = 0;
+
+  if (info == NULL)
+    {
+      g_test_skip ("pdfinfo (poppler-utils) is not installed");
+      return;
+    }
+  pages_line = strstr (info, "Pages:");
+  g_assert_nonnull (pages_line);
+  pages = atoi (pages_line + strlen ("Pages:"));
+  g_assert_cmpint (pages, >=, 3);
+
+  ppm = run_tool (ppm_argv, &status);
+  g_assert_cmpint (status, ==, 0);
+  for (int i = 1; i <= pages; i++)
+    {
+      g_autofree char *a = g_strdup_printf ("%s-%d.png", prefix, i);
+      g_autofree char *b = g_strdup_printf ("%s-%02d.png", prefix, i);
+      struct stat st;
+      if ((g_stat (a, &st) == 0 || g_stat (b, &st) == 0) && st.st_size > 500)
+        rendered++;
+    }
+  g_assert_cmpint (rendered, ==, pages);
+
+  fonts = run_tool (fonts_argv, &status);
+  g_assert_cmpint (status, ==, 0);
+  lines = g_strsplit (fonts, "\n", -1);
+  /* name type encoding emb sub uni object ID: after the two header lines, every font row must
+   * say "yes" in the emb column. */
+  for (guint i = 2; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) cols = NULL;
+      const char *words[32];
+      guint n = 0;
+      if (*lines[i] == '\0')
+        continue;
+      cols = g_strsplit_set (lines[i], " ", -1);
+      for (guint c = 0; cols[c] != NULL && n < G_N_ELEMENTS (words); c++)
+        if (*cols[c] != '\0')
+          words[n++] = cols[c];
+      g_assert_cmpuint (n, >=, 7);
+      if (!g_str_equal (words[n - 5], "yes"))
+        g_error ("font not embedded: %s", lines[i]);
+      font_rows++;
+    }
+  g_assert_cmpint (font_rows, >=, 1);
+}
+
+static void
+test_pdf_has_session_attachment (void)
+{
+  g_autofree char *pdf = write_report ("pass.json", "en", "attach.pdf", NULL);
+  g_autofree char *fix = fixture ("pass.json");
+  g_autofree char *data = NULL, *original = NULL;
+  gsize size, original_size;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) session = NULL;
+
+  g_assert_true (g_file_get_contents (pdf, &data, &size, NULL));
+  g_assert_true (g_file_get_contents (fix, &original, &original_size, NULL));
+  session = qf_pdf_find_attachment ((const guint8 *) data, size, "session.json", &error);
+  g_assert_no_error (error);
+  /* Byte for byte the session that was reported. */
+  g_assert_cmpuint (g_bytes_get_size (session), ==, original_size);
+  g_assert_true (memcmp (g_bytes_get_data (session, NULL), original, original_size) == 0);
+}
+
+static gboolean
+has_text (const char *haystack,
+          const char *needle)
+{
+  return haystack != NULL && strstr (haystack, needle) != NULL;
+}
+
+static void
+test_pdf_signed_and_tampered (void)
+{
+  g_autoptr(QfSigner) signer = test_signer ();
+  g_autofree char *pdf = write_report ("fail.json", "en", "signed.pdf", signer);
+  g_autofree char *flipped = tmp_path ("flipped.pdf");
+  g_autofree char *appended = tmp_path ("appended.pdf");
+  g_autofree char *data = NULL;
+  gsize size;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfVerifyResult) ok = NULL, bad = NULL, longer = NULL;
+  const char *sig_argv[] = { "pdfsig", pdf, NULL };
+  const char *flip_argv[] = { "pdfsig", flipped, NULL };
+  const char *app_argv[] = { "pdfsig", appended, NULL };
+  g_autofree char *sig = NULL, *sig_flip = NULL, *sig_app = NULL;
+  char *mediabox;
+
+  ok = qf_verify_file (pdf, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok->is_signed && ok->signature_valid && ok->covers_whole);
+  g_assert_true (qf_verify_result_ok (ok));
+  g_assert_nonnull (strstr (ok->signer, "CN=Test Installer"));
+  g_assert_nonnull (ok->signing_time);
+  g_assert_cmpstr (ok->overall_verdict, ==, "fail");
+
+  /* One byte of the first page's dictionary, in the first signed range. */
+  g_assert_true (g_file_get_contents (pdf, &data, &size, NULL));
+  mediabox = memmem (data, size, "/MediaBox", strlen ("/MediaBox"));
+  g_assert_nonnull (mediabox);
+  mediabox[3] ^= 0x01;
+  g_assert_true (g_file_set_contents (flipped, data, size, NULL));
+  mediabox[3] ^= 0x01;
+  bad = qf_verify_file (flipped, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (bad->signature_valid);
+  g_assert_false (qf_verify_result_ok (bad));
+
+  {
+    const char *tail = "\n% appended after signing\n";
+    g_autofree char *more = g_malloc (size + strlen (tail));
+    memcpy (more, data, size);
+    memcpy (more + size, tail, strlen (tail));
+    g_assert_true (g_file_set_contents (appended, more, size + strlen (tail), NULL));
+  }
+  longer = qf_verify_file (appended, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (longer->covers_whole);
+  g_assert_false (qf_verify_result_ok (longer));
+
+  sig = run_tool (sig_argv, NULL);
+  if (sig == NULL)
+    {
+      g_test_message ("pdfsig is not installed: only Qualify's own verification ran");
+      return;
+    }
+  /* pdfsig exits 0 even for invalid signatures: read its text. */
+  g_assert_true (has_text (sig, "Signature Validation: Signature is Valid."));
+  g_assert_true (has_text (sig, "Total document signed"));
+  g_assert_true (has_text (sig, "adbe.pkcs7.detached"));
+  sig_flip = run_tool (flip_argv, NULL);
+  g_assert_false (has_text (sig_flip, "Signature is Valid."));
+  g_assert_true (has_text (sig_flip, "Digest Mismatch"));
+  sig_app = run_tool (app_argv, NULL);
+  g_assert_true (has_text (sig_app, "Not total document signed"));
+}
+
+static void
+test_html_signed_and_tampered (void)
+{
+  g_autoptr(QfSigner) signer = test_signer ();
+  g_autofree char *html = write_report ("fail.json", "en", "signed.html", signer);
+  g_autofree char *changed = tmp_path ("changed.html");
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfVerifyResult) ok = NULL, bad = NULL;
+  GString *s;
+  gsize n;
+
+  g_assert_true (g_file_get_contents (html, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "<script type=\"application/json\" id=\"qf-session\">"));
+  g_assert_nonnull (strstr (text, "<svg"));
+  g_assert_null (strstr (text, "<script src"));
+  g_assert_null (strstr (text, "<link"));
+  ok = qf_verify_file (html, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (qf_verify_result_ok (ok));
+  g_assert_true (ok->contents_match);
+
+  /* One figure in the criteria table. */
+  s = g_string_new (text);
+  n = g_string_replace (s, "<td>61.7 µs</td>", "<td>31.7 µs</td>", 1);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_true (g_file_set_contents (changed, s->str, s->len, NULL));
+  g_string_free (s, TRUE);
+  bad = qf_verify_file (changed, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (bad->signature_valid);
+  g_assert_false (bad->contents_match);
+  g_assert_false (qf_verify_result_ok (bad));
+}
+
+static void
+test_verify_trust (void)
+{
+  g_autoptr(QfSigner) signer = test_signer ();
+  g_autoptr(QfSigner) other = test_signer ();
+  g_autofree char *html = write_report ("pass.json", "en", "trust.html", signer);
+  g_autofree char *mine = tmp_path ("mine.pem"), *theirs = tmp_path ("theirs.pem");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfVerifyResult) trusted = NULL, untrusted = NULL;
+  g_autofree char *store = NULL, *chain = NULL;
+  const char *mine_list[] = { mine, NULL }, *theirs_list[] = { theirs, NULL };
+
+  /* The store's chain file is the certificate a customer is given. */
+  store = qf_cert_get_store_dir ();
+  chain = g_build_filename (store, "signer-chain.pem", NULL);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *pem = NULL;
+      gsize len;
+      g_assert_true (qf_signer_save_default (i == 0 ? signer : other, &error));
+      g_assert_true (g_file_get_contents (chain, &pem, &len, NULL));
+      g_assert_true (g_file_set_contents (i == 0 ? mine : theirs, pem, len, NULL));
+    }
+
+  trusted = qf_verify_file (html, mine_list, &error);
+  g_assert_no_error (error);
+  g_assert_true (trusted->trusted);
+  g_assert_true (qf_verify_result_ok (trusted));
+  untrusted = qf_verify_file (html, theirs_list, &error);
+  g_assert_no_error (error);
+  g_assert_false (untrusted->trusted);
+  g_assert_false (qf_verify_result_ok (untrusted));
+}
+
+static void
+test_verify_not_a_report (void)
+{
+  g_autofree char *path = tmp_path ("notes.txt");
+  g_autofree char *html = tmp_path ("plain.html");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfVerifyResult) r = NULL;
+
+  g_assert_true (g_file_set_contents (path, "hello", -1, NULL));
+  r = qf_verify_file (path, NULL, &error);
+  g_assert_null (r);
+  g_assert_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT);
+  g_clear_error (&error);
+  g_assert_true (g_file_set_contents (html, "<!DOCTYPE html><html><body>hi</body></html>", -1, NULL));
+  r = qf_verify_file (html, NULL, &error);
+  g_assert_null (r);
+  g_assert_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT);
+  g_clear_error (&error);
+  r = qf_verify_file ("/nonexistent/report.pdf", NULL, &error);
+  g_assert_null (r);
+  g_assert_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_READ);
+}
+
+static void
+test_chinese_report (void)
+{
+  g_autoptr(QfSigner) signer = test_signer ();
+  g_autofree char *pdf = write_report ("fail.json", "zh_CN", "zh.pdf", signer);
+  g_autofree char *html = write_report ("fail.json", "zh_CN", "zh.html", signer);
+  const char *argv[] = { "pdftotext", "-layout", pdf, "-", NULL };
+  g_autofree char *text = run_tool (argv, NULL);
+  g_autofree char *page = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfVerifyResult) r = NULL;
+
+  g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
+  g_assert_nonnull (strstr (page, "lang=\"zh-CN\""));
+  g_assert_nonnull (strstr (page, "验收报告"));
+  g_assert_nonnull (strstr (page, "不合格"));
+  g_assert_nonnull (strstr (page, "被测试机"));
+  r = qf_verify_file (html, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (qf_verify_result_ok (r));
+  if (text == NULL)
+    {
+      g_test_skip ("pdftotext (poppler-utils) is not installed");
+      return;
+    }
+  g_assert_nonnull (strstr (text, "验收报告"));
+  g_assert_nonnull (strstr (text, "不合格"));
+  g_assert_nonnull (strstr (text, "测试人员"));
+  g_clear_pointer (&r, qf_verify_result_free);
+  r = qf_verify_file (pdf, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (r->contents_match);
+  g_assert_true (qf_verify_result_ok (r));
+}
+
+/* A read-only folder: the subprocess drops root (root writes anywhere) and must fail cleanly. */
+static void
+test_read_only_folder (void)
+{
+  g_autofree char *dir = tmp_path ("read-only");
+  g_autoptr(GDir) listing = NULL;
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *path = g_build_filename (dir, "report.pdf", NULL);
+      g_autofree char *session = fixture ("pass.json");
+      g_autoptr(QfReport) report = qf_report_new_from_path (session, &error);
+
+      g_assert_no_error (error);
+      if (getuid () == 0 && (setgid (65534) != 0 || setuid (65534) != 0))
+        g_error ("cannot drop root: %s", g_strerror (errno));
+      g_assert_false (qf_report_write_pdf (report, path, NULL, &error));
+      g_assert_error (error, QF_REPORT_ERROR, QF_REPORT_ERROR_WRITE);
+      g_assert_nonnull (strstr (error->message, dir));
+      g_printerr ("%s\n", error->message);
+      return;
+    }
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (tmpdir, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (dir, 0555), ==, 0);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*Cannot write the report*");
+  listing = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (listing);
+  g_assert_null (g_dir_read_name (listing));
+  g_chmod (dir, 0755);
+}
+
+/* Certificates */
+
+static void
+test_cert_store_modes (void)
+{
+  g_autoptr(QfSigner) signer = test_signer ();
+  g_autoptr(QfSigner) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = qf_cert_get_store_dir ();
+  g_autofree char *key = g_build_filename (dir, "signer-key.pem", NULL);
+  g_autofree char *a = NULL, *b = NULL;
+  g_autoptr(JsonObject) info = NULL;
+  struct stat st;
+
+  g_assert_true (g_str_has_prefix (dir, tmpdir));
+  g_assert_true (qf_signer_save_default (signer, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_stat (dir, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0700);
+  g_assert_cmpint (g_stat (key, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+  loaded = qf_signer_load_default (&error);
+  g_assert_no_error (error);
+  a = qf_signer_get_subject (signer);
+  b = qf_signer_get_subject (loaded);
+  g_assert_cmpstr (a, ==, b);
+  info = qf_signer_describe (loaded);
+  g_assert_true (json_object_get_boolean_member (info, "self_signed"));
+  g_assert_nonnull (strstr (json_object_get_string_member (info, "key_algorithm"), "EC"));
+}
+
+static void
+test_cert_pkcs12_and_mismatch (void)
+{
+  g_autofree char *key = tmp_path ("k.pem"), *crt = tmp_path ("c.pem"), *tmpl = tmp_path ("t.tmpl");
+  g_autofree char *key2 = tmp_path ("k2.pem"), *p12 = tmp_path ("c.p12");
+  const char *gen[] = { "certtool", "--generate-privkey", "--key-type=ecdsa", "--outfile", key, NULL };
+  const char *gen2[] = { "certtool", "--generate-privkey", "--key-type=ecdsa", "--outfile", key2, NULL };
+  const char *self[] = { "certtool", "--generate-self-signed", "--load-privkey", key, "--template", tmpl,
+                         "--outfile", crt, NULL };
+  const char *pack[] = { "certtool", "--to-p12", "--load-privkey", key, "--load-certificate", crt,
+                         "--p12-name", "qualify", "--password", "s3cret", "--outder", "--outfile", p12, NULL };
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSigner) pem = NULL, pk = NULL, wrong = NULL, mismatch = NULL;
+  int status = -1;
+
+  out = run_tool (gen, &status);
+  if (out == NULL)
+    {
+      g_test_skip ("certtool (gnutls-bin) is not installed");
+      return;
+    }
+  g_assert_cmpint (status, ==, 0);
+  g_free (run_tool (gen2, &status));
+  g_assert_true (g_file_set_contents (tmpl, "cn = \"Company Signer\"\norganization = \"Acme\"\nserial = 7\n"
+                                            "expiration_days = 30\nsigning_key\nemail_protection_key\n", -1, NULL));
+  g_free (run_tool (self, &status));
+  g_assert_cmpint (status, ==, 0);
+  g_free (run_tool (pack, &status));
+  g_assert_cmpint (status, ==, 0);
+
+  pem = qf_signer_load_pem (crt, key, &error);
+  g_assert_no_error (error);
+  pk = qf_signer_load_pkcs12 (p12, "s3cret", &error);
+  g_assert_no_error (error);
+  {
+    g_autofree char *a = qf_signer_get_subject (pem), *b = qf_signer_get_subject (pk);
+    g_assert_cmpstr (a, ==, b);
+    g_assert_nonnull (strstr (a, "Company Signer"));
+  }
+  wrong = qf_signer_load_pkcs12 (p12, "guess", &error);
+  g_assert_null (wrong);
+  g_assert_error (error, QF_CERT_ERROR, QF_CERT_ERROR_PASSWORD);
+  g_clear_error (&error);
+  mismatch = qf_signer_load_pem (crt, key2, &error);
+  g_assert_null (mismatch);
+  g_assert_error (error, QF_CERT_ERROR, QF_CERT_ERROR_MISMATCH);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  int ret;
+
+  /* Before anything asks GLib for the user's data folder: keys go to a temporary one, which
+   * the subprocess of a trap reuses (it inherits the variable). */
+  gboolean own_tmpdir = FALSE;
+
+  if (g_getenv ("QF_REPORT_TEST_TMPDIR") != NULL)
+    tmpdir = g_strdup (g_getenv ("QF_REPORT_TEST_TMPDIR"));
+  else
+    {
+      tmpdir = g_dir_make_tmp ("qf-report-test-XXXXXX", &error);
+      g_assert_no_error (error);
+      g_setenv ("QF_REPORT_TEST_TMPDIR", tmpdir, TRUE);
+      own_tmpdir = TRUE;
+    }
+  {
+    g_autofree char *data = g_build_filename (tmpdir, "data", NULL);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);
+  }
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/core/plot/format-value", test_plot_format);
+  g_test_add_func ("/core/plot/time-series-keeps-spikes", test_plot_time_series_keeps_spikes);
+  g_test_add_func ("/core/plot/histogram-from-result", test_plot_histogram_from_result);
+  g_test_add_func ("/core/report/rejects-non-session", test_report_rejects_non_session);
+  g_test_add_func ("/core/report/pdf-text", test_pdf_text);
+  g_test_add_func ("/core/report/pdf-renders-fonts-embedded", test_pdf_renders_and_embeds_fonts);
+  g_test_add_func ("/core/report/pdf-session-attachment", test_pdf_has_session_attachment);
+  g_test_add_func ("/core/report/pdf-signed-and-tampered", test_pdf_signed_and_tampered);
+  g_test_add_func ("/core/report/html-signed-and-tampered", test_html_signed_and_tampered);
+  g_test_add_func ("/core/report/chinese", test_chinese_report);
+  g_test_add_func ("/core/report/read-only-folder", test_read_only_folder);
+  g_test_add_func ("/core/verify/trust", test_verify_trust);
+  g_test_add_func ("/core/verify/not-a-report", test_verify_not_a_report);
+  g_test_add_func ("/core/cert/store-modes", test_cert_store_modes);
+  g_test_add_func ("/core/cert/pkcs12-and-mismatch", test_cert_pkcs12_and_mismatch);
+
+  ret = g_test_run ();
+  if (own_tmpdir)
+    {
+      g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
+      g_chmod (tmpdir, 0700);
+      if (system (cmd) != 0)
+        g_printerr ("could not remove %s\n", tmpdir);
+    }
+  return ret;
+}

@@ -1,0 +1,266 @@
+/* test-cli-report.c — `qualify-cli cert`, `report` and `verify` end to end (tests/cli).
+ *
+ * Runs the built qualify-cli on the session fixtures of tests/core/fixtures/sessions/ (FIXTURES
+ * after docs/session-format.md) with a temporary XDG_DATA_HOME for the signing key, and checks
+ * the exit codes the issue asks for: verify 0 valid, 1 changed, 2 not a report.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli-util.h"
+
+static char *tmpdir;
+
+static char *
+fixture (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "core", "fixtures", "sessions", name, NULL);
+}
+
+static char *
+tmp_path (const char *name)
+{
+  return g_build_filename (tmpdir, name, NULL);
+}
+
+static void
+ensure_certificate (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+
+  status = qf_test_run_cli (&out, &err, "cert", "show", "--json", NULL);
+  if (status == 0)
+    return;
+  g_assert_cmpint (status, ==, 2);
+  g_assert_nonnull (strstr (err, "cert create"));
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "cert", "create", "--name", "CLI Tester",
+                                    "--org", "Qualify Tests", "--json", NULL), ==, 0);
+}
+
+static void
+test_cert_create_and_show (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(JsonObject) info = NULL;
+  g_autofree char *key = g_build_filename (tmpdir, "data", "qualify", "keys", "signer-key.pem", NULL);
+  g_autofree char *exported = tmp_path ("installer.pem");
+  g_autofree char *pem = NULL;
+  struct stat st;
+
+  ensure_certificate ();
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "cert", "show", "--json", "--export", exported, NULL), ==, 0);
+  info = qf_test_parse_json (out);
+  g_assert_nonnull (strstr (json_object_get_string_member (info, "subject"), "CN=CLI Tester"));
+  g_assert_cmpint (g_stat (key, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+  /* The exported file is the certificate only, never the key. */
+  g_assert_true (g_file_get_contents (exported, &pem, NULL, NULL));
+  g_assert_nonnull (strstr (pem, "BEGIN CERTIFICATE"));
+  g_assert_null (strstr (pem, "PRIVATE KEY"));
+  /* A second create without --force refuses. */
+  g_assert_cmpint (qf_test_run_cli (NULL, &err, "cert", "create", "--name", "Someone", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "--force"));
+}
+
+static void
+test_report_and_verify (void)
+{
+  g_autofree char *session = fixture ("fail.json");
+  g_autofree char *pdf = tmp_path ("cli.pdf"), *html = tmp_path ("cli.html");
+  g_autofree char *trust = tmp_path ("trust.pem");
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(JsonObject) written = NULL, verified = NULL;
+
+  ensure_certificate ();
+  g_assert_cmpint (qf_test_run_cli (&out, &err, "report", session, "--pdf", pdf, "--html", html,
+                                    "--json", NULL), ==, 0);
+  written = qf_test_parse_json (out);
+  g_assert_true (json_object_get_boolean_member (written, "signed"));
+  g_assert_true (g_file_test (pdf, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (html, G_FILE_TEST_IS_REGULAR));
+
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", pdf, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "CN=CLI Tester"));
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "cert", "show", "--export", trust, NULL), ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", html, "--trust", trust, "--json", NULL), ==, 0);
+  verified = qf_test_parse_json (out);
+  g_assert_true (json_object_get_boolean_member (verified, "valid"));
+  g_assert_true (json_object_get_boolean_member (verified, "trusted"));
+  g_assert_true (json_object_get_boolean_member (verified, "covers_whole_document"));
+  g_assert_true (json_object_get_boolean_member (verified, "contents_match"));
+  g_assert_cmpstr (json_object_get_string_member (verified, "verdict"), ==, "fail");
+}
+
+static void
+test_verify_detects_changes (void)
+{
+  g_autofree char *session = fixture ("pass.json");
+  g_autofree char *pdf = tmp_path ("t.pdf"), *html = tmp_path ("t.html");
+  g_autofree char *bad_pdf = tmp_path ("t-bad.pdf"), *bad_html = tmp_path ("t-bad.html");
+  g_autofree char *data = NULL, *out = NULL;
+  gsize size;
+  char *p;
+
+  ensure_certificate ();
+  g_assert_cmpint (qf_test_run_cli (NULL, NULL, "report", session, "--pdf", pdf, "--html", html, NULL), ==, 0);
+
+  /* One byte of the PDF, inside the first page's dictionary. */
+  g_assert_true (g_file_get_contents (pdf, &data, &size, NULL));
+  p = memmem (data, size, "/MediaBox", strlen ("/MediaBox"));
+  g_assert_nonnull (p);
+  p[2] = p[2] == 'e' ? 'E' : 'e';
+  g_assert_true (g_file_set_contents (bad_pdf, data, size, NULL));
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", bad_pdf, NULL), ==, 1);
+  g_assert_nonnull (strstr (out, "INVALID"));
+  g_clear_pointer (&data, g_free);
+  g_clear_pointer (&out, g_free);
+
+  /* One figure of the HTML: the measured average latency in the criteria table. */
+  g_assert_true (g_file_get_contents (html, &data, &size, NULL));
+  {
+    GString *s = g_string_new (data);
+    g_assert_cmpuint (g_string_replace (s, "<td>11.7 µs</td>", "<td>10.7 µs</td>", 1), ==, 1);
+    g_assert_true (g_file_set_contents (bad_html, s->str, s->len, NULL));
+    g_string_free (s, TRUE);
+  }
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", bad_html, NULL), ==, 1);
+  g_clear_pointer (&out, g_free);
+
+  /* Bytes appended to a signed PDF. */
+  {
+    g_autofree char *orig = NULL;
+    gsize orig_size;
+    g_autofree char *grown = NULL;
+    g_assert_true (g_file_get_contents (pdf, &orig, &orig_size, NULL));
+    grown = g_malloc (orig_size + 4);
+    memcpy (grown, orig, orig_size);
+    memcpy (grown + orig_size, "\n%x\n", 4);
+    g_assert_true (g_file_set_contents (bad_pdf, grown, orig_size + 4, NULL));
+  }
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", bad_pdf, "--json", NULL), ==, 1);
+  {
+    g_autoptr(JsonObject) r = qf_test_parse_json (out);
+    g_assert_false (json_object_get_boolean_member (r, "covers_whole_document"));
+  }
+}
+
+static void
+test_verify_not_a_report (void)
+{
+  g_autofree char *path = tmp_path ("random.bin");
+  g_autofree char *err = NULL;
+
+  g_assert_true (g_file_set_contents (path, "\x01\x02 not a report", -1, NULL));
+  g_assert_cmpint (qf_test_run_cli (NULL, &err, "verify", path, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "qualify-cli verify:"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (qf_test_run_cli (NULL, &err, "verify", "/nonexistent/x.pdf", NULL), ==, 2);
+}
+
+static void
+test_report_unsigned_chinese (void)
+{
+  g_autofree char *session = fixture ("fail.json");
+  g_autofree char *html = tmp_path ("zh.html");
+  g_autofree char *page = NULL, *out = NULL, *err = NULL;
+
+  g_assert_cmpint (qf_test_run_cli (NULL, NULL, "report", session, "--html", html, "--lang", "zh_CN",
+                                    "--no-sign", NULL), ==, 0);
+  g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
+  g_assert_nonnull (strstr (page, "验收报告"));
+  g_assert_nonnull (strstr (page, "不合格"));
+  g_assert_null (strstr (page, "qf-signature"));
+  /* Unsigned: verify says so and exits 1. */
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", html, NULL), ==, 1);
+  g_assert_cmpint (qf_test_run_cli (NULL, &err, "report", session, "--html", html, "--lang", "fr", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "zh_CN"));
+}
+
+static void
+drop_root (gpointer data)
+{
+  if (getuid () == 0 && (setgid (65534) != 0 || setuid (65534) != 0))
+    _exit (99);
+}
+
+/* Export into a read-only folder: exit 2, one clear line, no file left. As root a 0555 folder
+ * is still writable, so the CLI runs as nobody. */
+static void
+test_report_read_only_folder (void)
+{
+  g_autofree char *original = fixture ("pass.json");
+  g_autofree char *session = tmp_path ("ro-session.json");
+  g_autofree char *dir = tmp_path ("ro");
+  g_autofree char *pdf = g_build_filename (dir, "r.pdf", NULL);
+  g_autofree char *html = g_build_filename (dir, "r.html", NULL);
+  const char *argv[] = { g_getenv ("QUALIFY_CLI"), "report", session, "--pdf", pdf, "--html", html,
+                         "--no-sign", NULL };
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) listing = NULL;
+  int status = 0;
+
+  /* The session where nobody can read it, whatever the source tree's permissions. */
+  {
+    g_autofree char *text = NULL;
+    gsize len;
+    g_assert_true (g_file_get_contents (original, &text, &len, NULL));
+    g_assert_true (g_file_set_contents (session, text, len, NULL));
+    g_assert_cmpint (g_chmod (session, 0644), ==, 0);
+  }
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (tmpdir, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (dir, 0555), ==, 0);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, drop_root, NULL,
+                               NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  g_assert_nonnull (strstr (err, "Cannot write the report"));
+  g_assert_nonnull (strstr (err, dir));
+  listing = g_dir_open (dir, 0, NULL);
+  g_assert_null (g_dir_read_name (listing));
+  g_chmod (dir, 0755);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  int ret;
+
+  tmpdir = g_dir_make_tmp ("qf-cli-report-XXXXXX", &error);
+  g_assert_no_error (error);
+  data = g_build_filename (tmpdir, "data", NULL);
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/cli/cert/create-and-show", test_cert_create_and_show);
+  g_test_add_func ("/cli/report/report-and-verify", test_report_and_verify);
+  g_test_add_func ("/cli/report/verify-detects-changes", test_verify_detects_changes);
+  g_test_add_func ("/cli/report/verify-not-a-report", test_verify_not_a_report);
+  g_test_add_func ("/cli/report/unsigned-chinese", test_report_unsigned_chinese);
+  g_test_add_func ("/cli/report/read-only-folder", test_report_read_only_folder);
+
+  ret = g_test_run ();
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
+    if (system (cmd) != 0)
+      g_printerr ("could not remove %s\n", tmpdir);
+  }
+  g_free (tmpdir);
+  return ret;
+}

@@ -189,6 +189,7 @@ run_hdd (WorkerShared *sh,
          guint64       bytes)
 {
   gboolean direct = TRUE;
+  int fd;
   char *buf = mmap (NULL, HDD_CHUNK, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -196,19 +197,22 @@ run_hdd (WorkerShared *sh,
     child_fail (sh, errno);
   memset (buf, 0x5a, HDD_CHUNK);
 
+  /* One file per worker, written from offset 0 again each round: the first round allocates it,
+   * later rounds overwrite it, as fio does after laying out its file. A new file per round (as
+   * stress does) spends a good part of the time allocating and freeing blocks instead. */
+  fd = hdd_open (sh, dir, direct);
+  if (fd < 0 && direct && errno == EINVAL)
+    {
+      direct = FALSE;
+      fd = hdd_open (sh, dir, FALSE);
+    }
+  if (fd < 0)
+    child_fail (sh, errno);
+  __atomic_store_n (&sh->mode, direct ? 1 : 2, __ATOMIC_RELAXED);
+
   for (;;)
     {
-      guint64 left = bytes, since_sync = 0;
-      int fd = hdd_open (sh, dir, direct);
-
-      if (fd < 0 && direct && errno == EINVAL)
-        {
-          direct = FALSE;
-          fd = hdd_open (sh, dir, FALSE);
-        }
-      if (fd < 0)
-        child_fail (sh, errno);
-      __atomic_store_n (&sh->mode, direct ? 1 : 2, __ATOMIC_RELAXED);
+      guint64 left = bytes, since_sync = 0, offset = 0;
 
       while (left > 0)
         {
@@ -217,12 +221,13 @@ run_hdd (WorkerShared *sh,
 
           if (direct)
             n = (n + DIRECT_ALIGN - 1) / DIRECT_ALIGN * DIRECT_ALIGN;
-          w = write (fd, buf, n);
+          w = pwrite (fd, buf, n, (off_t) offset);
           if (w < 0 && errno == EINTR)
             continue;
           if (w < 0)
             child_fail (sh, errno);
           left -= MIN (left, (guint64) w);
+          offset += (guint64) w;
           since_sync += (guint64) w;
           __atomic_add_fetch (&sh->bytes, (guint64) w, __ATOMIC_RELAXED);
           if (!direct && since_sync >= HDD_SYNC_EVERY)
@@ -234,7 +239,6 @@ run_hdd (WorkerShared *sh,
         }
       if (!direct && fdatasync (fd) < 0)
         child_fail (sh, errno);
-      close (fd);
       __atomic_add_fetch (&sh->loops, 1, __ATOMIC_RELAXED);
     }
 }

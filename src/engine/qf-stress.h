@@ -8,7 +8,8 @@
  *                                                           (stress --vm --vm-bytes --vm-hang)
  *   hdd  writes B-byte files in a directory with O_DIRECT (or, where the file system refuses
  *        O_DIRECT, buffered writes with fdatasync every 4 MiB), so the load reaches the disk.
- *        Files are O_TMPFILE (never visible) or unlinked right after creation.
+ *        Files are O_TMPFILE (never visible) or unlinked right after creation; each worker
+ *        rewrites its one file from the start, round after round, as fio does.
  *                                                           (stress -d --hdd-bytes)
  *
  * No leftovers: workers set PR_SET_PDEATHSIG = SIGKILL, so they die with the thread that started

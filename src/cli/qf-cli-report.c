@@ -138,3 +138,32 @@ qf_cli_report (int    argc,
     }
   return QF_CLI_EXIT_OK;
 }
+
+gboolean
+qf_cli_report_session_dir (const char *session_dir,
+                           const char *language,
+                           gboolean    no_sign,
+                           gboolean    json,
+                           GError    **error)
+{
+  g_autoptr(QfSigner) signer = NULL;
+  g_autoptr(GError) local = NULL;
+
+  if (session_dir == NULL)
+    return TRUE;
+  if (!no_sign && qf_cert_store_exists ())
+    {
+      signer = qf_signer_load_default (&local);
+      if (signer == NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+    }
+  if (!qf_report_export_dir (session_dir, language, signer, error))
+    return FALSE;
+  if (!json)
+    g_printerr (_("Reports written to %s (report.pdf, report.html), %s.\n"), session_dir,
+                signer != NULL ? _("signed") : _("not signed"));
+  return TRUE;
+}

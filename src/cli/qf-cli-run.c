@@ -374,7 +374,8 @@ qf_cli_run (int    argc,
   g_autoptr(QfSession) session = NULL;
   g_autoptr(QfRunner) runner = NULL;
   g_auto(GStrv) only_keys = NULL;
-  gboolean quick = FALSE, json = FALSE;
+  gboolean quick = FALSE, json = FALSE, no_sign = FALSE;
+  g_autofree char *report_lang = NULL;
   gdouble speed = 1.0;
   int exit_code;
   const GOptionEntry entries[] = {
@@ -388,6 +389,8 @@ qf_cli_run (int    argc,
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, N_("Session folder (default: a new one under ~/.local/share/qualify/sessions)"), N_("DIR") },
     { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume, N_("Continue an interrupted session, keeping its finished steps"), N_("DIR") },
     { "only", 0, 0, G_OPTION_ARG_STRING, &only, N_("Run only these tests, e.g. rt,ping (the others count as not run)"), N_("TESTS") },
+    { "lang", 0, 0, G_OPTION_ARG_STRING, &report_lang, N_("Language of the reports: en or zh_CN (default: en)"), N_("LANG") },
+    { "no-sign", 0, 0, G_OPTION_ARG_NONE, &no_sign, N_("Write the reports unsigned even when a certificate exists"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
     { "replay", 0, 0, G_OPTION_ARG_FILENAME, &replay_path, N_("Play back a recorded session's progress and samples (training)"), N_("SESSION.json") },
     { "speed", 0, 0, G_OPTION_ARG_DOUBLE, &speed, N_("Replay speed factor (default 1 = real time)"), N_("X") },
@@ -511,6 +514,9 @@ qf_cli_run (int    argc,
     qf_runner_set_only (runner, (const char *const *) only_keys);
   exit_code = run_loop (runner, json, &error);
   if (exit_code == QF_CLI_EXIT_ERROR)
+    return qf_cli_error ("run", error);
+  /* The acceptance reports beside session.json, signed when a certificate exists. */
+  if (!qf_cli_report_session_dir (qf_session_get_dir (session), report_lang, no_sign, json, &error))
     return qf_cli_error ("run", error);
   return exit_code;
 }

@@ -65,6 +65,14 @@ int qf_cli_profiles  (int argc, char **argv);
 int qf_cli_report    (int argc, char **argv);
 int qf_cli_verify    (int argc, char **argv);
 int qf_cli_cert      (int argc, char **argv);
+
+/* Writes SESSION_DIR/report.pdf and report.html (qf-cli-report.c), signed with the stored
+ * certificate unless no_sign; quiet when json. TRUE at once when session_dir is NULL. */
+gboolean qf_cli_report_session_dir (const char  *session_dir,
+                                    const char  *language,
+                                    gboolean     no_sign,
+                                    gboolean     json,
+                                    GError     **error);
 int qf_cli_bandwidth (int argc, char **argv);
 int qf_cli_serve     (int argc, char **argv);
 

@@ -354,6 +354,22 @@ _qf_bw_stream_start (QfBwStream *stream)
 
   setsockopt (stream->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   setsockopt (stream->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  if (stream->protocol == QF_BW_TCP)
+    {
+      int mss = 0;
+      socklen_t mss_len = sizeof mss;
+
+      /* Whole segments per write and about one segment per read cost the least CPU per byte:
+       * a write that is not a multiple of the MSS leaves a runt segment behind each time. The
+       * data connection's own MSS counts; the control connection's may differ. */
+      if (getsockopt (stream->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &mss_len) == 0 && mss > 0)
+        {
+          if (stream->sender && stream->auto_len)
+            stream->len = (guint) (MIN (16, QF_IPERF3_MAX_TCP_LEN / mss) * mss);
+          if (!stream->sender && stream->read_len == 0)
+            stream->read_len = (guint) mss;
+        }
+    }
   /* A UDP receiver takes any datagram the peer sends, whatever its own block size. */
   buf_len = stream->protocol == QF_BW_UDP && !stream->sender ? 65536 : stream->len;
   if (stream->protocol == QF_BW_UDP && !stream->sender)
@@ -717,6 +733,12 @@ write_params (const QfBwConfig *cfg,
     }
   qf_json_writer_key (&w, "len");
   qf_json_writer_int (&w, len);
+  if (cfg->len == 0 && cfg->protocol == QF_BW_TCP)
+    {
+      /* Our responder then sends 16 × MSS of each stream in -R; iperf3 ignores unknown keys. */
+      qf_json_writer_key (&w, "qualify_auto_len");
+      qf_json_writer_bool (&w, TRUE);
+    }
   if (cfg->bitrate_bps > 0 || cfg->protocol == QF_BW_UDP)
     {
       qf_json_writer_key (&w, "bandwidth");
@@ -1202,6 +1224,7 @@ qf_bw_client_run (QfBwClient  *client,
       s->rate_bps = s->sender ? (cfg->protocol == QF_BW_UDP && cfg->bitrate_bps == 0
                                    ? QF_IPERF3_UDP_DEFAULT_BPS : cfg->bitrate_bps) : 0;
       s->zerocopy = cfg->zerocopy;
+      s->auto_len = cfg->len == 0;
       s->stop = s->sender ? &run->stop_senders : &run->stop_receivers;
       if (!open_stream (run, s, cookie, error))
         goto out;
@@ -1237,6 +1260,8 @@ qf_bw_client_run (QfBwClient  *client,
     {
       run->base_retrans[i] = run->prev_retrans[i] = -1;
       _qf_bw_stream_start (&run->streams[i]);
+      if (run->streams[i].sender)
+        result->len = run->streams[i].len;
     }
 
   interval_ns = (gint64) (cfg->interval_s * 1e9);

@@ -257,6 +257,7 @@ typedef struct
   gboolean     nodelay;
   gboolean     udp64;
   gboolean     server_output;
+  gboolean     auto_len;
   guint        parallel;
   gint64       time_s;
   gint64       omit_s;
@@ -557,6 +558,7 @@ parse_params (const QfJson *j,
   p->nodelay = qf_json_is_true (qf_json_get (j, "nodelay"));
   p->udp64 = qf_json_is_true (qf_json_get (j, "udp_counters_64bit"));
   p->server_output = qf_json_is_true (qf_json_get (j, "get_server_output"));
+  p->auto_len = qf_json_is_true (qf_json_get (j, "qualify_auto_len"));
 
   if (!int_in (j, "parallel", 1, 1, QF_IPERF3_MAX_STREAMS, &v, error))
     return FALSE;
@@ -728,6 +730,7 @@ accept_streams (Test    *t,
       s->protocol = t->p.udp ? QF_BW_UDP : QF_BW_TCP;
       s->len = t->p.len;
       s->udp64 = t->p.udp64;
+      s->auto_len = t->p.auto_len;
       /* bidir: the client's sending streams come first; they are our receiving ones. */
       s->sender = t->p.bidir ? t->n_streams >= t->p.parallel : t->p.reverse;
       s->rate_bps = s->sender ? t->p.rate_bps : 0;

@@ -79,8 +79,9 @@ on_progress (QfStepContext *ctx,
 
   if (!run->live || live == NULL)
     return;
+  g_printerr ("\r");
   /* TRANSLATORS: a live status line; C = cycles, as in cyclictest */
-  g_printerr (_("\r%3.0f%%  C:%8lld  Min:%7.0f  Act:%5.0f  Avg:%5.0f  Max:%8.0f µs "),
+  g_printerr (_("%3.0f%%  C:%8lld  Min:%7.0f  Act:%5.0f  Avg:%5.0f  Max:%8.0f µs "),
               fraction * 100.0,
               (long long) json_object_get_int_member (live, "cycles"),
               floor (json_object_get_double_member (live, "min_us")),
@@ -106,7 +107,8 @@ run_step (gpointer data)
   ctx.progress = on_progress;
   ctx.user_data = run;
   qf_step_rt.run (run->params, &ctx, &run->result, &run->error);
-  g_main_context_invoke (NULL, quit_loop, run->loop);
+  /* Always through the loop: quitting before g_main_loop_run() starts would be lost. */
+  g_idle_add (quit_loop, run->loop);
   return NULL;
 }
 

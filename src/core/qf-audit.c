@@ -628,7 +628,8 @@ check_sched_rt (Audit *audit)
   else if (runtime >= 950000)
     add (audit, "sched.rt_runtime", _("Real-time throttling"),
          g_strdup_printf (_("%lld µs per second"), (long long) runtime), QF_AUDIT_OK,
-         _("Real-time threads may use 95 % of each second; the rest is kept for the system."));
+         _("Real-time threads may use up to 0.95 s of each second; the rest is kept for the "
+           "system."));
   else
     add (audit, "sched.rt_runtime", _("Real-time throttling"),
          g_strdup_printf (_("%lld µs per second"), (long long) runtime), QF_AUDIT_WARN,

@@ -428,7 +428,7 @@ draw_limits (Frame             *f,
   cairo_t *cr = f->cr;
   const gdouble *col = f->opt->dark ? limit_color_dark : limit_color;
   gdouble dashes[] = { 5, 3 };
-  gdouble last_label_end = -G_MAXDOUBLE;
+  gdouble last_label_end = -G_MAXDOUBLE, last_label_y = -G_MAXDOUBLE, last_label_left = G_MAXDOUBLE;
   int row = 0;
 
   for (guint i = 0; i < n_limits; i++)
@@ -469,7 +469,17 @@ draw_limits (Frame             *f,
           cairo_line_to (cr, f->x0 + f->w, y);
           cairo_stroke (cr);
           if (limits[i].label != NULL)
-            draw_text (f, limits[i].label, f->x0 + f->w - 3, y - 1, 1, 1, 0.95, FALSE);
+            {
+              /* Labels at the right end; a label too close in height to the previous one moves
+               * left of it instead of covering it. */
+              gdouble right = f->x0 + f->w - 3;
+              text_size (f, limits[i].label, 0.95, &tw, &th);
+              if (fabs (y - last_label_y) < th + 1 && last_label_left > f->x0 + tw)
+                right = last_label_left - 10;
+              draw_text (f, limits[i].label, right, y - 1, 1, 1, 0.95, FALSE);
+              last_label_y = y;
+              last_label_left = right - tw;
+            }
         }
       cairo_restore (cr);
     }
@@ -980,6 +990,9 @@ qf_plot_time_series (cairo_t             *cr,
 
 /* Step results */
 
+/* A histogram object as the engines write it. Dense: {"bucket_us": width, "counts": [...]}.
+ * Sparse (the rt engine): {"bucket_width_us": width, "bucket_us": [start of each listed bucket],
+ * "count": [its samples], "overflow": n}. The same with _ms for millisecond histograms. */
 static gboolean
 read_histogram (JsonObject      *h,
                 const char      *label,
@@ -988,29 +1001,59 @@ read_histogram (JsonObject      *h,
                 guint64        **counts_out,
                 gboolean        *unit_ms)
 {
-  JsonArray *arr = NULL;
+  JsonArray *arr = NULL, *positions = NULL;
+  JsonNode *node;
   guint n;
 
-  if (json_object_has_member (h, "bucket_us"))
-    out->bucket_width = json_object_get_double_member (h, "bucket_us"), *unit_ms = FALSE;
-  else if (json_object_has_member (h, "bucket_ms"))
-    out->bucket_width = json_object_get_double_member (h, "bucket_ms"), *unit_ms = TRUE;
-  else
+  *unit_ms = json_object_has_member (h, "bucket_ms") || json_object_has_member (h, "bucket_width_ms");
+  out->bucket_width = 0;
+  if ((node = json_object_get_member (h, *unit_ms ? "bucket_width_ms" : "bucket_width_us")) != NULL &&
+      JSON_NODE_TYPE (node) == JSON_NODE_VALUE)
+    out->bucket_width = json_node_get_double (node);
+  if ((node = json_object_get_member (h, *unit_ms ? "bucket_ms" : "bucket_us")) != NULL)
+    {
+      if (JSON_NODE_TYPE (node) == JSON_NODE_VALUE)
+        out->bucket_width = json_node_get_double (node);
+      else if (JSON_NODE_HOLDS_ARRAY (node))
+        positions = json_node_get_array (node);
+    }
+  if ((node = json_object_get_member (h, "counts")) == NULL)
+    node = json_object_get_member (h, "count");
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+    arr = json_node_get_array (node);
+  if (arr == NULL || !(out->bucket_width > 0))
     return FALSE;
-  if (json_object_has_member (h, "counts"))
-    arr = json_object_get_array_member (h, "counts");
-  else if (json_object_has_member (h, "count"))
-    arr = json_object_get_array_member (h, "count");
-  if (arr == NULL || out->bucket_width <= 0)
-    return FALSE;
+
   n = json_array_get_length (arr);
-  *counts_out = g_new (guint64, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
-    (*counts_out)[i] = (guint64) MAX (json_array_get_int_element (arr, i), 0);
+  if (positions != NULL)
+    {
+      guint last = 0, m = MIN (n, json_array_get_length (positions));
+
+      /* Spread the listed buckets into a dense array; a histogram has at most a few tens of
+       * thousands of buckets (10 ms in 1 µs steps), so this stays small. */
+      for (guint i = 0; i < m; i++)
+        last = MAX (last, (guint) MAX (json_array_get_double_element (positions, i) / out->bucket_width, 0));
+      last = MIN (last, 10000000u);
+      *counts_out = g_new0 (guint64, last + 1);
+      for (guint i = 0; i < m; i++)
+        {
+          gdouble pos = json_array_get_double_element (positions, i) / out->bucket_width;
+          if (pos >= 0 && pos <= last)
+            (*counts_out)[(guint) pos] += (guint64) MAX (json_array_get_int_element (arr, i), 0);
+        }
+      n = last + 1;
+    }
+  else
+    {
+      *counts_out = g_new (guint64, MAX (n, 1));
+      for (guint i = 0; i < n; i++)
+        (*counts_out)[i] = (guint64) MAX (json_array_get_int_element (arr, i), 0);
+    }
   out->counts = *counts_out;
   out->n_buckets = n;
-  out->overflow = json_object_has_member (h, "overflow")
-                  ? (guint64) MAX (json_object_get_int_member (h, "overflow"), 0) : 0;
+  out->overflow = 0;
+  if ((node = json_object_get_member (h, "overflow")) != NULL && JSON_NODE_TYPE (node) == JSON_NODE_VALUE)
+    out->overflow = (guint64) MAX (json_node_get_int (node), 0);
   out->label = label;
   out->max_value = max_value;
   return TRUE;
@@ -1019,12 +1062,14 @@ read_histogram (JsonObject      *h,
 static gdouble
 get_max (JsonObject *o)
 {
-  if (o == NULL)
-    return NAN;
-  if (json_object_has_member (o, "max_us"))
-    return json_object_get_double_member (o, "max_us");
-  if (json_object_has_member (o, "max_ms"))
-    return json_object_get_double_member (o, "max_ms");
+  static const char *const keys[] = { "max_us", "max_ms" };
+
+  for (guint i = 0; o != NULL && i < G_N_ELEMENTS (keys); i++)
+    {
+      JsonNode *n = json_object_get_member (o, keys[i]);
+      if (n != NULL && JSON_NODE_TYPE (n) == JSON_NODE_VALUE)
+        return json_node_get_double (n);
+    }
   return NAN;
 }
 
@@ -1063,7 +1108,9 @@ qf_plot_result_histogram (cairo_t             *cr,
           if (!json_object_has_member (t, "histogram") ||
               !JSON_NODE_HOLDS_OBJECT (json_object_get_member (t, "histogram")))
             continue;
-          if (json_object_has_member (t, "cpu"))
+          if (json_object_has_member (t, "cpu") &&
+              JSON_NODE_TYPE (json_object_get_member (t, "cpu")) == JSON_NODE_VALUE &&
+              json_object_get_int_member (t, "cpu") >= 0)
             label = g_strdup_printf (_("CPU %lld"), (long long) json_object_get_int_member (t, "cpu"));
           else
             label = g_strdup_printf (_("Thread %u"), i);

@@ -146,7 +146,7 @@ html_figure (QfReport *report,
   cairo_surface_t *surface = cairo_svg_surface_create_for_stream (append_svg, svg, FIGURE_W, FIGURE_H);
   cairo_t *cr = cairo_create (surface);
   const char *start;
-  g_autofree char *tmp1 = NULL, *tmp2 = NULL, *tmp3 = NULL;
+  g_autofree char *prefixed = NULL;
   g_autofree char *id_attr = g_strdup_printf ("id=\"%s", prefix);
   g_autofree char *href_attr = g_strdup_printf ("href=\"#%s", prefix);
   g_autofree char *url_attr = g_strdup_printf ("url(#%s", prefix);
@@ -164,9 +164,9 @@ html_figure (QfReport *report,
     g_string_replace (s, "id=\"", id_attr, 0);
     g_string_replace (s, "href=\"#", href_attr, 0);
     g_string_replace (s, "url(#", url_attr, 0);
-    tmp1 = g_string_free (s, FALSE);
+    prefixed = g_string_free (s, FALSE);
   }
-  g_string_append_printf (out, "<figure>\n%s</figure>\n", tmp1);
+  g_string_append_printf (out, "<figure>\n%s</figure>\n", prefixed);
 }
 
 static void

@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "cli-util.h"
 
 static JsonObject *
@@ -304,6 +306,118 @@ test_unprivileged_is_invalid (void)
   g_assert_nonnull (strstr (err, "without real-time priority"));
 }
 
+static gboolean
+spawn_async (const char **argv,
+             char       **envp,
+             GPid        *pid)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!g_spawn_async (NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD |
+                      G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, pid,
+                      &error))
+    {
+      g_test_message ("cannot start %s: %s", argv[0], error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+stop_child (GPid pid)
+{
+  if (pid <= 0)
+    return;
+  kill (pid, SIGTERM);
+  waitpid (pid, NULL, 0);
+  g_spawn_close_pid (pid);
+}
+
+/* Unprivileged, with rtkit on a private system bus (python-dbusmock playing rtkit-daemon, as
+ * root, really changing the thread's policy): the run asks rtkit, gets SCHED_RR at rtkit's
+ * maximum priority, and is valid. The mock refuses unless RLIMIT_RTTIME was set as rtkit
+ * demands. */
+static void
+test_rtkit_grants (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("qf-rt-rtkit-XXXXXX", NULL);
+  g_autofree char *socket_path = NULL, *address = NULL, *conf = NULL, *conf_path = NULL;
+  g_autofree char *mock = g_test_build_filename (G_TEST_DIST, "cli", "rtkit-mock.py", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) obj = NULL;
+  g_auto(GStrv) envp = NULL;
+  struct passwd *nobody = getpwnam ("nobody");
+  GPid bus_pid = 0, mock_pid = 0;
+  int status = 0;
+
+  if (getuid () != 0 || nobody == NULL)
+    {
+      g_test_skip ("needs root (the rtkit stand-in must change a thread's policy) and user nobody");
+      return;
+    }
+  if (!g_file_test ("/usr/bin/dbus-daemon", G_FILE_TEST_IS_EXECUTABLE) ||
+      !g_spawn_command_line_sync ("/usr/bin/python3 -c 'import dbusmock'", NULL, NULL, &status, NULL) ||
+      !g_spawn_check_wait_status (status, NULL))
+    {
+      g_test_skip ("needs dbus-daemon and python3-dbusmock");
+      return;
+    }
+  g_assert_nonnull (dir);
+  g_chmod (dir, 0755);
+  socket_path = g_build_filename (dir, "system_bus_socket", NULL);
+  address = g_strdup_printf ("unix:path=%s", socket_path);
+  conf_path = g_build_filename (dir, "bus.conf", NULL);
+  conf = g_strdup_printf ("<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                          " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                          "<busconfig><type>system</type><listen>%s</listen><auth>EXTERNAL</auth>\n"
+                          "<policy context=\"default\"><allow user=\"*\"/><allow own=\"*\"/>"
+                          "<allow send_destination=\"*\"/><allow receive_sender=\"*\"/></policy>"
+                          "</busconfig>\n", address);
+  g_assert_true (g_file_set_contents (conf_path, conf, -1, NULL));
+  envp = g_environ_setenv (g_get_environ (), "DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
+
+  {
+    const char *bus_argv[] = { "/usr/bin/dbus-daemon", "--config-file", conf_path, "--nofork",
+                               "--nopidfile", NULL };
+    const char *mock_argv[] = { "/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                                mock, NULL };
+    const char *wait_argv[] = { "gdbus", "wait", "--system", "--timeout", "10",
+                                "org.freedesktop.RealtimeKit1", NULL };
+    const char *cli_argv[] = { g_getenv ("QUALIFY_CLI"), "rt", "-l", "100", "--json", NULL };
+
+    g_assert_true (spawn_async (bus_argv, envp, &bus_pid));
+    for (guint i = 0; i < 100 && !g_file_test (socket_path, G_FILE_TEST_EXISTS); i++)
+      g_usleep (50 * 1000);
+    g_assert_true (g_file_test (socket_path, G_FILE_TEST_EXISTS));
+    g_assert_true (spawn_async (mock_argv, envp, &mock_pid));
+    g_spawn_sync (NULL, (char **) wait_argv, envp, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                  &status, &error);
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+
+    g_spawn_sync (NULL, (char **) cli_argv, envp, G_SPAWN_DEFAULT, drop_rt_rights, nobody, &out,
+                  &err, &status, &error);
+  }
+  stop_child (mock_pid);
+  stop_child (bus_pid);
+  g_unlink (conf_path);
+  g_unlink (socket_path);
+  g_rmdir (dir);
+
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("qualify-cli rt failed: %s", err);
+  obj = qf_test_parse_json (out);
+  assert_result_consistent (obj, 100);
+  if (!json_object_get_boolean_member (obj, "valid"))
+    g_error ("rtkit did not grant: %s", json_object_get_string_member (obj, "reason"));
+  g_assert_true (json_object_get_boolean_member (obj, "rtkit"));
+  g_assert_cmpstr (json_object_get_string_member (obj, "policy"), ==, "SCHED_RR");
+  g_assert_cmpint (json_object_get_int_member (obj, "priority"), ==, 20);   /* rtkit's maximum */
+  g_assert_cmpint (json_object_get_int_member (obj, "priority_requested"), ==, 99);
+}
+
 static void
 test_sysinfo_checks (void)
 {
@@ -343,6 +457,7 @@ main (int   argc,
   g_test_add_func ("/cli/rt/errors", test_errors);
   g_test_add_func ("/cli/rt/sigint-stops", test_sigint_stops);
   g_test_add_func ("/cli/rt/unprivileged-is-invalid", test_unprivileged_is_invalid);
+  g_test_add_func ("/cli/rt/rtkit-grants", test_rtkit_grants);
   g_test_add_func ("/cli/sysinfo/checks", test_sysinfo_checks);
 
   return g_test_run ();

@@ -789,10 +789,18 @@ add_step_section (QfReport   *report,
         kv (b, TR (N_("Duration")), s);
       }
   }
-  if (result != NULL && json_object_has_member (result, "rt_priority_obtained"))
-    kv (b, TR (N_("Real-time priority obtained")),
-        json_object_get_boolean_member_with_default (result, "rt_priority_obtained", FALSE)
-        ? TR (N_("yes")) : TR (N_("no — the figures are not representative")));
+  if (result != NULL && str (result, "policy") != NULL)
+    {
+      /* The rt engine says which policy its threads really ran with. */
+      const char *policy = str (result, "policy");
+      gdouble prio = 0;
+      gboolean rt = g_str_equal (policy, "SCHED_FIFO") || g_str_equal (policy, "SCHED_RR");
+      g_autofree char *v = NULL;
+      num (result, "priority", &prio);
+      v = g_strdup_printf ("%s — %s %.0f", rt ? TR (N_("yes")) : TR (N_("no — the figures are not representative")),
+                           policy, prio);
+      kv (b, TR (N_("Real-time priority obtained")), v);
+    }
   if (result != NULL && json_object_has_member (result, "valid") &&
       !json_object_get_boolean_member_with_default (result, "valid", TRUE))
     kv (b, TR (N_("Valid")), str (result, "reason") ? str (result, "reason") : TR (N_("no")));
@@ -1083,6 +1091,44 @@ _qf_report_build (QfReport *report)
                                           : g_strcmp0 (kind, "remote") == 0 ? TR (N_("helper machine"))
                                           : TR (N_("none")));
     kv (b, TR (N_("Peer")), p);
+  }
+
+  {
+    JsonObject *cmp = obj (s, "comparison");
+    JsonArray *metrics = arr (cmp, "metrics");
+    if (metrics != NULL && json_array_get_length (metrics) > 0)
+      {
+        JsonObject *prev = obj (cmp, "previous");
+        g_autofree char *when = format_time (str (prev, "created_at"));
+        g_autofree char *intro = g_strdup_printf ("%s %s (%s)", TR (N_("Compared with the previous session of this PC:")),
+                                                  str (prev, "id") ? str (prev, "id") : "?", when);
+        add_block (report, QF_BLOCK_HEADING, TR (N_("Comparison")))->level = 2;
+        add_block (report, QF_BLOCK_PARAGRAPH, intro);
+        b = add_table (report, QF_BLOCK_TABLE);
+        g_ptr_array_add (b->header, g_strdup (TR (N_("Criterion"))));
+        g_ptr_array_add (b->header, g_strdup (TR (N_("Before"))));
+        g_ptr_array_add (b->header, g_strdup (TR (N_("Now"))));
+        g_ptr_array_add (b->header, g_strdup (TR (N_("Change"))));
+        for (guint i = 0; i < json_array_get_length (metrics); i++)
+          {
+            JsonObject *m = json_array_get_object_element (metrics, i);
+            gdouble before, after, delta;
+            g_autofree char *bs = NULL, *as = NULL, *ds = NULL;
+            if (m == NULL)
+              continue;
+            bs = num (m, "before", &before) ? format_value_unit (before, str (m, "unit")) : g_strdup ("—");
+            as = num (m, "after", &after) ? format_value_unit (after, str (m, "unit")) : g_strdup ("—");
+            if (num (m, "delta", &delta))
+              {
+                g_autofree char *d = format_value_unit (fabs (delta), str (m, "unit"));
+                ds = g_strdup_printf ("%s%s", delta > 0 ? "+" : delta < 0 ? "−" : "", d);
+              }
+            else
+              ds = g_strdup ("—");
+            table_add_row (b, str (m, "after_verdict"), TR (str (m, "label") ? str (m, "label") : str (m, "metric")),
+                           bs, as, ds, NULL);
+          }
+      }
   }
 
   add_block (report, QF_BLOCK_HEADING, TR (N_("Sign-off")))->level = 2;

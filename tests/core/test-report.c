@@ -212,6 +212,7 @@ test_pdf_text (void)
     "61.7 µs", "6990 µs", "0.104 ms", "613 Mbit/s", "602 Mbit/s", "≤ 32 µs", "≥ 900 Mbit/s",
     "cyclictest -m -t1 -p 99 -i 1000 -l 100000", "ping -c 338 -i 0.01 -s 56 127.0.0.1",
     "iperf3 -c 127.0.0.1 -t 10", "PREEMPT_DYNAMIC", "Page 1 of", "built-in peer",
+    "Compared with the previous session", "+49.3 µs", "Sign-off", "Customer representative",
   };
 
   if (text == NULL)

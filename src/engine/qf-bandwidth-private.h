@@ -110,8 +110,8 @@ typedef struct
   gboolean      sender;
   QfBwProtocol  protocol;
   guint         len;            /* bytes per send; receive buffer for TCP */
-  guint         read_len;       /* TCP bytes per recv (0 = the stream's MSS) */
-  gboolean      auto_len;       /* TCP sender: len = 16 × this stream's MSS */
+  guint         read_len;       /* TCP bytes per recv (0 = len) */
+  gboolean      auto_len;       /* TCP sender: len = 16 × this stream's MSS as it runs */
   guint64       rate_bps;       /* 0 = unlimited */
   gboolean      udp64;          /* 64-bit UDP sequence numbers */
   gboolean      zerocopy;

@@ -132,12 +132,26 @@ pace (QfBwStream *s,
     }
 }
 
+/* Whole segments per write cost the least CPU per byte: a write that is not a multiple of the
+ * MSS leaves a runt segment behind each time. The MSS to use is this data connection's once
+ * it runs: early on Linux bounds it by half the peer's first window (on loopback 32741 at
+ * first, 65483 a few round trips later), so the sender re-reads it as it goes. */
+static void
+adjust_len (QfBwStream *s)
+{
+  int mss = 0;
+  socklen_t mss_len = sizeof mss;
+
+  if (getsockopt (s->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &mss_len) == 0 && mss > 0)
+    s->len = (guint) (MIN (16, QF_IPERF3_MAX_TCP_LEN / mss) * mss);
+}
+
 static void
 tcp_send_loop (QfBwStream *s)
 {
   gint64 start_ns = qf_clock_now_ns ();
   guint64 sent = 0;
-  guint n_zc = 0;
+  guint n_zc = 0, n_sends = 0;
   int flags = MSG_NOSIGNAL;
 
   if (s->zerocopy)
@@ -157,6 +171,8 @@ tcp_send_loop (QfBwStream *s)
         {
           sent += n;
           atomic_add64 (&s->bytes, n);
+          if (s->auto_len && (++n_sends & 15) == 0)
+            adjust_len (s);
           if ((flags & MSG_ZEROCOPY) && (++n_zc & 15) == 0)
             drain_zerocopy (s->fd);
           continue;
@@ -354,24 +370,14 @@ _qf_bw_stream_start (QfBwStream *stream)
 
   setsockopt (stream->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   setsockopt (stream->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  if (stream->protocol == QF_BW_TCP)
-    {
-      int mss = 0;
-      socklen_t mss_len = sizeof mss;
-
-      /* Whole segments per write and about one segment per read cost the least CPU per byte:
-       * a write that is not a multiple of the MSS leaves a runt segment behind each time. The
-       * data connection's own MSS counts; the control connection's may differ. */
-      if (getsockopt (stream->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &mss_len) == 0 && mss > 0)
-        {
-          if (stream->sender && stream->auto_len)
-            stream->len = (guint) (MIN (16, QF_IPERF3_MAX_TCP_LEN / mss) * mss);
-          if (!stream->sender && stream->read_len == 0)
-            stream->read_len = (guint) mss;
-        }
-    }
   /* A UDP receiver takes any datagram the peer sends, whatever its own block size. */
   buf_len = stream->protocol == QF_BW_UDP && !stream->sender ? 65536 : stream->len;
+  if (stream->protocol == QF_BW_TCP && stream->sender && stream->auto_len)
+    {
+      /* The block follows this connection's MSS while it runs (tcp_send_loop). */
+      adjust_len (stream);
+      buf_len = QF_IPERF3_MAX_TCP_LEN;
+    }
   if (stream->protocol == QF_BW_UDP && !stream->sender)
     stream->len = buf_len;
   stream->buf = g_malloc (buf_len);
@@ -1362,6 +1368,7 @@ qf_bw_client_run (QfBwClient  *client,
     if (run->streams[i].sender)
       {
         _qf_bw_stream_join (&run->streams[i]);
+        result->len = run->streams[i].len;
         if (run->streams[i].protocol == QF_BW_TCP && run->base_retrans[i] >= 0)
           {
             gint64 r = _qf_bw_tcp_total_retrans (run->streams[i].fd);

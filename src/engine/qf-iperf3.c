@@ -478,9 +478,10 @@ deny (QfIperf3Server *server,
 {
   signed char state = QF_IPERF3_ACCESS_DENIED;
 
+  /* Counted first, so whoever reads the answer sees the count. */
+  g_atomic_int_inc (&server->refused);
   send (fd, &state, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
   close (fd);
-  g_atomic_int_inc (&server->refused);
 }
 
 /* A new control connection while a test runs is turned away without reading from it. */
@@ -505,10 +506,10 @@ server_error (Test *t,
   signed char state = QF_IPERF3_SERVER_ERROR;
   guint32 codes[2] = { GUINT32_TO_BE ((guint32) ie), 0 };
 
+  g_atomic_int_inc (&t->server->refused);
   if (_qf_iperf3_write_state (t->ctrl, state, NULL))
     _qf_net_write_exact (t->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
                          NULL, _("error code"), NULL);
-  g_atomic_int_inc (&t->server->refused);
 }
 
 static gboolean

@@ -116,8 +116,14 @@ qf_cli_report (int    argc,
   if (json)
     {
       g_autoptr(JsonObject) obj = json_object_new ();
-      json_object_set_string_member (obj, "pdf", pdf);
-      json_object_set_string_member (obj, "html", html);
+      if (pdf != NULL)
+        json_object_set_string_member (obj, "pdf", pdf);
+      else
+        json_object_set_null_member (obj, "pdf");
+      if (html != NULL)
+        json_object_set_string_member (obj, "html", html);
+      else
+        json_object_set_null_member (obj, "html");
       json_object_set_string_member (obj, "language", qf_report_get_language (report));
       json_object_set_boolean_member (obj, "signed", signer != NULL);
       if (signer != NULL)

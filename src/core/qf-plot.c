@@ -997,6 +997,7 @@ static gboolean
 read_histogram (JsonObject      *h,
                 const char      *label,
                 gdouble          max_value,
+                gboolean         want_ms,
                 QfPlotHistogram *out,
                 guint64        **counts_out,
                 gboolean        *unit_ms)
@@ -1051,6 +1052,12 @@ read_histogram (JsonObject      *h,
     }
   out->counts = *counts_out;
   out->n_buckets = n;
+  /* Ping stores µs buckets but is shown in ms (docs ux.md): only the width changes. */
+  if (want_ms && !*unit_ms)
+    {
+      out->bucket_width /= 1000.0;
+      *unit_ms = TRUE;
+    }
   out->overflow = 0;
   if ((node = json_object_get_member (h, "overflow")) != NULL && JSON_NODE_TYPE (node) == JSON_NODE_VALUE)
     out->overflow = (guint64) MAX (json_node_get_int (node), 0);
@@ -1059,18 +1066,28 @@ read_histogram (JsonObject      *h,
   return TRUE;
 }
 
+/* The largest sample in the plot's unit, from max_us / max_ms; NAN when unknown. */
 static gdouble
-get_max (JsonObject *o)
+get_max (JsonObject *o,
+         gboolean    in_ms)
 {
-  static const char *const keys[] = { "max_us", "max_ms" };
+  JsonNode *n;
 
-  for (guint i = 0; o != NULL && i < G_N_ELEMENTS (keys); i++)
-    {
-      JsonNode *n = json_object_get_member (o, keys[i]);
-      if (n != NULL && JSON_NODE_TYPE (n) == JSON_NODE_VALUE)
-        return json_node_get_double (n);
-    }
+  if (o == NULL)
+    return NAN;
+  if ((n = json_object_get_member (o, in_ms ? "max_ms" : "max_us")) != NULL && JSON_NODE_TYPE (n) == JSON_NODE_VALUE)
+    return json_node_get_double (n);
+  if ((n = json_object_get_member (o, in_ms ? "max_us" : "max_ms")) != NULL && JSON_NODE_TYPE (n) == JSON_NODE_VALUE)
+    return in_ms ? json_node_get_double (n) / 1000.0 : json_node_get_double (n) * 1000.0;
   return NAN;
+}
+
+static gboolean
+has_value (JsonObject *o,
+           const char *key)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+  return n != NULL && JSON_NODE_TYPE (n) == JSON_NODE_VALUE;
 }
 
 gboolean
@@ -1087,8 +1104,14 @@ qf_plot_result_histogram (cairo_t             *cr,
   QfPlotOptions opt;
   gboolean unit_ms = FALSE;
 
+  gboolean want_ms;
+
   g_return_val_if_fail (cr != NULL, FALSE);
   g_return_val_if_fail (result != NULL, FALSE);
+
+  /* Milliseconds when the result states its figures in ms (ping) and none in µs. */
+  want_ms = (has_value (result, "max_ms") || has_value (result, "avg_ms")) &&
+            !has_value (result, "max_us") && !has_value (result, "avg_us");
 
   if (json_object_has_member (result, "threads") &&
       JSON_NODE_HOLDS_ARRAY (json_object_get_member (result, "threads")))
@@ -1115,8 +1138,8 @@ qf_plot_result_histogram (cairo_t             *cr,
           else
             label = g_strdup_printf (_("Thread %u"), i);
           g_ptr_array_add (owned, label);
-          if (read_histogram (json_object_get_object_member (t, "histogram"), label, get_max (t),
-                              &h, &counts, &unit_ms))
+          if (read_histogram (json_object_get_object_member (t, "histogram"), label, get_max (t, want_ms),
+                              want_ms, &h, &counts, &unit_ms))
             {
               g_ptr_array_add (owned, counts);
               g_array_append_val (hists, h);
@@ -1132,7 +1155,8 @@ qf_plot_result_histogram (cairo_t             *cr,
       guint64 *counts = NULL;
 
       if (read_histogram (json_object_get_object_member (result, "histogram"), NULL,
-                          get_max (result), &h, &counts, &unit_ms))
+                          get_max (result, want_ms || has_value (json_object_get_object_member (result, "histogram"), "bucket_ms")),
+                          want_ms, &h, &counts, &unit_ms))
         {
           g_ptr_array_add (owned, counts);
           g_array_append_val (hists, h);

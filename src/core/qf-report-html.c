@@ -66,8 +66,6 @@ static void
 html_table (GString *out,
             QfBlock *b)
 {
-  gboolean verdict_last = b->header != NULL && b->header->len > 0;
-
   g_string_append (out, "<table");
   if (b->kind == QF_BLOCK_KEY_VALUE)
     g_string_append (out, " class=\"qf-kv\"");
@@ -98,7 +96,7 @@ html_table (GString *out,
         g_string_append (out, "<tr>");
       for (guint c = 0; c < row->len; c++)
         {
-          g_string_append (out, verdict_last && c + 1 == row->len ? "<td class=\"qf-verdict\">" : "<td>");
+          g_string_append (out, (int) c == b->verdict_col ? "<td class=\"qf-verdict\">" : "<td>");
           escape (out, g_ptr_array_index (row, c));
           g_string_append (out, "</td>");
         }

@@ -277,7 +277,7 @@ draw_row (Ctx        *ctx,
           gdouble    *widths,
           gboolean    header,
           const char *css,
-          gboolean    verdict_last)
+          int         verdict_col)
 {
   gdouble h = row_height (ctx, cells, widths, header), x = MARGIN_X;
   const Rgb black = { 0.1, 0.1, 0.1 };
@@ -288,7 +288,7 @@ draw_row (Ctx        *ctx,
     fill_rect (ctx, MARGIN_X, ctx->y, CONTENT_W, h, verdict_tint (css));
   for (guint c = 0; c < cells->len; c++)
     {
-      gboolean is_verdict = verdict_last && !header && c + 1 == cells->len && css != NULL;
+      gboolean is_verdict = !header && (int) c == verdict_col && css != NULL;
       g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (cells, c), QF_REPORT_FONT, 8.5,
                                               header || is_verdict, widths[c] - 2 * CELL_PAD);
       show (ctx, l, x + CELL_PAD, ctx->y + CELL_PAD, is_verdict ? verdict_ink (css) : black);
@@ -312,7 +312,6 @@ table (Ctx     *ctx,
   guint n_cols = b->header != NULL && b->header->len > 0 ? b->header->len
                  : (b->rows->len > 0 ? ((GPtrArray *) g_ptr_array_index (b->rows, 0))->len : 0);
   g_autofree gdouble *widths = NULL;
-  gboolean verdict_last = b->header != NULL && b->header->len > 0;
 
   if (n_cols == 0)
     return;
@@ -330,7 +329,7 @@ table (Ctx     *ctx,
     {
       ensure (ctx, row_height (ctx, b->header, widths, TRUE) + (b->rows->len > 0
               ? row_height (ctx, g_ptr_array_index (b->rows, 0), widths, FALSE) : 0));
-      draw_row (ctx, b->header, widths, TRUE, NULL, FALSE);
+      draw_row (ctx, b->header, widths, TRUE, NULL, -1);
     }
   for (guint r = 0; r < b->rows->len; r++)
     {
@@ -340,7 +339,7 @@ table (Ctx     *ctx,
         {
           new_page (ctx);
           if (b->header != NULL && b->header->len > 0)
-            draw_row (ctx, b->header, widths, TRUE, NULL, FALSE);
+            draw_row (ctx, b->header, widths, TRUE, NULL, -1);
         }
       if (b->kind == QF_BLOCK_KEY_VALUE)
         {
@@ -357,7 +356,7 @@ table (Ctx     *ctx,
           ctx->y += h;
         }
       else
-        draw_row (ctx, row, widths, FALSE, g_ptr_array_index (b->row_css, r), verdict_last);
+        draw_row (ctx, row, widths, FALSE, g_ptr_array_index (b->row_css, r), b->verdict_col);
     }
   ctx->y += 8;
 }

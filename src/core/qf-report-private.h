@@ -43,6 +43,7 @@ typedef struct
   GPtrArray    *header;       /* char* */
   GPtrArray    *rows;         /* GPtrArray of char* */
   GPtrArray    *row_css;      /* char* or NULL per row */
+  int           verdict_col;  /* the column printed as a verdict (bold, coloured), or -1 */
   /* figure */
   QfFigureKind  figure;
   JsonObject   *result;       /* a ref */

@@ -70,6 +70,7 @@ add_table (QfReport   *report,
   QfBlock *b = add_block (report, kind, NULL);
 
   b->header = g_ptr_array_new_with_free_func (g_free);
+  b->verdict_col = -1;
   b->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   b->row_css = g_ptr_array_new_with_free_func (g_free);
   return b;
@@ -660,7 +661,10 @@ add_figures (QfReport   *report,
   const char *test = str (step, "test");
   const char *host = str (obj (report->session, "pc"), "hostname");
   JsonArray *verdicts = arr (step, "verdicts");
-  gboolean in_ms = g_strcmp0 (test, "ping") == 0;
+  /* The plots' rule (qf-plot): milliseconds when the result states its figures in ms only. */
+  gdouble ignored;
+  gboolean in_ms = result != NULL && (num (result, "max_ms", &ignored) || num (result, "avg_ms", &ignored)) &&
+                   !num (result, "max_us", &ignored) && !num (result, "avg_us", &ignored);
   g_autoptr(JsonObject) series_result = NULL;
   JsonObject *series_source = NULL;
   const char *series_unit = NULL;
@@ -673,7 +677,7 @@ add_figures (QfReport   *report,
       b->figure = QF_FIGURE_HISTOGRAM;
       b->result = json_object_ref (result);
       b->fig_title = g_strdup_printf ("%s — %s", step_title (report, step), host ? host : "");
-      in_ms = in_ms || (h != NULL && json_object_has_member (h, "bucket_ms"));
+      in_ms = in_ms || (h != NULL && (json_object_has_member (h, "bucket_ms") || json_object_has_member (h, "bucket_width_ms")));
       b->x_label = g_strdup (in_ms ? TR (N_("Latency (ms)")) : TR (N_("Latency (µs)")));
       b->y_label = g_strdup (TR (N_("Samples (log scale)")));
       for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
@@ -689,9 +693,10 @@ add_figures (QfReport   *report,
       series_source = result;
       series_unit = arr (result, "intervals") != NULL ? "Mbit/s" : (in_ms ? "ms" : "µs");
     }
-  else if ((series_result = samples_as_series (step, in_ms)) != NULL)
+  else if ((series_result = samples_as_series (step, in_ms || g_strcmp0 (test, "ping") == 0)) != NULL)
     {
       series_source = series_result;
+      in_ms = in_ms || g_strcmp0 (test, "ping") == 0;
       series_unit = in_ms ? "ms" : "µs";
     }
   if (series_source != NULL)
@@ -850,7 +855,7 @@ add_step_section (QfReport   *report,
               add_block (report, QF_BLOCK_PARAGRAPH, TR (N_("Measured figures:")));
               t = add_table (report, QF_BLOCK_KEY_VALUE);
             }
-          unit = unit_of_key (l->data);
+          unit = g_str_equal (l->data, "mbps") ? "Mbit/s" : unit_of_key (l->data);
           v = format_number (n);
           cell = unit ? (g_str_equal (unit, "%") ? g_strdup_printf ("%s%%", v) : g_strdup_printf ("%s %s", v, unit))
                       : g_strdup (v);
@@ -861,6 +866,7 @@ add_step_section (QfReport   *report,
   if (verdicts != NULL && json_array_get_length (verdicts) > 0)
     {
       QfBlock *t = add_table (report, QF_BLOCK_TABLE);
+      t->verdict_col = 3;
       g_ptr_array_add (t->header, g_strdup (TR (N_("Criterion"))));
       g_ptr_array_add (t->header, g_strdup (TR (N_("Measured"))));
       g_ptr_array_add (t->header, g_strdup (TR (N_("Limit"))));
@@ -978,6 +984,7 @@ _qf_report_build (QfReport *report)
     g_autoptr(GPtrArray) rows = _qf_report_criteria_rows (report, &row_css);
     b = add_table (report, QF_BLOCK_TABLE);
     b->id = g_strdup ("qf-criteria");
+    b->verdict_col = 4;
     g_ptr_array_add (b->header, g_strdup (TR (N_("Test"))));
     g_ptr_array_add (b->header, g_strdup (TR (N_("Criterion"))));
     g_ptr_array_add (b->header, g_strdup (TR (N_("Measured"))));
@@ -1030,6 +1037,7 @@ _qf_report_build (QfReport *report)
     else
       {
         b = add_table (report, QF_BLOCK_TABLE);
+        b->verdict_col = 2;
         g_ptr_array_add (b->header, g_strdup (TR (N_("Check"))));
         g_ptr_array_add (b->header, g_strdup (TR (N_("Found"))));
         g_ptr_array_add (b->header, g_strdup (TR (N_("Status"))));

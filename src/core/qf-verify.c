@@ -202,7 +202,7 @@ verify_cms (QfVerifyResult    *r,
           r->trust_detail = g_strdup (gnutls_strerror (ret));
         else if (gnutls_certificate_verification_status_print (status, GNUTLS_CRT_X509, &why, 0) >= 0)
           {
-            r->trust_detail = g_strndup ((const char *) why.data, why.size);
+            r->trust_detail = g_strstrip (g_strndup ((const char *) why.data, why.size));
             gnutls_free (why.data);
           }
         if (added <= 0 && !r->trust_requested)

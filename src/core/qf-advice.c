@@ -365,15 +365,22 @@ explain (JsonObject *session,
     }
   else if (g_str_equal (test, "rt"))
     {
+      JsonObject *params = qf_json_get_object (step, "params");
+      JsonNode *under_load = params != NULL ? json_object_get_member (params, "under_load") : NULL;
+
       add_audit_causes (causes, session, 0);
       add_rt_result_causes (causes, result);
-      add_monitor_causes (causes, session);
+      /* The stress test's figures explain latency only when it was measured under that load. */
+      if (under_load != NULL && JSON_NODE_HOLDS_VALUE (under_load) && json_node_get_value_type (under_load) == G_TYPE_BOOLEAN &&
+          json_node_get_boolean (under_load))
+        add_monitor_causes (causes, session);
     }
   else if (g_str_equal (test, "stress") || g_str_equal (test, "monitor"))
     {
       /* The stress rules explain themselves (cause and fix) in qf-load-rules. */
       rule_message = stress_rule_message (result, metric);
-      add_monitor_causes (causes, session);
+      if (rule_message == NULL)
+        add_monitor_causes (causes, session);
     }
   else
     {

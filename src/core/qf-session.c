@@ -265,7 +265,7 @@ qf_session_new (QfProfile *profile)
       if (info != NULL && info->classic_command != NULL)
         {
           g_autofree char *classic = info->classic_command (test->params, NULL);
-          set_string_or_null (step, "classic_command", classic);
+          set_string_or_null (step, "classic_command", classic != NULL && *classic != '\0' ? classic : NULL);
         }
       else
         json_object_set_null_member (step, "classic_command");
@@ -847,7 +847,7 @@ qf_session_begin_step (QfSession  *self,
     {
       g_autofree char *classic = info->classic_command (qf_json_get_object (step, "params"),
                                                         qf_session_get_peer_address (self));
-      set_string_or_null (step, "classic_command", classic);
+      set_string_or_null (step, "classic_command", classic != NULL && *classic != '\0' ? classic : NULL);
     }
   g_array_set_size (g_ptr_array_index (self->sample_stores, index), 0);
   self->sample_dropped[index] = 0;

@@ -1,0 +1,293 @@
+/* test-runner.c — the runner drives real registered steps on its own thread: events arrive in
+ * order on the main context, cancel ends the step within 1 s and saves it cancelled, skip and
+ * --only mark steps, an unknown step is "not run", and replay re-emits a recording (tests/core).
+ * Uses the rt step with short runs; skipped when this build has no rt step. */
+#include "config.h"
+
+#include <locale.h>
+#include <string.h>
+
+#include "qf-clock.h"
+#include "qf-json.h"
+#include "qf-runner.h"
+#include "qf-step.h"
+
+#define PROFILE_TEXT \
+  "{\"id\": \"runner-test\", \"version\": 1, \"name\": \"Runner test\", \"description\": \"\"," \
+  " \"network_kind\": \"any\", \"tests\": {" \
+  "  \"first\": {\"step\": \"rt\", \"params\": {\"loops\": %d, \"interval_us\": 1000}," \
+  "             \"criteria\": [{\"metric\": \"avg_us\", \"label\": \"Average latency\", \"comparison\": \"<=\"," \
+  "                            \"limit\": 1000000, \"unit\": \"µs\", \"role\": \"decides\"}]}," \
+  "  \"missing\": {\"step\": \"no-such-step\", \"criteria\": []}," \
+  "  \"second\": {\"step\": \"rt\", \"params\": {\"loops\": 50, \"interval_us\": 1000}, \"criteria\": []}}}"
+
+typedef struct
+{
+  GMainLoop *loop;
+  GString   *order;
+  guint      progress;
+  guint      samples;
+  gint64     last_sample_ns;
+  gboolean   samples_ordered;
+  gboolean   finished;
+  gboolean   cancelled;
+  gint64     finished_ns;
+  gint       cancel_at_start;   /* cancel when this step starts (-1: never) */
+  gint       skip_at_start;
+  QfRunner  *runner;
+} Trace;
+
+static gboolean
+cancel_later (gpointer data)
+{
+  Trace *trace = data;
+  qf_runner_cancel (trace->runner);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+skip_later (gpointer data)
+{
+  Trace *trace = data;
+  qf_runner_skip (trace->runner, (guint) trace->skip_at_start);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_started (QfRunner *runner, guint index, Trace *trace)
+{
+  g_string_append_printf (trace->order, "s%u ", index);
+  if ((gint) index == trace->cancel_at_start)
+    g_timeout_add (300, cancel_later, trace);
+  if ((gint) index == trace->skip_at_start)
+    g_timeout_add (300, skip_later, trace);
+}
+
+static void
+on_progress (QfRunner *runner, guint index, gdouble fraction, gdouble eta, JsonObject *live, Trace *trace)
+{
+  g_assert_cmpfloat (fraction, >=, 0);
+  g_assert_cmpfloat (fraction, <=, 1);
+  g_assert_cmpfloat (eta, >=, 0);
+  trace->progress++;
+}
+
+static void
+on_samples (QfRunner *runner, guint index, gpointer data, guint n, Trace *trace)
+{
+  const QfSample *samples = data;
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (samples[i].t_ns < trace->last_sample_ns)
+        trace->samples_ordered = FALSE;
+      trace->last_sample_ns = samples[i].t_ns;
+    }
+  trace->samples += n;
+}
+
+static void
+on_finished_step (QfRunner *runner, guint index, Trace *trace)
+{
+  g_string_append_printf (trace->order, "f%u ", index);
+}
+
+static void
+on_finished (QfRunner *runner, gboolean cancelled, Trace *trace)
+{
+  trace->finished = TRUE;
+  trace->cancelled = cancelled;
+  trace->finished_ns = qf_clock_now_ns ();
+  g_main_loop_quit (trace->loop);
+}
+
+static gboolean
+timeout_fail (gpointer data)
+{
+  g_error ("the runner did not finish in time");
+  return G_SOURCE_REMOVE;
+}
+
+static void
+run (QfRunner *runner,
+     Trace    *trace)
+{
+  g_autoptr(GError) error = NULL;
+  guint timeout;
+
+  trace->loop = g_main_loop_new (NULL, FALSE);
+  trace->order = g_string_new (NULL);
+  trace->samples_ordered = TRUE;
+  trace->runner = runner;
+  g_signal_connect (runner, "step-started", G_CALLBACK (on_started), trace);
+  g_signal_connect (runner, "progress", G_CALLBACK (on_progress), trace);
+  g_signal_connect (runner, "samples", G_CALLBACK (on_samples), trace);
+  g_signal_connect (runner, "step-finished", G_CALLBACK (on_finished_step), trace);
+  g_signal_connect (runner, "finished", G_CALLBACK (on_finished), trace);
+  g_assert_true (qf_runner_start (runner, &error));
+  g_assert_no_error (error);
+  timeout = g_timeout_add_seconds (60, timeout_fail, NULL);
+  g_main_loop_run (trace->loop);
+  g_source_remove (timeout);
+  g_signal_handlers_disconnect_by_data (runner, trace);
+  g_main_loop_unref (trace->loop);
+}
+
+static QfSession *
+new_session (int         first_loops,
+             const char *dir)
+{
+  g_autofree char *text = g_strdup_printf (PROFILE_TEXT, first_loops);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfProfile) profile = qf_profile_load_data (text, -1, "runner-test.json", &error);
+  QfSession *session;
+
+  g_assert_no_error (error);
+  session = qf_session_new (profile);
+  if (dir != NULL)
+    g_assert_true (qf_session_set_dir (session, dir, &error));
+  g_assert_no_error (error);
+  return session;
+}
+
+static gboolean
+have_rt (void)
+{
+  if (qf_step_lookup ("rt") == NULL)
+    {
+      g_test_skip ("this build has no rt step yet");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+test_runs_in_order (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("qf-runner-XXXXXX", NULL);
+  g_autoptr(QfSession) session = NULL;
+  g_autoptr(QfSession) saved = NULL;
+  g_autoptr(QfRunner) runner = NULL;
+  Trace trace = { .cancel_at_start = -1, .skip_at_start = -1 };
+
+  if (!have_rt ())
+    return;
+  session = new_session (300, dir);
+  runner = qf_runner_new (session);
+  run (runner, &trace);
+
+  g_assert_true (trace.finished);
+  g_assert_false (trace.cancelled);
+  /* step 1 is not in this build: finished without starting, in its place */
+  g_assert_cmpstr (trace.order->str, ==, "s0 f0 f1 s2 f2 ");
+  g_assert_cmpint (qf_session_get_step_status (session, 0), ==, QF_STEP_STATUS_DONE);
+  g_assert_cmpint (qf_session_get_step_status (session, 1), ==, QF_STEP_STATUS_NOT_RUN);
+  g_assert_nonnull (strstr (qf_json_get_string (qf_session_get_step (session, 1), "status_reason", ""), "no-such-step"));
+  g_assert_cmpint (qf_session_get_step_status (session, 2), ==, QF_STEP_STATUS_DONE);
+  g_assert_cmpuint (trace.progress, >, 0);
+  g_assert_cmpuint (trace.samples, >, 0);
+  g_assert_true (trace.samples_ordered);
+  g_assert_cmpstr (qf_session_get_state (session), ==, "complete");
+  /* what was saved is what the session holds */
+  saved = qf_session_load (dir, NULL);
+  g_assert_nonnull (saved);
+  g_assert_cmpint (qf_session_get_step_status (saved, 2), ==, QF_STEP_STATUS_DONE);
+  g_assert_cmpstr (qf_session_get_state (saved), ==, "complete");
+  g_assert_nonnull (qf_json_get_object (qf_session_get_step (saved, 0), "samples"));
+  g_assert_cmpint (qf_session_get_overall (saved, NULL), ==, QF_OVERALL_PASS);
+  g_string_free (trace.order, TRUE);
+
+  /* replay of the recording: same events, same verdicts, nothing written */
+  {
+    g_autoptr(QfRunner) replay = qf_runner_new_replay (saved, 20);
+    Trace again = { .cancel_at_start = -1, .skip_at_start = -1 };
+
+    run (replay, &again);
+    g_assert_true (again.finished);
+    g_assert_cmpstr (again.order->str, ==, "s0 f0 f1 s2 f2 ");
+    g_assert_cmpuint (again.progress, >, 0);
+    g_assert_cmpuint (again.samples, >, 0);
+    g_assert_cmpint (qf_session_get_overall (qf_runner_get_session (replay), NULL), ==, QF_OVERALL_PASS);
+    g_assert_null (qf_session_get_dir (qf_runner_get_session (replay)));
+    g_string_free (again.order, TRUE);
+  }
+}
+
+static void
+test_cancel_within_a_second (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("qf-runner-XXXXXX", NULL);
+  g_autoptr(QfSession) session = NULL;
+  g_autoptr(QfSession) saved = NULL;
+  g_autoptr(QfRunner) runner = NULL;
+  Trace trace = { .cancel_at_start = 0, .skip_at_start = -1 };
+  gint64 cancel_ns;
+
+  if (!have_rt ())
+    return;
+  session = new_session (1000000, dir);   /* 1000 s unless cancelled */
+  runner = qf_runner_new (session);
+  cancel_ns = qf_clock_now_ns ();
+  run (runner, &trace);
+
+  g_assert_true (trace.cancelled);
+  /* started, cancelled 300 ms in, finished well within 1 s of the request */
+  g_assert_cmpint (trace.finished_ns - cancel_ns, <, (300 + 1000) * G_GINT64_CONSTANT (1000000));
+  g_assert_cmpint (qf_session_get_step_status (session, 0), ==, QF_STEP_STATUS_CANCELLED);
+  g_assert_cmpint (qf_session_get_step_status (session, 2), ==, QF_STEP_STATUS_PENDING);
+  saved = qf_session_load (dir, NULL);
+  g_assert_cmpstr (qf_session_get_state (saved), ==, "cancelled");
+  g_assert_cmpint (qf_session_get_step_status (saved, 0), ==, QF_STEP_STATUS_CANCELLED);
+  g_assert_cmpint (qf_session_get_overall (saved, NULL), ==, QF_OVERALL_INCOMPLETE);
+  g_string_free (trace.order, TRUE);
+}
+
+static void
+test_skip_and_only (void)
+{
+  g_autoptr(QfSession) session = NULL;
+  g_autoptr(QfSession) only_session = NULL;
+  g_autoptr(QfRunner) runner = NULL;
+  g_autoptr(QfRunner) only_runner = NULL;
+  Trace trace = { .cancel_at_start = -1, .skip_at_start = 0 };
+  Trace only_trace = { .cancel_at_start = -1, .skip_at_start = -1 };
+  const char *only[] = { "second", NULL };
+
+  if (!have_rt ())
+    return;
+  session = new_session (1000000, NULL);
+  runner = qf_runner_new (session);
+  run (runner, &trace);
+  g_assert_false (trace.cancelled);
+  g_assert_cmpint (qf_session_get_step_status (session, 0), ==, QF_STEP_STATUS_SKIPPED);
+  g_assert_cmpint (qf_session_get_step_status (session, 2), ==, QF_STEP_STATUS_DONE);
+  /* a skipped deciding test leaves the verdict incomplete */
+  g_assert_cmpint (qf_session_get_overall (session, NULL), ==, QF_OVERALL_INCOMPLETE);
+  g_string_free (trace.order, TRUE);
+
+  only_session = new_session (1000000, NULL);
+  only_runner = qf_runner_new (only_session);
+  qf_runner_set_only (only_runner, only);
+  run (only_runner, &only_trace);
+  g_assert_cmpint (qf_session_get_step_status (only_session, 0), ==, QF_STEP_STATUS_NOT_RUN);
+  g_assert_cmpint (qf_session_get_step_status (only_session, 2), ==, QF_STEP_STATUS_DONE);
+  g_assert_cmpstr (only_trace.order->str, ==, "f0 f1 s2 f2 ");
+  g_string_free (only_trace.order, TRUE);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *data = g_dir_make_tmp ("qf-runner-data-XXXXXX", NULL);
+
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+  setlocale (LC_ALL, "C.UTF-8");
+  g_setenv ("LANGUAGE", "C", TRUE);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/core/runner/runs-in-order-and-replays", test_runs_in_order);
+  g_test_add_func ("/core/runner/cancel-within-a-second", test_cancel_within_a_second);
+  g_test_add_func ("/core/runner/skip-and-only", test_skip_and_only);
+  return g_test_run ();
+}

@@ -73,6 +73,9 @@ gboolean qf_cli_report_session_dir (const char  *session_dir,
                                     gboolean     no_sign,
                                     gboolean     json,
                                     GError     **error);
+int qf_cli_ping      (int argc, char **argv);
+int qf_cli_latency   (int argc, char **argv);
+int qf_cli_cycle     (int argc, char **argv);
 int qf_cli_bandwidth (int argc, char **argv);
 int qf_cli_serve     (int argc, char **argv);
 

@@ -14,7 +14,10 @@ static const QfStepInfo *const steps[] = {
   &qf_step_rt,
   &qf_step_stress,
   &qf_step_monitor,
+  &qf_step_ping,
   &qf_step_bandwidth,
+  &qf_step_latency,
+  &qf_step_cycle,
   NULL
 };
 

@@ -7,4 +7,7 @@
 extern const QfStepInfo qf_step_rt;
 extern const QfStepInfo qf_step_stress;
 extern const QfStepInfo qf_step_monitor;
+extern const QfStepInfo qf_step_ping;
 extern const QfStepInfo qf_step_bandwidth;
+extern const QfStepInfo qf_step_latency;
+extern const QfStepInfo qf_step_cycle;

@@ -1,0 +1,79 @@
+/* qf-cli-cycle.c — `qualify-cli cycle`: the control-cycle test against `qualify-cli serve`
+ * (src/cli). */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "qf-cli.h"
+#include "qf-cli-net.h"
+#include "qf-steps.h"
+
+static void
+print_summary (JsonObject *r)
+{
+  g_print (_("%lld cycles at %lld Hz (period %.0f µs): %lld missed the deadline (%.3f %%), "
+             "%lld of them late and %lld lost; longest run of misses %lld\n"),
+           (long long) qf_cli_net_int (r, "cycles"), (long long) qf_cli_net_int (r, "rate_hz"),
+           qf_cli_net_double (r, "period_us"), (long long) qf_cli_net_int (r, "misses"),
+           qf_cli_net_double (r, "miss_pct"), (long long) qf_cli_net_int (r, "late"),
+           (long long) qf_cli_net_int (r, "lost"),
+           (long long) qf_cli_net_int (r, "longest_miss_burst"));
+  if (json_object_has_member (r, "avg_rtt_us"))
+    g_print (_("round trip min/avg/p50/p99/max = %.1f/%.1f/%.1f/%.1f/%.1f µs\n"),
+             qf_cli_net_double (r, "min_rtt_us"), qf_cli_net_double (r, "avg_rtt_us"),
+             qf_cli_net_double (r, "p50_rtt_us"), qf_cli_net_double (r, "p99_rtt_us"),
+             qf_cli_net_double (r, "max_rtt_us"));
+  if (qf_cli_net_int (r, "send_overruns") > 0)
+    g_print (_("%lld requests left more than one period late: this PC could not keep the rate\n"),
+             (long long) qf_cli_net_int (r, "send_overruns"));
+}
+
+int
+qf_cli_cycle (int    argc,
+              char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) params = json_object_new ();
+  g_autoptr(JsonObject) result = NULL;
+  g_autofree char *iface = NULL;
+  int port = 11111, rate_hz = 1000;
+  gdouble time_s = 10;
+  gboolean json = FALSE, ok;
+  QfStepContext ctx = { 0 };
+  int exit_code;
+  const GOptionEntry entries[] = {
+    { "port", 'p', 0, G_OPTION_ARG_INT, &port, N_("Responder's UDP port (default 11111)"), N_("P") },
+    { "rate-hz", 'r', 0, G_OPTION_ARG_INT, &rate_hz,
+      N_("Cycles per second (default 1000; robots also run at 500)"), N_("HZ") },
+    { "time", 't', 0, G_OPTION_ARG_DOUBLE, &time_s, N_("Run for S seconds (default 10)"), N_("S") },
+    { "iface", 0, 0, G_OPTION_ARG_STRING, &iface, N_("Send from this interface"), N_("IF") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
+    { NULL }
+  };
+
+  if (!qf_cli_parse_options ("cycle", "HOST",
+                             _("Run a periodic UDP request/response at a robot's control rate "
+                               "against `qualify-cli serve` and count missed deadlines."),
+                             entries, &argc, &argv, &exit_code))
+    return exit_code;
+  if (argc < 2)
+    return qf_cli_errorf ("cycle", _("give the address of the peer, e.g. qualify-cli cycle 192.168.1.2"));
+  if (argc > 2)
+    return qf_cli_errorf ("cycle", _("unexpected argument “%s”"), argv[2]);
+
+  json_object_set_string_member (params, "host", argv[1]);
+  json_object_set_int_member (params, "port", port);
+  json_object_set_int_member (params, "rate_hz", rate_hz);
+  json_object_set_double_member (params, "time_s", time_s);
+  if (iface != NULL)
+    json_object_set_string_member (params, "iface", iface);
+
+  ok = qf_cli_net_run_step (&qf_step_cycle, params, &ctx, &result, &error);
+  if (json && result != NULL)
+    qf_cli_print_json (result);
+  else if (result != NULL)
+    print_summary (result);
+  if (!ok)
+    return qf_cli_error ("cycle", error);
+  return QF_CLI_EXIT_OK;
+}

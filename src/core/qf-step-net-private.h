@@ -1,0 +1,105 @@
+/* qf-step-net-private.h — what the network steps (ping, latency, cycle) share (src/core):
+ * the peer to measure, the mapping of engine errors onto the step contract, and the histogram's
+ * JSON shape (the same as the rt step's). */
+#pragma once
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "qf-histogram.h"
+#include "qf-net.h"
+#include "qf-step.h"
+
+/* "host" in params wins over the context's peer (the runner's helper machine). */
+static inline gboolean
+_qf_step_net_host (JsonObject     *params,
+                   QfStepContext  *ctx,
+                   const char    **host,
+                   GError        **error)
+{
+  if (!qf_step_param_string (params, "host", ctx != NULL ? ctx->peer : NULL, host, error))
+    return FALSE;
+  if (*host == NULL || (*host)[0] == '\0')
+    {
+      g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                   _("No peer to measure: give the helper machine's address"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static inline gboolean
+_qf_step_net_iface (JsonObject     *params,
+                    QfStepContext  *ctx,
+                    const char    **iface,
+                    GError        **error)
+{
+  return qf_step_param_string (params, "iface", ctx != NULL ? ctx->iface : NULL, iface, error);
+}
+
+static inline void
+_qf_step_net_propagate (GError **dest,
+                        GError  *src)
+{
+  QfStepError code;
+
+  if (src == NULL)
+    return;
+  if (src->domain != QF_NET_ERROR)
+    {
+      g_propagate_error (dest, src);
+      return;
+    }
+  switch ((QfNetError) src->code)
+    {
+    case QF_NET_ERROR_INVALID:
+      code = QF_STEP_ERROR_INVALID_PARAMS;
+      break;
+    case QF_NET_ERROR_PERMISSION:
+      code = QF_STEP_ERROR_PERMISSION;
+      break;
+    case QF_NET_ERROR_RESOLVE:
+    case QF_NET_ERROR_UNREACHABLE:
+    case QF_NET_ERROR_PROTOCOL:
+      code = QF_STEP_ERROR_PEER;
+      break;
+    case QF_NET_ERROR_CANCELLED:
+      code = QF_STEP_ERROR_CANCELLED;
+      break;
+    case QF_NET_ERROR_IO:
+    default:
+      code = QF_STEP_ERROR_FAILED;
+      break;
+    }
+  g_set_error_literal (dest, QF_STEP_ERROR, code, src->message);
+  g_error_free (src);
+}
+
+/* Three decimals in ms or µs: the figures are exact to the ns or µs behind them. */
+static inline gdouble
+_qf_step_net_round3 (gdouble value)
+{
+  return round (value * 1000.0) / 1000.0;
+}
+
+static inline JsonObject *
+_qf_step_net_histogram (const QfHistogram *hist)
+{
+  JsonObject *obj = json_object_new ();
+  JsonArray *buckets = json_array_new ();
+  JsonArray *counts = json_array_new ();
+  guint last = qf_histogram_last_used_bucket (hist);
+
+  for (guint i = 0; i < last; i++)
+    if (hist->counts[i] != 0)
+      {
+        json_array_add_int_element (buckets, (gint64) i * hist->bucket_ns / 1000);
+        json_array_add_int_element (counts, (gint64) hist->counts[i]);
+      }
+  json_object_set_int_member (obj, "bucket_width_us", hist->bucket_ns / 1000);
+  json_object_set_array_member (obj, "bucket_us", buckets);
+  json_object_set_array_member (obj, "count", counts);
+  json_object_set_int_member (obj, "overflow", (gint64) hist->overflow);
+  json_object_set_int_member (obj, "overflow_from_us", (gint64) hist->n_buckets * hist->bucket_ns / 1000);
+  return obj;
+}

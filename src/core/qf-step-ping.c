@@ -1,0 +1,178 @@
+/* qf-step-ping.c — the "ping" step: ICMP round trip to the helper machine, as the procedure's
+ * `ping -i 0.001 -s 1024 -c 100 PEER` (src/core).
+ *
+ * Params (all optional): host (default: the context's peer), iface (default: the context's),
+ * interval_ms (1), size (1024), count (100; 0 = until deadline_s), deadline_s (0 = none),
+ * timeout_s (2: wait for the last replies), ttl (0 = system default), source.
+ * Result: the `qualify-cli ping --json` object. Samples: RTT ns per reply, channel = icmp_seq,
+ * flags = 1 for a duplicate | TTL << 8. A stop request ends the run within one interval; no
+ * reply at all fails with QF_STEP_ERROR_PEER and the counts as the partial result.
+ */
+#include "config.h"
+
+#include "qf-ping.h"
+#include "qf-step-net-private.h"
+#include "qf-steps.h"
+
+typedef struct
+{
+  QfStepContext *ctx;
+  guint64        count;
+  gdouble        deadline_s;
+} PingProgress;
+
+static void
+on_progress (gdouble  fraction,
+             guint64  transmitted,
+             guint64  received,
+             gpointer user_data)
+{
+  PingProgress *p = user_data;
+  g_autoptr(JsonObject) live = json_object_new ();
+
+  if (p->ctx == NULL || p->ctx->progress == NULL)
+    return;
+  json_object_set_int_member (live, "transmitted", (gint64) transmitted);
+  json_object_set_int_member (live, "received", (gint64) received);
+  p->ctx->progress (p->ctx, fraction, live, p->ctx->user_data);
+}
+
+static JsonObject *
+build_result (const char         *host,
+              const QfPingConfig *config,
+              const QfPingResult *r,
+              const QfHistogram  *hist)
+{
+  JsonObject *obj = json_object_new ();
+
+  json_object_set_string_member (obj, "test", "ping");
+  json_object_set_string_member (obj, "host", host);
+  json_object_set_string_member (obj, "address", r->address);
+  json_object_set_string_member (obj, "socket", r->raw_socket ? "raw" : "datagram");
+  json_object_set_double_member (obj, "interval_ms", config->interval_ms);
+  json_object_set_int_member (obj, "size", config->size);
+  json_object_set_int_member (obj, "transmitted", (gint64) r->transmitted);
+  json_object_set_int_member (obj, "received", (gint64) r->received);
+  json_object_set_int_member (obj, "duplicates", (gint64) r->duplicates);
+  json_object_set_int_member (obj, "errors", (gint64) r->errors);
+  json_object_set_double_member (obj, "loss_pct", _qf_step_net_round3 (r->loss_pct));
+  json_object_set_int_member (obj, "time_ms", r->time_ms);
+  if (r->received + r->duplicates > 0)
+    {
+      /* iputils' integer-µs arithmetic, printed in ms as it prints them. */
+      json_object_set_double_member (obj, "min_ms", r->min_us / 1000.0);
+      json_object_set_double_member (obj, "avg_ms", r->avg_us / 1000.0);
+      json_object_set_double_member (obj, "max_ms", r->max_us / 1000.0);
+      json_object_set_double_member (obj, "mdev_ms", r->mdev_us / 1000.0);
+      json_object_set_double_member (obj, "p50_ms", _qf_step_net_round3 (r->p50_ns / 1e6));
+      json_object_set_double_member (obj, "p99_ms", _qf_step_net_round3 (r->p99_ns / 1e6));
+      json_object_set_double_member (obj, "p999_ms", _qf_step_net_round3 (r->p999_ns / 1e6));
+    }
+  json_object_set_object_member (obj, "histogram", _qf_step_net_histogram (hist));
+  return obj;
+}
+
+static gboolean
+ping_run (JsonObject     *params,
+          QfStepContext  *ctx,
+          JsonObject    **result,
+          GError        **error)
+{
+  g_autoptr(QfPing) ping = NULL;
+  GError *net_error = NULL;
+  QfPingConfig config = { 0 };
+  QfPingResult r;
+  PingProgress progress = { ctx, 0, 0 };
+  const char *host, *iface, *source;
+  gdouble interval_ms, deadline_s, timeout_s;
+  gint64 size, count, ttl;
+  gboolean ok;
+
+  g_return_val_if_fail (result != NULL, FALSE);
+  *result = NULL;
+
+  if (!_qf_step_net_host (params, ctx, &host, error) ||
+      !_qf_step_net_iface (params, ctx, &iface, error) ||
+      !qf_step_param_double (params, "interval_ms", 1, 0.1, 60000, &interval_ms, error) ||
+      !qf_step_param_int (params, "size", QF_PING_DEFAULT_SIZE, 0, QF_PING_MAX_SIZE, &size, error) ||
+      !qf_step_param_int (params, "count", 100, 0, G_MAXINT32, &count, error) ||
+      !qf_step_param_double (params, "deadline_s", 0, 0, 86400, &deadline_s, error) ||
+      !qf_step_param_double (params, "timeout_s", 2, 0.001, 3600, &timeout_s, error) ||
+      !qf_step_param_int (params, "ttl", 0, 0, 255, &ttl, error) ||
+      !qf_step_param_string (params, "source", NULL, &source, error))
+    return FALSE;
+  if (count == 0 && deadline_s == 0)
+    {
+      g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                   _("Parameters “count” and “deadline_s”: give at least one, or the test never ends"));
+      return FALSE;
+    }
+
+  config.host = host;
+  config.interval_ms = interval_ms;
+  config.size = (guint) size;
+  config.count = (guint64) count;
+  config.deadline_s = deadline_s;
+  config.timeout_s = timeout_s;
+  config.iface = iface;
+  config.source = source;
+  config.ttl = (int) ttl;
+  progress.count = config.count;
+  progress.deadline_s = deadline_s;
+
+  ping = qf_ping_new (&config, &net_error);
+  if (ping == NULL)
+    {
+      _qf_step_net_propagate (error, net_error);
+      return FALSE;
+    }
+  ok = qf_ping_run (ping, ctx != NULL ? ctx->samples : NULL, ctx != NULL ? ctx->cancel : NULL,
+                    on_progress, &progress, &r, &net_error);
+  *result = build_result (host, &config, &r, qf_ping_get_histogram (ping));
+  if (!ok)
+    _qf_step_net_propagate (error, net_error);
+  return ok;
+}
+
+static char *
+ping_classic (JsonObject *params,
+              const char *peer)
+{
+  gdouble interval_ms = 1;
+  gint64 size = QF_PING_DEFAULT_SIZE, count = 100;
+  const char *host = NULL;
+  char interval[G_ASCII_DTOSTR_BUF_SIZE];
+
+  qf_step_param_double (params, "interval_ms", 1, 0.1, 60000, &interval_ms, NULL);
+  qf_step_param_int (params, "size", QF_PING_DEFAULT_SIZE, 0, QF_PING_MAX_SIZE, &size, NULL);
+  qf_step_param_int (params, "count", 100, 0, G_MAXINT32, &count, NULL);
+  qf_step_param_string (params, "host", peer, &host, NULL);
+  g_ascii_formatd (interval, sizeof interval, "%g", interval_ms / 1000.0);
+  return g_strdup_printf ("ping -i %s -s %lld -c %lld %s", interval, (long long) size,
+                          (long long) count, host != NULL ? host : "PEER");
+}
+
+static gdouble
+ping_duration (JsonObject *params)
+{
+  gdouble interval_ms = 1, deadline_s = 0;
+  gint64 count = 100;
+
+  qf_step_param_double (params, "interval_ms", 1, 0.1, 60000, &interval_ms, NULL);
+  qf_step_param_int (params, "count", 100, 0, G_MAXINT32, &count, NULL);
+  qf_step_param_double (params, "deadline_s", 0, 0, 86400, &deadline_s, NULL);
+  if (count == 0)
+    return deadline_s;
+  if (deadline_s > 0)
+    return MIN (deadline_s, count * interval_ms / 1000.0 + 0.1);
+  return count * interval_ms / 1000.0 + 0.1;
+}
+
+const QfStepInfo qf_step_ping = {
+  .id = "ping",
+  .title = N_("Network round trip (ping)"),
+  .needs_peer = TRUE,
+  .run = ping_run,
+  .classic_command = ping_classic,
+  .estimate_duration = ping_duration,
+};

@@ -1,0 +1,289 @@
+#!/usr/bin/python3
+# test-cli-net.py — qualify-cli ping, latency, cycle and serve between two network namespaces
+# that this test creates (veth pair) and removes; sockperf interop in both directions when
+# sockperf is installed (tests/cli). Speaks TAP. Needs root for the namespaces: skips otherwise.
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
+PID = os.getpid()
+NS_A, NS_B, NS_C = (f"qf-net-{PID}-{x}" for x in "abc")
+VETH_A, VETH_B = f"qfa{PID % 10000000}", f"qfb{PID % 10000000}"
+SUBNET = f"10.77.{PID % 250}"
+ADDR_A, ADDR_B = f"{SUBNET}.1", f"{SUBNET}.2"
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+results = []
+children = []
+
+
+def tap(ok, name, diag=""):
+    results.append(ok)
+    print(f"{'ok' if ok else 'not ok'} {len(results)} {name}")
+    if not ok and diag:
+        for line in str(diag).splitlines()[-30:]:
+            print(f"# {line}")
+    sys.stdout.flush()
+
+
+def sh(*args, check=True):
+    return subprocess.run(args, check=check, capture_output=True, text=True)
+
+
+def in_ns(ns, *args):
+    return ["ip", "netns", "exec", ns, *args]
+
+
+def run(ns, *args, user=None, timeout=60):
+    cmd = in_ns(ns, *(NOBODY if user == "nobody" else []), *args)
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+
+
+def start(ns, *args):
+    p = subprocess.Popen(in_ns(ns, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    children.append(p)
+    return p
+
+
+def stop(p, sig=signal.SIGTERM):
+    if p.poll() is None:
+        p.send_signal(sig)
+    try:
+        out, err = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    return p.returncode, out, err
+
+
+def wait_port(ns, port, proto="tcp"):
+    flag = "-ltn" if proto == "tcp" else "-lun"
+    for _ in range(100):
+        out = sh(*in_ns(ns, "ss", "-H", flag, f"sport = :{port}"), check=False).stdout
+        if out.strip():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def as_json(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def setup():
+    sh("ip", "netns", "add", NS_A)
+    sh("ip", "netns", "add", NS_B)
+    sh("ip", "netns", "add", NS_C)
+    sh("ip", "link", "add", VETH_A, "type", "veth", "peer", "name", VETH_B)
+    sh("ip", "link", "set", VETH_A, "netns", NS_A)
+    sh("ip", "link", "set", VETH_B, "netns", NS_B)
+    sh("ip", "-n", NS_A, "addr", "add", f"{ADDR_A}/24", "dev", VETH_A)
+    sh("ip", "-n", NS_B, "addr", "add", f"{ADDR_B}/24", "dev", VETH_B)
+    for ns, dev in ((NS_A, VETH_A), (NS_B, VETH_B), (NS_C, None)):
+        sh("ip", "-n", ns, "link", "set", "lo", "up")
+        if dev:
+            sh("ip", "-n", ns, "link", "set", dev, "up")
+    # Unprivileged ping sockets in A only (the sysctl is per namespace); C keeps "1 0".
+    sh(*in_ns(NS_A, "sysctl", "-q", "-w", "net.ipv4.ping_group_range=0 2147483647"))
+    sh(*in_ns(NS_C, "sysctl", "-q", "-w", "net.ipv4.ping_group_range=1 0"))
+
+
+def teardown():
+    for p in children:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    for ns in (NS_A, NS_B, NS_C):
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def cli_can_run_as_nobody():
+    rc, _, _, _ = run(NS_A, CLI, "--version", user="nobody")
+    return rc == 0
+
+
+def test_ping():
+    # As an unprivileged user on a datagram ICMP socket (ping_group_range enabled in A).
+    if cli_can_run_as_nobody():
+        rc, out, err, _ = run(NS_A, CLI, "ping", ADDR_B, "-c", "20", "-i", "0.005", "--json",
+                              user="nobody")
+        r = as_json(out)
+        ok = (rc == 0 and r is not None and r["socket"] == "datagram"
+              and r["transmitted"] == 20 and r["received"] == 20 and r["loss_pct"] == 0
+              and r["min_ms"] <= r["avg_ms"] <= r["max_ms"] and r["mdev_ms"] >= 0
+              and sum(r["histogram"]["count"]) + r["histogram"]["overflow"] == r["received"])
+        tap(ok, "ping as an unprivileged user uses a datagram ICMP socket", out + err)
+
+        # Where ping_group_range is "1 0" the same user gets exit 2 naming the sysctl.
+        rc, out, err, _ = run(NS_C, CLI, "ping", "127.0.0.1", "-c", "1", user="nobody")
+        tap(rc == 2 and "ping_group_range" in err and out.count("\n") <= 1,
+            "ping without permission exits 2 naming net.ipv4.ping_group_range", out + err)
+    else:
+        tap(True, "# SKIP the build directory is not readable by nobody")
+        tap(True, "# SKIP the build directory is not readable by nobody")
+
+    # As root, with the procedure's parameters, text output ending like iputils.
+    rc, out, err, _ = run(NS_A, CLI, "ping", ADDR_B, "-i", "0.001", "-s", "1024", "-c", "100")
+    lines = out.strip().splitlines()
+    ok = (rc == 0 and len(lines) >= 3
+          and any(l.startswith("100 packets transmitted, 100 received, 0% packet loss, time ")
+                  for l in lines)
+          and any(l.startswith("rtt min/avg/max/mdev = ") and l.endswith(" ms") for l in lines)
+          and sum(1 for l in lines if "bytes from" in l) == 100)
+    tap(ok, "ping -i 0.001 -s 1024 -c 100 prints 100 replies and iputils' summary", out + err)
+
+
+def test_ping_loss():
+    # The peer stops answering part-way: the loss is counted, the run still succeeds.
+    sh(*in_ns(NS_B, "sysctl", "-q", "-w", "net.ipv4.icmp_echo_ignore_all=0"))
+    p = start(NS_A, CLI, "ping", ADDR_B, "-c", "400", "-i", "0.005", "-W", "1")
+    first = ""
+    while "bytes from" not in first:
+        line = p.stdout.readline()
+        if not line:
+            break
+        first += line
+    sh(*in_ns(NS_B, "sysctl", "-q", "-w", "net.ipv4.icmp_echo_ignore_all=1"))
+    out, err = p.communicate(timeout=30)
+    rc = p.returncode
+    sh(*in_ns(NS_B, "sysctl", "-q", "-w", "net.ipv4.icmp_echo_ignore_all=0"))
+    summary = [l for l in out.splitlines() if "packets transmitted" in l]
+    ok = rc == 0 and "bytes from" in first and len(summary) == 1
+    if ok:
+        parts = summary[0].split(",")
+        transmitted = int(parts[0].split()[0])
+        received = int(parts[1].split()[0])
+        ok = transmitted == 400 and 0 < received < 400 and "packet loss" in summary[0]
+    tap(ok, "ping counts the loss when the peer stops answering", first + out + err)
+
+
+def test_ping_unreachable():
+    rc, out, err, elapsed = run(NS_A, CLI, "ping", f"{SUBNET}.99", "-c", "3", "-W", "1", "--json")
+    r = as_json(out)
+    tap(rc == 2 and elapsed < 8 and "No reply" in err and r is not None and r["received"] == 0,
+        "ping to an unreachable address exits 2 within the timeout", f"{rc} {elapsed}\n{out}{err}")
+
+
+def test_latency_and_cycle(serve):
+    for proto in ("--tcp", "--udp"):
+        rc, out, err, _ = run(NS_A, CLI, "latency", ADDR_B, proto, "--time", "0.5", "--json")
+        r = as_json(out)
+        ok = (rc == 0 and r is not None and r["test"] == "latency" and r["mode"] == "blocking"
+              and r["protocol"] == proto[2:] and r["one_way"] is True and r["msg_size"] == 14
+              and r["samples"] > 0 and r["dropped"] == 0
+              and r["min_us"] <= r["p50_us"] <= r["p99_us"] <= r["max_us"])
+        tap(ok, f"latency {proto} against our responder", out + err)
+
+    rc, out, err, _ = run(NS_A, CLI, "latency", ADDR_B, "--spin", "--time", "0.3", "--json")
+    r = as_json(out)
+    tap(rc == 0 and r is not None and r["mode"] == "spin" and r["samples"] > 0,
+        "latency --spin says it measured in spin mode", out + err)
+
+    rc, out, err, _ = run(NS_A, CLI, "cycle", ADDR_B, "--rate-hz", "500", "--time", "0.5", "--json")
+    r = as_json(out)
+    ok = (rc == 0 and r is not None and r["cycles"] == 250 and r["rate_hz"] == 500
+          and r["misses"] == r["late"] + r["lost"] and r["longest_miss_burst"] <= r["misses"]
+          and r["lost"] < 250 and r["avg_rtt_us"] > 0 and r["p99_rtt_us"] <= r["max_rtt_us"])
+    tap(ok, "cycle at 500 Hz against our responder", out + err)
+
+    rc, out, err, _ = run(NS_A, CLI, "latency", ADDR_B, "--port", "11119", "--time", "0.2")
+    tap(rc == 2 and "refused" in err and out == "",
+        "latency to a port nobody serves exits 2 saying so", out + err)
+
+
+def test_cycle_delayed():
+    p = start(NS_B, CLI, "serve", "--latency-port", "11112", "--bandwidth-port", "5202",
+              "--emulate", "delay=3")
+    if not wait_port(NS_B, 11112, "udp"):
+        tap(False, "serve --emulate starts", stop(p)[2])
+        return
+    rc, out, err, _ = run(NS_A, CLI, "cycle", ADDR_B, "--port", "11112", "--rate-hz", "1000",
+                          "--time", "0.3", "--json")
+    r = as_json(out)
+    ok = (rc == 0 and r is not None and r["cycles"] == 300 and r["misses"] == 300
+          and r["longest_miss_burst"] == 300 and r["min_rtt_us"] >= 3000)
+    tap(ok, "cycle counts every cycle as missed when the responder holds replies 3 ms", out + err)
+    stop(p)
+
+
+def test_sockperf_interop(serve):
+    if shutil.which("sockperf") is None:
+        for name in ("ours -> sockperf sr --tcp", "ours -> sockperf sr (UDP)",
+                     "sockperf pp --tcp -> our responder", "sockperf pp (UDP) -> our responder"):
+            tap(True, f"# SKIP sockperf is not installed: {name}")
+        return
+    for proto, port in (("--tcp", "11113"), ("--udp", "11114")):
+        srv = start(NS_B, "sockperf", "sr", *(["--tcp"] if proto == "--tcp" else []), "-p", port)
+        wait_port(NS_B, int(port), "tcp" if proto == "--tcp" else "udp")
+        rc, out, err, _ = run(NS_A, CLI, "latency", ADDR_B, proto, "--port", port, "--time", "0.5",
+                              "--json")
+        r = as_json(out)
+        tap(rc == 0 and r is not None and r["samples"] > 0 and r["dropped"] == 0,
+            f"our latency client {proto} against sockperf sr", out + err)
+        stop(srv, signal.SIGINT)
+    for proto in ("--tcp", None):
+        args = ["sockperf", "pp", "-i", ADDR_B, "-p", "11111", "-t", "1", "-m", "14"]
+        if proto:
+            args.append(proto)
+        rc, out, err, _ = run(NS_A, *args)
+        text = out + err
+        ok = rc == 0 and "avg-latency=" in text and "# dropped messages = 0" in text
+        tap(ok, f"sockperf pp {proto or '(UDP)'} against our responder", text)
+
+
+def test_serve(serve):
+    # A second responder on the same port fails at once with exit 2 and says why.
+    rc, out, err, elapsed = run(NS_B, CLI, "serve", timeout=20)
+    tap(rc == 2 and "in use" in err and elapsed < 10, "serve on a busy port exits 2", out + err)
+    rc, out, err = stop(serve)
+    ok = (rc == 0 and f"TCP ping-pong from {ADDR_A}" in out and f"UDP cycle test from {ADDR_A}" in out
+          and "stopped" in out)
+    tap(ok, "serve logs one line per test and stops cleanly on SIGTERM", out + err)
+
+
+def main():
+    if os.geteuid() != 0:
+        print("1..0 # SKIP network namespaces need root")
+        return 0
+    if shutil.which("ip") is None:
+        print("1..0 # SKIP iproute2 is not installed")
+        return 0
+    try:
+        setup()
+    except subprocess.CalledProcessError as e:
+        teardown()
+        print(f"1..0 # SKIP cannot create network namespaces here: {e.stderr.strip()}")
+        return 0
+    try:
+        serve = start(NS_B, CLI, "serve")
+        if not wait_port(NS_B, 11111):
+            tap(False, "serve starts in the peer namespace", stop(serve)[2])
+        else:
+            test_ping()
+            test_ping_loss()
+            test_ping_unreachable()
+            test_latency_and_cycle(serve)
+            test_cycle_delayed()
+            test_sockperf_interop(serve)
+            time.sleep(2.2)   # a UDP test is logged once its client has been quiet for 2 s
+            test_serve(serve)
+    finally:
+        teardown()
+    print(f"1..{len(results)}")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,536 @@
+/* test-net.c — the network engines on loopback: sockperf statistics, iputils mdev, the
+ * responder (ping-pong, malformed and oversized input, client limit, emulated delay and loss),
+ * the latency client and the cycle test (tests/engine). */
+#include "config.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "qf-clock.h"
+#include "qf-cycle.h"
+#include "qf-net.h"
+#include "qf-ping.h"
+#include "qf-responder.h"
+#include "qf-sockperf.h"
+
+/* ---- a responder on 127.0.0.1 on its own thread ------------------------------------------ */
+
+typedef struct
+{
+  QfResponder *responder;
+  GThread     *thread;
+  gint         stop;
+  guint16      port;
+  GMutex       lock;
+  GPtrArray   *log;
+} Fixture;
+
+static void
+collect_log (const char *line,
+             gpointer    user_data)
+{
+  Fixture *f = user_data;
+
+  g_mutex_lock (&f->lock);
+  g_ptr_array_add (f->log, g_strdup (line));
+  g_mutex_unlock (&f->lock);
+}
+
+static gpointer
+responder_thread (gpointer data)
+{
+  Fixture *f = data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (qf_responder_run (f->responder, &f->stop, &error));
+  g_assert_no_error (error);
+  return NULL;
+}
+
+static void
+fixture_start (Fixture                    *f,
+               guint                       max_clients,
+               const QfResponderEmulation *emulate)
+{
+  g_autoptr(GError) error = NULL;
+  QfResponderConfig config = {
+    .bind_address = "127.0.0.1",
+    .max_clients = max_clients,
+    .log = collect_log,
+    .log_data = f,
+  };
+
+  if (emulate != NULL)
+    config.emulate = *emulate;
+  g_mutex_init (&f->lock);
+  f->log = g_ptr_array_new_with_free_func (g_free);
+  f->stop = 0;
+  f->responder = qf_responder_new (&config, &error);
+  g_assert_no_error (error);
+  f->port = qf_responder_get_port (f->responder);
+  g_assert_cmpuint (f->port, >, 0);
+  f->thread = g_thread_new ("test-responder", responder_thread, f);
+}
+
+static void
+fixture_stop (Fixture *f)
+{
+  gint64 t0 = qf_clock_now_ns ();
+
+  g_atomic_int_set (&f->stop, 1);
+  g_thread_join (f->thread);
+  /* The stop flag is honoured within 100 ms (+ scheduling slack). */
+  g_assert_cmpint (qf_clock_now_ns () - t0, <, 2 * QF_NSEC_PER_SEC);
+  qf_responder_free (f->responder);
+  g_ptr_array_unref (f->log);
+  g_mutex_clear (&f->lock);
+}
+
+static gboolean
+log_contains (Fixture    *f,
+              const char *needle)
+{
+  gboolean found = FALSE;
+
+  g_mutex_lock (&f->lock);
+  for (guint i = 0; i < f->log->len && !found; i++)
+    found = strstr (g_ptr_array_index (f->log, i), needle) != NULL;
+  g_mutex_unlock (&f->lock);
+  return found;
+}
+
+static int
+tcp_connect (guint16 port)
+{
+  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons (port) };
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  sin.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (connect (fd, (struct sockaddr *) &sin, sizeof sin), ==, 0);
+  return fd;
+}
+
+/* Waits up to 3 s for the peer to close fd; TRUE when it did. */
+static gboolean
+wait_closed (int fd)
+{
+  gint64 deadline = qf_clock_now_ns () + 3 * QF_NSEC_PER_SEC;
+  char buf[256];
+
+  while (qf_clock_now_ns () < deadline)
+    {
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      if (poll (&pfd, 1, 100) > 0)
+        {
+          ssize_t n = recv (fd, buf, sizeof buf, MSG_DONTWAIT);
+          if (n == 0 || (n < 0 && errno == ECONNRESET))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static QfSockperfResult
+run_latency (guint16             port,
+             QfSockperfProtocol  protocol,
+             guint               msg_size,
+             gdouble             time_s,
+             gboolean            spin,
+             gboolean           *ok)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSockperfClient) client = NULL;
+  QfSockperfConfig config = {
+    .host = "127.0.0.1", .port = port, .protocol = protocol, .msg_size = msg_size,
+    .time_s = time_s, .spin = spin,
+  };
+  QfSockperfResult r;
+
+  client = qf_sockperf_client_new (&config, &error);
+  g_assert_no_error (error);
+  *ok = qf_sockperf_client_run (client, NULL, NULL, NULL, NULL, &r, &error);
+  if (*ok)
+    g_assert_no_error (error);
+  return r;
+}
+
+static void
+assert_latency_sane (const QfSockperfResult *r)
+{
+  g_assert_cmpuint (r->samples, >, 0);
+  g_assert_cmpuint (r->dropped, ==, 0);
+  g_assert_cmpuint (r->samples + r->dropped + r->out_of_order, ==, r->valid_sent);
+  g_assert_cmpuint (r->valid_sent, <=, r->sent);
+  g_assert_cmpint (r->min_ns, >, 0);
+  g_assert_cmpint (r->min_ns, <=, r->percentile_ns[QF_SOCKPERF_P50]);
+  g_assert_cmpint (r->percentile_ns[QF_SOCKPERF_P50], <=, r->percentile_ns[QF_SOCKPERF_P99]);
+  g_assert_cmpint (r->percentile_ns[QF_SOCKPERF_P99], <=, r->max_ns);
+  g_assert_cmpint (r->min_ns, <=, r->avg_ns);
+  g_assert_cmpint (r->avg_ns, <=, r->max_ns);
+}
+
+/* ---- sockperf's statistics ------------------------------------------------------------------ */
+
+static void
+test_sockperf_statistics (void)
+{
+  /* 1000 requests, one every ms from t = 1 s. RTT of request i is 10 µs × (i % 7 + 1); request
+   * 600 was never answered and request 700's reply is stamped before 699's (out of order). */
+  const guint n = 1000;
+  g_autofree gint64 *tx = g_new0 (gint64, n);
+  g_autofree gint64 *rx = g_new0 (gint64, n);
+  QfSockperfResult r;
+  guint64 expected_samples = 0;
+  gint64 sum = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      tx[i] = QF_NSEC_PER_SEC + (gint64) i * QF_NSEC_PER_MSEC;
+      rx[i] = tx[i] + 10000 * (i % 7 + 1);
+    }
+  rx[599] = 0;
+  rx[699] = rx[698] - 1;
+
+  /* Window: tx ≥ tx[0] + 400 ms (index 400) and tx ≤ tx[999] − 50 ms (index 949). */
+  for (guint i = 400; i <= 949; i++)
+    if (i != 599 && i != 699)
+      {
+        expected_samples++;
+        sum += rx[i] - tx[i];
+      }
+
+  qf_sockperf_statistics (tx, rx, n, FALSE, &r);
+  g_assert_cmpuint (r.sent, ==, n);
+  g_assert_cmpuint (r.samples, ==, expected_samples);
+  g_assert_cmpuint (r.dropped, ==, 1);
+  g_assert_cmpuint (r.out_of_order, ==, 1);
+  g_assert_cmpuint (r.valid_sent, ==, 550);
+  /* sockperf: integer avgRtt = sum / n, then / 2. */
+  g_assert_cmpint (r.avg_ns, ==, (sum / (gint64) expected_samples) / 2);
+  g_assert_cmpint (r.min_ns, ==, 5000);
+  g_assert_cmpint (r.max_ns, ==, 35000);
+  /* Index rule: sample[(int)(0.5 + p × N) − 1] of the sorted half-RTTs. */
+  {
+    g_autofree gint64 *sorted = g_new (gint64, expected_samples);
+    guint k = 0;
+    for (guint i = 400; i <= 949; i++)
+      if (i != 599 && i != 699)
+        sorted[k++] = (rx[i] - tx[i]) / 2;
+    for (guint a = 0; a < k; a++)
+      for (guint b = a + 1; b < k; b++)
+        if (sorted[b] < sorted[a])
+          {
+            gint64 t = sorted[a];
+            sorted[a] = sorted[b];
+            sorted[b] = t;
+          }
+    for (guint p = 0; p < QF_SOCKPERF_N_PERCENTILES; p++)
+      {
+        int index = (int) (0.5 + qf_sockperf_percentiles[p] * k) - 1;
+        g_assert_true (r.percentile_valid[p]);
+        g_assert_cmpint (r.percentile_ns[p], ==, sorted[index]);
+      }
+  }
+  /* Sample standard deviation (n − 1), rounded to the ns. */
+  g_assert_cmpint (r.stddev_ns, >, 0);
+
+  qf_sockperf_statistics (tx, rx, n, TRUE, &r);
+  g_assert_cmpint (r.avg_ns, ==, sum / (gint64) expected_samples);
+  g_assert_cmpint (r.max_ns, ==, 70000);
+
+  /* A run shorter than warm-up + cool-down has no valid window. */
+  qf_sockperf_statistics (tx, rx, 300, FALSE, &r);
+  g_assert_cmpuint (r.samples, ==, 0);
+}
+
+static void
+test_iputils_mdev (void)
+{
+  /* RTTs 100, 200, 300 µs: mean 200, population variance 6666.67 → llsqrt(6666) = 81. */
+  g_assert_cmpint (qf_ping_iputils_mdev (600, 140000, 3), ==, 81);
+  /* All equal: 0. */
+  g_assert_cmpint (qf_ping_iputils_mdev (500, 50000, 5), ==, 0);
+  g_assert_cmpint (qf_ping_iputils_mdev (0, 0, 0), ==, 0);
+}
+
+static void
+test_emulation_parse (void)
+{
+  g_autoptr(GError) error = NULL;
+  QfResponderEmulation e;
+
+  g_assert_true (qf_responder_emulation_parse ("delay=5,jitter=2.5,loss=1", &e, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (e.delay_ms, ==, 5);
+  g_assert_cmpfloat (e.jitter_ms, ==, 2.5);
+  g_assert_cmpfloat (e.loss_pct, ==, 1);
+  g_assert_true (qf_responder_emulation_parse ("loss=100", &e, &error));
+  g_assert_cmpfloat (e.delay_ms, ==, 0);
+  g_assert_false (qf_responder_emulation_parse ("loss=101", &e, &error));
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (qf_responder_emulation_parse ("delay", &e, &error));
+  g_clear_error (&error);
+  g_assert_false (qf_responder_emulation_parse ("speed=3", &e, &error));
+  g_clear_error (&error);
+  g_assert_false (qf_responder_emulation_parse ("delay=-1", &e, &error));
+  g_clear_error (&error);
+}
+
+/* ---- responder + latency client -------------------------------------------------------------- */
+
+static void
+test_latency_loopback (void)
+{
+  Fixture f;
+  QfSockperfResult r;
+  gboolean ok;
+
+  fixture_start (&f, 0, NULL);
+  r = run_latency (f.port, QF_SOCKPERF_TCP, 14, 0.3, FALSE, &ok);
+  g_assert_true (ok);
+  assert_latency_sane (&r);
+  r = run_latency (f.port, QF_SOCKPERF_UDP, 64, 0.3, FALSE, &ok);
+  g_assert_true (ok);
+  assert_latency_sane (&r);
+  r = run_latency (f.port, QF_SOCKPERF_TCP, 1000, 0.3, TRUE, &ok);
+  g_assert_true (ok);
+  assert_latency_sane (&r);
+  fixture_stop (&f);
+}
+
+static void
+test_responder_malformed (void)
+{
+  Fixture f;
+  QfSockperfResult r;
+  gboolean ok;
+  guint8 msg[64] = { 0 };
+  QfSockperfHeader h = { 1, QF_SOCKPERF_FLAG_CLIENT | QF_SOCKPERF_FLAG_PONG_REQUEST, 0 };
+  int fd;
+
+  fixture_start (&f, 0, NULL);
+
+  /* Oversized: a header announcing 100 MB is refused without reading (or allocating) it. */
+  fd = tcp_connect (f.port);
+  h.length = 100 * 1024 * 1024;
+  qf_sockperf_header_write (msg, &h);
+  g_assert_cmpint (send (fd, msg, 14, 0), ==, 14);
+  g_assert_true (wait_closed (fd));
+  close (fd);
+
+  /* Shorter than a header: refused. */
+  fd = tcp_connect (f.port);
+  h.length = 3;
+  qf_sockperf_header_write (msg, &h);
+  g_assert_cmpint (send (fd, msg, 14, 0), ==, 14);
+  g_assert_true (wait_closed (fd));
+  close (fd);
+
+  /* Truncated: half a message, then the client vanishes. */
+  fd = tcp_connect (f.port);
+  h.length = 64;
+  qf_sockperf_header_write (msg, &h);
+  g_assert_cmpint (send (fd, msg, 20, 0), ==, 20);
+  close (fd);
+
+  /* UDP garbage: too short, length field lying, oversized datagram. */
+  {
+    struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons (f.port) };
+    g_autofree guint8 *big = g_malloc0 (65000);
+    int ufd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+    sin.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    sendto (ufd, "xyz", 3, 0, (struct sockaddr *) &sin, sizeof sin);
+    h.length = 5000;
+    qf_sockperf_header_write (msg, &h);
+    sendto (ufd, msg, 64, 0, (struct sockaddr *) &sin, sizeof sin);
+    h.length = 65000;
+    qf_sockperf_header_write (big, &h);
+    sendto (ufd, big, 65000, 0, (struct sockaddr *) &sin, sizeof sin);
+    close (ufd);
+  }
+
+  /* The next client is served normally. */
+  r = run_latency (f.port, QF_SOCKPERF_TCP, 14, 0.2, FALSE, &ok);
+  g_assert_true (ok);
+  assert_latency_sane (&r);
+  r = run_latency (f.port, QF_SOCKPERF_UDP, 14, 0.2, FALSE, &ok);
+  g_assert_true (ok);
+  assert_latency_sane (&r);
+  g_assert_true (log_contains (&f, "announces"));
+  fixture_stop (&f);
+}
+
+static void
+test_responder_max_clients (void)
+{
+  Fixture f;
+  int a, b, c;
+
+  fixture_start (&f, 2, NULL);
+  a = tcp_connect (f.port);
+  b = tcp_connect (f.port);
+  c = tcp_connect (f.port);
+  /* The third connection is accepted by the kernel, then closed by the responder. */
+  g_assert_true (wait_closed (c));
+  close (c);
+  close (a);
+  close (b);
+  g_assert_true (log_contains (&f, "max-clients"));
+  fixture_stop (&f);
+}
+
+static void
+test_responder_emulated_delay (void)
+{
+  QfResponderEmulation e = { .delay_ms = 2 };
+  Fixture f;
+  QfSockperfResult r;
+  gboolean ok;
+
+  fixture_start (&f, 0, &e);
+  r = run_latency (f.port, QF_SOCKPERF_UDP, 14, 0.2, FALSE, &ok);
+  g_assert_true (ok);
+  /* Half of a round trip held 2 ms: at least 1 ms. */
+  g_assert_cmpuint (r.samples, >, 0);
+  g_assert_cmpint (r.min_ns, >=, QF_NSEC_PER_MSEC);
+  r = run_latency (f.port, QF_SOCKPERF_TCP, 14, 0.2, FALSE, &ok);
+  g_assert_true (ok);
+  g_assert_cmpint (r.min_ns, >=, QF_NSEC_PER_MSEC);
+  fixture_stop (&f);
+}
+
+/* ---- cycle test ------------------------------------------------------------------------------ */
+
+static gboolean
+run_cycle (guint16        port,
+           guint          rate_hz,
+           gdouble        time_s,
+           QfCycleResult *r,
+           GError       **error)
+{
+  g_autoptr(QfCycleTest) test = NULL;
+  QfCycleConfig config = {
+    .host = "127.0.0.1", .port = port, .rate_hz = rate_hz, .time_s = time_s,
+    .grace_ns = 100 * QF_NSEC_PER_MSEC,
+  };
+
+  test = qf_cycle_test_new (&config, error);
+  g_assert_nonnull (test);
+  return qf_cycle_test_run (test, NULL, NULL, NULL, NULL, r, error);
+}
+
+static void
+assert_cycle_invariants (const QfCycleResult *r,
+                         guint64              expected_cycles)
+{
+  g_assert_cmpuint (r->cycles, ==, expected_cycles);
+  g_assert_cmpuint (r->misses, ==, r->late + r->lost);
+  g_assert_cmpuint (r->replies + r->lost, ==, r->cycles);
+  g_assert_cmpuint (r->longest_miss_burst, <=, r->misses);
+  if (r->misses > 0)
+    g_assert_cmpuint (r->longest_miss_burst, >=, 1);
+}
+
+static void
+test_cycle_loopback (void)
+{
+  g_autoptr(GError) error = NULL;
+  Fixture f;
+  QfCycleResult r;
+
+  fixture_start (&f, 0, NULL);
+  g_assert_true (run_cycle (f.port, 500, 0.2, &r, &error));
+  g_assert_no_error (error);
+  assert_cycle_invariants (&r, 100);
+  g_assert_cmpuint (r.replies, >, 0);
+  g_assert_cmpint (r.min_rtt_ns, >, 0);
+  g_assert_cmpint (r.min_rtt_ns, <=, r.p50_rtt_ns);
+  g_assert_cmpint (r.p50_rtt_ns, <=, r.p99_rtt_ns);
+  g_assert_cmpint (r.p99_rtt_ns, <=, r.max_rtt_ns);
+  fixture_stop (&f);
+}
+
+static void
+test_cycle_delay_misses (void)
+{
+  g_autoptr(GError) error = NULL;
+  QfResponderEmulation e = { .delay_ms = 4 };
+  Fixture f;
+  QfCycleResult r;
+
+  /* Every reply held 4 ms at a 1 ms period: every cycle misses, in one unbroken run. */
+  fixture_start (&f, 0, &e);
+  g_assert_true (run_cycle (f.port, 1000, 0.2, &r, &error));
+  assert_cycle_invariants (&r, 200);
+  g_assert_cmpuint (r.misses, ==, 200);
+  g_assert_cmpuint (r.longest_miss_burst, ==, 200);
+  g_assert_cmpuint (r.lost, ==, 0);
+  g_assert_cmpint (r.min_rtt_ns, >=, 4 * QF_NSEC_PER_MSEC);
+  fixture_stop (&f);
+}
+
+static void
+test_cycle_loss (void)
+{
+  g_autoptr(GError) error = NULL;
+  QfResponderEmulation e = { .loss_pct = 100 };
+  Fixture f;
+  QfCycleResult r;
+
+  fixture_start (&f, 0, &e);
+  g_assert_false (run_cycle (f.port, 1000, 0.1, &r, &error));
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE);
+  assert_cycle_invariants (&r, 100);
+  g_assert_cmpuint (r.lost, ==, 100);
+  fixture_stop (&f);
+}
+
+static void
+test_latency_refused (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSockperfClient) client = NULL;
+  Fixture f;
+  QfSockperfConfig config = { .host = "127.0.0.1", .protocol = QF_SOCKPERF_TCP, .msg_size = 14,
+                              .time_s = 0.2 };
+  QfSockperfResult r;
+  guint16 port;
+
+  /* A port that was just free: nothing listens there any more. */
+  fixture_start (&f, 0, NULL);
+  port = f.port;
+  fixture_stop (&f);
+  config.port = port;
+  client = qf_sockperf_client_new (&config, &error);
+  g_assert_no_error (error);
+  g_assert_false (qf_sockperf_client_run (client, NULL, NULL, NULL, NULL, &r, &error));
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE);
+  g_assert_nonnull (strstr (error->message, "refused"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/engine/sockperf/statistics", test_sockperf_statistics);
+  g_test_add_func ("/engine/ping/iputils-mdev", test_iputils_mdev);
+  g_test_add_func ("/engine/responder/emulation-parse", test_emulation_parse);
+  g_test_add_func ("/engine/responder/latency-loopback", test_latency_loopback);
+  g_test_add_func ("/engine/responder/malformed", test_responder_malformed);
+  g_test_add_func ("/engine/responder/max-clients", test_responder_max_clients);
+  g_test_add_func ("/engine/responder/emulated-delay", test_responder_emulated_delay);
+  g_test_add_func ("/engine/sockperf/refused", test_latency_refused);
+  g_test_add_func ("/engine/cycle/loopback", test_cycle_loopback);
+  g_test_add_func ("/engine/cycle/delay-misses", test_cycle_delay_misses);
+  g_test_add_func ("/engine/cycle/loss", test_cycle_loss);
+  return g_test_run ();
+}

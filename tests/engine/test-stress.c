@@ -6,8 +6,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "qf-clock.h"
@@ -318,6 +321,44 @@ test_disk_limits (void)
   g_rmdir (dir);
 }
 
+/* A run killed with SIGKILL leaves its empty "qualify-stress-PID-*" directory; the next run with
+ * the default directory removes it. */
+static void
+test_stale_dir_cleaned (void)
+{
+  g_autoptr(GError) error = NULL;
+  const char *base = g_get_tmp_dir ();
+  g_autofree char *stale = NULL;
+  g_autofree char *alive = NULL;
+  struct statfs sf;
+  QfStressConfig c = { .hdd = 1, .hdd_bytes = 1 << 20, .timeout_s = 0.1 };
+  QfStress *stress;
+  pid_t dead = fork ();
+
+  if (statfs (base, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC))
+    {
+      g_test_skip ("the temp dir is a tmpfs, so the disk load goes to /var/tmp");
+      if (dead == 0)
+        _exit (0);
+      waitpid (dead, NULL, 0);
+      return;
+    }
+  if (dead == 0)
+    _exit (0);
+  g_assert_cmpint (waitpid (dead, NULL, 0), ==, dead);
+  stale = g_strdup_printf ("%s/qualify-stress-%d-TEST01", base, (int) dead);
+  alive = g_strdup_printf ("%s/qualify-stress-%d-TEST02", base, (int) getppid ());
+  g_assert_cmpint (g_mkdir (stale, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (alive, 0700), ==, 0);
+
+  stress = qf_stress_new (&c, &error);
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (alive, G_FILE_TEST_IS_DIR));   /* its owner still runs */
+  qf_stress_free (stress);
+  g_rmdir (alive);
+}
+
 static void
 test_parse (void)
 {
@@ -347,6 +388,12 @@ int
 main (int   argc,
       char *argv[])
 {
+  g_autofree char *tmpdir = g_strdup ("/var/tmp/qf-test-stress-XXXXXX");
+  int status;
+
+  /* Default directories go below a temp dir of the test's own. */
+  g_assert_nonnull (g_mkdtemp (tmpdir));
+  g_setenv ("TMPDIR", tmpdir, TRUE);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/engine/stress/each-kind-starts-and-stops", test_each_kind);
   g_test_add_func ("/engine/stress/cancel-within-1s", test_cancel);
@@ -355,6 +402,9 @@ main (int   argc,
   g_test_add_func ("/engine/stress/stepped", test_stepped);
   g_test_add_func ("/engine/stress/memory-limit", test_memory_limit);
   g_test_add_func ("/engine/stress/disk-limits", test_disk_limits);
+  g_test_add_func ("/engine/stress/stale-dir-cleaned", test_stale_dir_cleaned);
   g_test_add_func ("/engine/stress/parse", test_parse);
-  return g_test_run ();
+  status = g_test_run ();
+  g_rmdir (tmpdir);
+  return status;
 }

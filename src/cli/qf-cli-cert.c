@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "qf-cert.h"
 #include "qf-cli.h"
@@ -29,6 +30,7 @@ print_signer (QfSigner *signer,
   g_print ("%-20s %s\n", _("SHA-256:"), json_object_get_string_member (info, "sha256_fingerprint"));
   g_print ("%-20s %s\n", _("Self-signed:"),
            json_object_get_boolean_member (info, "self_signed") ? _("yes") : _("no"));
+  g_print ("%-20s %s\n", _("Trust anchor:"), json_object_get_string_member (info, "anchor_subject"));
   g_print ("%-20s %s\n", _("Stored in:"), dir);
   return QF_CLI_EXIT_OK;
 }
@@ -50,7 +52,7 @@ cert_create (int argc, char **argv)
   };
 
   if (!qf_cli_parse_options ("cert create", "",
-                             _("Create your self-signed signing certificate (ECDSA P-256, for signing documents)."),
+                             _("Create your signing certificate (ECDSA P-256, for signing documents) and the personal root that issues it."),
                              entries, &argc, &argv, &exit_code))
     return exit_code;
   if (name == NULL || *name == '\0')
@@ -108,7 +110,7 @@ cert_show (int argc, char **argv)
   int exit_code;
   const GOptionEntry entries[] = {
     { "export", 0, 0, G_OPTION_ARG_FILENAME, &export,
-      N_("Also write the certificate (never the key) to FILE, for “verify --trust”"), N_("FILE") },
+      N_("Also write the root certificate (never a key) to FILE, for “verify --trust” and the customer's trust store"), N_("FILE") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
     { NULL }
   };
@@ -121,12 +123,8 @@ cert_show (int argc, char **argv)
     return qf_cli_error ("cert show", error);
   if (export != NULL)
     {
-      g_autofree char *dir = qf_cert_get_store_dir ();
-      g_autofree char *chain = g_build_filename (dir, "signer-chain.pem", NULL);
-      g_autofree char *pem = NULL;
-      gsize len;
-      if (!g_file_get_contents (chain, &pem, &len, &error) ||
-          !qf_report_write_file (export, pem, len, &error))
+      g_autofree char *pem = qf_signer_get_anchor_pem (signer, &error);
+      if (pem == NULL || !qf_report_write_file (export, pem, strlen (pem), &error))
         return qf_cli_error ("cert show", error);
     }
   return print_signer (signer, json);

@@ -91,32 +91,17 @@ check_key_matches (QfSigner *signer,
   return TRUE;
 }
 
-QfSigner *
-qf_signer_create_self_signed (const char *name,
-                              const char *organization,
-                              GError    **error)
+/* Fills the fields both certificates of a new identity share. */
+static int
+set_common (gnutls_x509_crt_t      crt,
+            gnutls_x509_privkey_t  key,
+            const char            *cn,
+            const char            *organization)
 {
-  g_autoptr(QfSigner) signer = g_new0 (QfSigner, 1);
-  gnutls_x509_crt_t crt;
   guint8 serial[16], key_id[64];
   size_t key_id_len = sizeof key_id;
   time_t now = time (NULL);
   int ret;
-
-  g_return_val_if_fail (name != NULL && *name != '\0', NULL);
-
-  ret = gnutls_x509_privkey_init (&signer->key);
-  if (gnutls_failed (ret, "gnutls_x509_privkey_init", error))
-    return NULL;
-  ret = gnutls_x509_privkey_generate (signer->key, GNUTLS_PK_ECDSA,
-                                      GNUTLS_CURVE_TO_BITS (GNUTLS_ECC_CURVE_SECP256R1), 0);
-  if (gnutls_failed (ret, _("Generating an ECDSA P-256 key"), error))
-    return NULL;
-
-  ret = gnutls_x509_crt_init (&crt);
-  if (gnutls_failed (ret, "gnutls_x509_crt_init", error))
-    return NULL;
-  signer->chain[signer->chain_len++] = crt;
 
   gnutls_rnd (GNUTLS_RND_NONCE, serial, sizeof serial);
   serial[0] &= 0x7f;  /* a positive INTEGER */
@@ -125,24 +110,109 @@ qf_signer_create_self_signed (const char *name,
       (ret = gnutls_x509_crt_set_serial (crt, serial, sizeof serial)) < 0 ||
       (ret = gnutls_x509_crt_set_activation_time (crt, now - 3600)) < 0 ||
       (ret = gnutls_x509_crt_set_expiration_time (crt, now + (time_t) 10 * 365 * 24 * 3600)) < 0 ||
-      (ret = gnutls_x509_crt_set_dn_by_oid (crt, GNUTLS_OID_X520_COMMON_NAME, 0, name, strlen (name))) < 0 ||
+      (ret = gnutls_x509_crt_set_dn_by_oid (crt, GNUTLS_OID_X520_COMMON_NAME, 0, cn, strlen (cn))) < 0 ||
       (organization != NULL && *organization != '\0' &&
        (ret = gnutls_x509_crt_set_dn_by_oid (crt, GNUTLS_OID_X520_ORGANIZATION_NAME, 0,
                                              organization, strlen (organization))) < 0) ||
-      (ret = gnutls_x509_crt_set_key (crt, signer->key)) < 0 ||
+      (ret = gnutls_x509_crt_set_key (crt, key)) < 0)
+    return ret;
+  if (gnutls_x509_crt_get_key_id (crt, GNUTLS_KEYID_USE_SHA1, key_id, &key_id_len) >= 0)
+    gnutls_x509_crt_set_subject_key_id (crt, key_id, key_id_len);
+  return 0;
+}
+
+static gboolean
+new_p256_key (gnutls_x509_privkey_t *key,
+              GError               **error)
+{
+  if (gnutls_failed (gnutls_x509_privkey_init (key), "gnutls_x509_privkey_init", error))
+    return FALSE;
+  return !gnutls_failed (gnutls_x509_privkey_generate (*key, GNUTLS_PK_ECDSA,
+                                                       GNUTLS_CURVE_TO_BITS (GNUTLS_ECC_CURVE_SECP256R1), 0),
+                         _("Generating an ECDSA P-256 key"), error);
+}
+
+/* A self-made identity: a personal root certificate (self-signed, CA, may sign only this one
+ * certificate: its key is thrown away afterwards) and the signing certificate it issues.
+ * Why two: NSS, which pdfsig and Firefox-based readers use, validates a document signer only
+ * through a trusted issuer — a lone self-signed end-entity certificate stays "issuer unknown"
+ * whatever trust it is given. A customer who imports the root (`cert show --export`) then sees
+ * "Certificate is Trusted." */
+QfSigner *
+qf_signer_create_self_signed (const char *name,
+                              const char *organization,
+                              GError    **error)
+{
+  g_autoptr(QfSigner) signer = g_new0 (QfSigner, 1);
+  gnutls_x509_privkey_t root_key = NULL;
+  gnutls_x509_crt_t crt, root;
+  g_autofree char *root_cn = NULL;
+  guint8 root_id[64];
+  size_t root_id_len = sizeof root_id;
+  int ret;
+
+  g_return_val_if_fail (name != NULL && *name != '\0', NULL);
+
+  if (!new_p256_key (&signer->key, error) || !new_p256_key (&root_key, error))
+    goto fail;
+
+  ret = gnutls_x509_crt_init (&crt);
+  if (gnutls_failed (ret, "gnutls_x509_crt_init", error))
+    goto fail;
+  signer->chain[signer->chain_len++] = crt;
+  ret = gnutls_x509_crt_init (&root);
+  if (gnutls_failed (ret, "gnutls_x509_crt_init", error))
+    goto fail;
+  signer->chain[signer->chain_len++] = root;
+
+  /* Not translated: a certificate's name must not depend on the language of the moment. */
+  root_cn = g_strdup_printf ("%s (Qualify signing root)", name);
+  if ((ret = set_common (root, root_key, root_cn, organization)) < 0 ||
+      (ret = gnutls_x509_crt_set_basic_constraints (root, 1, 0)) < 0 ||
+      (ret = gnutls_x509_crt_set_key_usage (root, GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN)) < 0 ||
+      (ret = gnutls_x509_crt_sign2 (root, root, root_key, GNUTLS_DIG_SHA256, 0)) < 0)
+    {
+      gnutls_failed (ret, _("Creating the certificate"), error);
+      goto fail;
+    }
+
+  if ((ret = set_common (crt, signer->key, name, organization)) < 0 ||
       (ret = gnutls_x509_crt_set_basic_constraints (crt, 0, -1)) < 0 ||
       (ret = gnutls_x509_crt_set_key_usage (crt, GNUTLS_KEY_DIGITAL_SIGNATURE | GNUTLS_KEY_NON_REPUDIATION)) < 0 ||
       (ret = gnutls_x509_crt_set_key_purpose_oid (crt, GNUTLS_KP_EMAIL_PROTECTION, 0)) < 0)
     {
       gnutls_failed (ret, _("Creating the certificate"), error);
-      return NULL;
+      goto fail;
     }
-  if (gnutls_x509_crt_get_key_id (crt, GNUTLS_KEYID_USE_SHA1, key_id, &key_id_len) >= 0)
-    gnutls_x509_crt_set_subject_key_id (crt, key_id, key_id_len);
-  ret = gnutls_x509_crt_sign2 (crt, crt, signer->key, GNUTLS_DIG_SHA256, 0);
+  if (gnutls_x509_crt_get_subject_key_id (root, root_id, &root_id_len, NULL) >= 0)
+    gnutls_x509_crt_set_authority_key_id (crt, root_id, root_id_len);
+  ret = gnutls_x509_crt_sign2 (crt, root, root_key, GNUTLS_DIG_SHA256, 0);
   if (gnutls_failed (ret, _("Self-signing the certificate"), error))
-    return NULL;
+    goto fail;
+
+  gnutls_x509_privkey_deinit (root_key);
   return g_steal_pointer (&signer);
+
+fail:
+  if (root_key != NULL)
+    gnutls_x509_privkey_deinit (root_key);
+  return NULL;
+}
+
+char *
+qf_signer_get_anchor_pem (QfSigner *signer,
+                          GError  **error)
+{
+  gnutls_datum_t out = { NULL, 0 };
+  char *pem;
+
+  g_return_val_if_fail (signer != NULL && signer->chain_len > 0, NULL);
+  if (gnutls_failed (gnutls_x509_crt_export2 (signer->chain[signer->chain_len - 1], GNUTLS_X509_FMT_PEM, &out),
+                     "gnutls_x509_crt_export2", error))
+    return NULL;
+  pem = g_strndup ((const char *) out.data, out.size);
+  gnutls_free (out.data);
+  return pem;
 }
 
 static gboolean
@@ -437,6 +507,7 @@ qf_signer_describe (QfSigner *signer)
   set_owned_string (obj, "key_algorithm",
                     g_strdup_printf ("%s %u", gnutls_pk_algorithm_get_name (algo), bits));
   json_object_set_int_member (obj, "chain_length", signer->chain_len);
+  set_owned_string (obj, "anchor_subject", dn_string (signer->chain[signer->chain_len - 1], FALSE));
   return obj;
 }
 

@@ -2,9 +2,11 @@
  *
  * A QfSigner holds a private key and its certificate chain (signer first). It comes from the
  * store under $XDG_DATA_HOME/qualify/keys/ (files mode 0600, folder 0700), from PEM files
- * (key + chain), from a PKCS#12 bundle, or is created as a self-signed ECDSA P-256 certificate
- * with keyUsage digitalSignature and extendedKeyUsage emailProtection (what PDF readers and
- * pdfsig's NSS check expect of a document signer). Key material is never logged, printed or
+ * (key + chain), from a PKCS#12 bundle, or is created: an ECDSA P-256 signing certificate with
+ * keyUsage digitalSignature and extendedKeyUsage emailProtection (what PDF readers and pdfsig's
+ * NSS check expect of a document signer), issued by a self-signed personal root whose key is
+ * discarded at once — NSS validates a signer only through a trusted issuer, so the customer
+ * imports that root (qf_signer_get_anchor_pem) to see the signature as trusted. Key material is never logged, printed or
  * written into a report; only the certificate travels inside the signatures.
  *
  * Not thread-safe per object; different signers may be used from different threads.
@@ -35,6 +37,7 @@ typedef struct _QfSigner QfSigner;
 char      *qf_cert_get_store_dir        (void);
 gboolean   qf_cert_store_exists         (void);
 
+/* Creates the installer's own identity (see above); name and organization form the subject. */
 QfSigner  *qf_signer_create_self_signed (const char   *name,
                                          const char   *organization,
                                          GError      **error);
@@ -51,8 +54,13 @@ gboolean   qf_signer_save_default       (QfSigner     *signer,
                                          GError      **error);
 void       qf_signer_free               (QfSigner     *signer);
 
+/* The top certificate of the chain (the personal root, or the company's CA as imported), PEM:
+ * what a customer adds to their trust store. Never the key. */
+char      *qf_signer_get_anchor_pem     (QfSigner     *signer,
+                                         GError      **error);
+
 /* {"subject", "issuer", "not_before", "not_after", "sha256_fingerprint", "self_signed",
- *  "key_algorithm", "chain_length"} — nothing secret. */
+ *  "key_algorithm", "chain_length", "anchor_subject"} — nothing secret. */
 JsonObject *qf_signer_describe          (QfSigner     *signer);
 /* The signer's subject DN, e.g. "CN=Li Wei,O=Acme Robotics". */
 char      *qf_signer_get_subject        (QfSigner     *signer);

@@ -377,6 +377,49 @@ test_pdf_signed_and_tampered (void)
   g_assert_true (has_text (sig_app, "Not total document signed"));
 }
 
+/* A customer who imports the installer's root into NSS sees the signer as trusted in pdfsig. */
+static void
+test_pdfsig_trusts_imported_root (void)
+{
+  g_autoptr(QfSigner) signer = test_signer ();
+  g_autofree char *pdf = write_report ("pass.json", "en", "nss.pdf", signer);
+  g_autofree char *root = tmp_path ("root.pem"), *nss = tmp_path ("nssdb");
+  g_autofree char *db = NULL, *pem = NULL, *out = NULL, *before = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = -1;
+
+  g_autofree char *certutil = g_find_program_in_path ("certutil");
+  g_autofree char *pdfsig = g_find_program_in_path ("pdfsig");
+
+  if (certutil == NULL || pdfsig == NULL)
+    {
+      g_test_skip ("certutil (libnss3-tools) or pdfsig (poppler-utils) is not installed");
+      return;
+    }
+  pem = qf_signer_get_anchor_pem (signer, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (root, pem, -1, NULL));
+  g_assert_cmpint (g_mkdir (nss, 0700), ==, 0);
+  db = g_strconcat ("sql:", nss, NULL);
+  {
+    const char *init[] = { "certutil", "-N", "-d", db, "--empty-password", NULL };
+    const char *add[] = { "certutil", "-A", "-n", "installer", "-t", ",C,", "-i", root, "-d", db, NULL };
+    const char *check_before[] = { "pdfsig", pdf, NULL };
+    g_free (run_tool (init, &status));
+    g_assert_cmpint (status, ==, 0);
+    before = run_tool (check_before, NULL);
+    g_free (run_tool (add, &status));
+    g_assert_cmpint (status, ==, 0);
+  }
+  {
+    const char *check[] = { "pdfsig", "-nssdir", db, pdf, NULL };
+    out = run_tool (check, NULL);
+  }
+  g_assert_true (has_text (out, "Signature is Valid."));
+  g_assert_true (has_text (out, "Certificate is Trusted."));
+  g_assert_false (has_text (before, "Certificate is Trusted."));
+}
+
 static void
 test_html_signed_and_tampered (void)
 {
@@ -421,20 +464,17 @@ test_verify_trust (void)
   g_autofree char *mine = tmp_path ("mine.pem"), *theirs = tmp_path ("theirs.pem");
   g_autoptr(GError) error = NULL;
   g_autoptr(QfVerifyResult) trusted = NULL, untrusted = NULL;
-  g_autofree char *store = NULL, *chain = NULL;
   const char *mine_list[] = { mine, NULL }, *theirs_list[] = { theirs, NULL };
 
-  /* The store's chain file is the certificate a customer is given. */
-  store = qf_cert_get_store_dir ();
-  chain = g_build_filename (store, "signer-chain.pem", NULL);
-  for (guint i = 0; i < 2; i++)
-    {
-      g_autofree char *pem = NULL;
-      gsize len;
-      g_assert_true (qf_signer_save_default (i == 0 ? signer : other, &error));
-      g_assert_true (g_file_get_contents (chain, &pem, &len, NULL));
-      g_assert_true (g_file_set_contents (i == 0 ? mine : theirs, pem, len, NULL));
-    }
+  /* The root certificate is what a customer is given. */
+  {
+    g_autofree char *a = qf_signer_get_anchor_pem (signer, &error);
+    g_autofree char *b = qf_signer_get_anchor_pem (other, &error);
+    g_assert_no_error (error);
+    g_assert_null (strstr (a, "PRIVATE"));
+    g_assert_true (g_file_set_contents (mine, a, -1, NULL));
+    g_assert_true (g_file_set_contents (theirs, b, -1, NULL));
+  }
 
   trusted = qf_verify_file (html, mine_list, &error);
   g_assert_no_error (error);
@@ -566,7 +606,10 @@ test_cert_store_modes (void)
   b = qf_signer_get_subject (loaded);
   g_assert_cmpstr (a, ==, b);
   info = qf_signer_describe (loaded);
-  g_assert_true (json_object_get_boolean_member (info, "self_signed"));
+  /* The signing certificate and the personal root that issued it. */
+  g_assert_false (json_object_get_boolean_member (info, "self_signed"));
+  g_assert_cmpint (json_object_get_int_member (info, "chain_length"), ==, 2);
+  g_assert_nonnull (strstr (json_object_get_string_member (info, "anchor_subject"), "Qualify signing root"));
   g_assert_nonnull (strstr (json_object_get_string_member (info, "key_algorithm"), "EC"));
 }
 
@@ -652,6 +695,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/pdf-renders-fonts-embedded", test_pdf_renders_and_embeds_fonts);
   g_test_add_func ("/core/report/pdf-session-attachment", test_pdf_has_session_attachment);
   g_test_add_func ("/core/report/pdf-signed-and-tampered", test_pdf_signed_and_tampered);
+  g_test_add_func ("/core/report/pdfsig-trusts-imported-root", test_pdfsig_trusts_imported_root);
   g_test_add_func ("/core/report/html-signed-and-tampered", test_html_signed_and_tampered);
   g_test_add_func ("/core/report/chinese", test_chinese_report);
   g_test_add_func ("/core/report/read-only-folder", test_read_only_folder);

@@ -27,8 +27,8 @@ on_progress (QfStepContext *ctx,
   (void) fraction;
   if (!print || live == NULL)
     return;
-  avail = g_format_size_full ((guint64) json_object_get_int_member (live, "mem_available_kb") * 1024,
-                              G_FORMAT_SIZE_IEC_UNITS);
+  avail = g_format_size_full ((guint64) json_object_get_int_member (live, "mem_available_kb")
+                              * 1024, G_FORMAT_SIZE_IEC_UNITS);
   g_print ("%7.1f %7.1f %7.2f %12s %9.1f\n",
            json_object_get_double_member (live, "cpu_busy_pct"),
            json_object_get_double_member (live, "cpu_iowait_pct"),

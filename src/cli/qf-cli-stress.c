@@ -301,7 +301,8 @@ qf_cli_stress (int    argc,
       if (opt_timeout_s < 0)
         g_printerr (_("qualify-cli stress: no --timeout given: running until Ctrl-C\n"));
     }
-  if (!qf_cli_run_step (&qf_step_stress, params, on_progress, GINT_TO_POINTER (tty), &result, &error)
+  if (!qf_cli_run_step (&qf_step_stress, params, on_progress, GINT_TO_POINTER (tty), &result,
+                        &error)
       && !g_error_matches (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED))
     {
       if (tty)
@@ -319,8 +320,8 @@ qf_cli_stress (int    argc,
       return QF_CLI_EXIT_OK;
     }
   {
-    g_autofree char *written = g_format_size_full ((guint64) json_object_get_int_member (result, "bytes_written"),
-                                                   G_FORMAT_SIZE_IEC_UNITS);
+    guint64 bytes = (guint64) json_object_get_int_member (result, "bytes_written");
+    g_autofree char *written = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
     g_print (_("Load ran for %.1f s (%s); the disk workers wrote %s.\n"),
              json_object_get_double_member (result, "duration_s"),
              json_object_get_boolean_member (result, "cancelled") ? _("stopped") : _("completed"),

@@ -97,7 +97,8 @@ qf_load_rules_await_trend (JsonArray  *samples,
 
   for (guint i = 0; i < names->len; i++)
     {
-      Trend tr = fit_trend (g_ptr_array_index (arrays, 2 * i), g_ptr_array_index (arrays, 2 * i + 1));
+      Trend tr = fit_trend (g_ptr_array_index (arrays, 2 * i),
+                            g_ptr_array_index (arrays, 2 * i + 1));
       /* The steadiest rise decides; without one, report the disk whose await grew fastest. */
       if (best_name == NULL || tr.rise_pct > best.rise_pct
           || (tr.rise_pct == best.rise_pct && tr.slope > best.slope))

@@ -340,7 +340,8 @@ monitor_run (JsonObject     *params,
   json_object_set_double_member (obj, "interval_s", interval_s);
   json_object_set_object_member (obj, "monitor", qf_monitor_to_json (monitor));
   json_object_set_array_member (obj, "rules",
-                                qf_load_rules_evaluate (json_object_get_object_member (obj, "monitor"),
+                                qf_load_rules_evaluate (json_object_get_object_member (obj,
+                                                                                       "monitor"),
                                                         NULL));
   *result = obj;
   if (cancelled)

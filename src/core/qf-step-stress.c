@@ -212,7 +212,8 @@ steps_json (const QfStressResult *r,
       json_object_set_int_member (o, "index", i + 1);
       json_object_set_object_member (o, "workers", workers_json (st->cpu, st->io, st->vm, st->hdd));
       json_object_set_double_member (o, "t_start_s", round (from * 1000) / 1000);
-      json_object_set_double_member (o, "t_end_s", round ((st->end_ns - monitor_start_ns) / 1e6) / 1000);
+      json_object_set_double_member (o, "t_end_s",
+                                     round ((st->end_ns - monitor_start_ns) / 1e6) / 1000);
       json_object_set_object_member (o, "summary", sum);
       json_object_set_array_member (o, "rules_broken", broken);
       json_array_add_object_element (arr, o);
@@ -529,7 +530,8 @@ qf_under_load_finish (QfUnderLoad *load)
   else
     json_object_set_null_member (obj, "error");
   full = qf_monitor_to_json (load->monitor);
-  json_object_set_double_member (mon, "interval_s", json_object_get_double_member (full, "interval_s"));
+  json_object_set_double_member (mon, "interval_s",
+                                 json_object_get_double_member (full, "interval_s"));
   json_object_set_int_member (mon, "cpu_count", json_object_get_int_member (full, "cpu_count"));
   json_object_set_object_member (mon, "summary",
                                  json_object_ref (json_object_get_object_member (full, "summary")));

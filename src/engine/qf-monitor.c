@@ -73,7 +73,8 @@ take_sample (QfMonitor  *monitor,
   s->mem_total_kb = c->mem_total_kb;
   s->mem_free_kb = c->mem_free_kb;
   s->mem_available_kb = c->mem_available_kb;
-  s->mem_used_kb = c->mem_total_kb > c->mem_available_kb ? c->mem_total_kb - c->mem_available_kb : 0;
+  s->mem_used_kb = c->mem_total_kb > c->mem_available_kb
+                      ? c->mem_total_kb - c->mem_available_kb : 0;
   s->buff_cache_kb = c->buffers_kb + c->cached_kb + c->sreclaimable_kb;
   s->swap_total_kb = c->swap_total_kb;
   s->swap_used_kb = c->swap_total_kb > c->swap_free_kb ? c->swap_total_kb - c->swap_free_kb : 0;

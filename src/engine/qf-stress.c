@@ -427,7 +427,8 @@ check_memory (QfStress  *stress,
       return FALSE;
     }
   avail = stress->mem_snap->mem_available_kb * 1024;
-  margin = (guint64) (stress->mem_snap->mem_total_kb * 1024 * stress->config.mem_margin_pct / 100.0);
+  margin = (guint64) (stress->mem_snap->mem_total_kb * 1024
+                      * stress->config.mem_margin_pct / 100.0);
   usable = avail > margin ? avail - margin : 0;
   stress->mem_floor_kb = (guint64) (stress->mem_snap->mem_total_kb * stress->config.mem_margin_pct
                                     / 200.0);
@@ -690,7 +691,8 @@ qf_stress_poll (QfStress  *stress,
       err = __atomic_load_n (&sh->err, __ATOMIC_RELAXED);
       if (w->kind == KIND_HDD && err != 0)
         g_set_error (error, QF_STRESS_ERROR,
-                      err == ENOSPC || err == EROFS || err == EACCES || err == EPERM || err == EDQUOT
+                      err == ENOSPC || err == EROFS || err == EACCES || err == EPERM
+                        || err == EDQUOT
                         ? QF_STRESS_ERROR_DISK : QF_STRESS_ERROR_WORKER,
                       _("The disk load in %s stopped: %s. Choose another directory with --dir or a smaller --hdd-bytes."),
                       stress->hdd_dir, g_strerror (err));

@@ -328,6 +328,21 @@ stress_run (JsonObject     *params,
   return TRUE;
 }
 
+/* A size as stress's command line takes it: "1G", "256M", "100K" or plain bytes. */
+static char *
+stress_size (guint64 bytes)
+{
+  static const char units[] = "KMGT";
+
+  for (int i = 3; i >= 0; i--)
+    {
+      guint64 unit = G_GUINT64_CONSTANT (1) << (10 * (i + 1));
+      if (bytes >= unit && bytes % unit == 0)
+        return g_strdup_printf ("%llu%c", (unsigned long long) (bytes / unit), units[i]);
+    }
+  return g_strdup_printf ("%llu", (unsigned long long) bytes);
+}
+
 static char *
 stress_classic_command (JsonObject *params,
                         const char *peer)
@@ -344,16 +359,21 @@ stress_classic_command (JsonObject *params,
     g_string_append_printf (cmd, " -i %u", p.stress.io);
   if (p.stress.vm > 0)
     {
-      g_string_append_printf (cmd, " --vm %u --vm-bytes %lluK", p.stress.vm,
-                              (unsigned long long) (p.stress.vm_bytes / 1024));
+      g_autofree char *size = stress_size (p.stress.vm_bytes);
+      g_string_append_printf (cmd, " --vm %u --vm-bytes %s", p.stress.vm, size);
       if (p.vm_hang_given)
         g_string_append_printf (cmd, " --vm-hang %.0f", p.stress.vm_hang_s);
     }
   if (p.stress.hdd > 0)
-    g_string_append_printf (cmd, " -d %u --hdd-bytes %lluK", p.stress.hdd,
-                            (unsigned long long) (p.stress.hdd_bytes / 1024));
-  g_string_append_printf (cmd, " --timeout %.0fs & iostat -x 1 %.0f", ceil (p.stress.timeout_s),
-                          ceil (p.stress.timeout_s));
+    {
+      g_autofree char *size = stress_size (p.stress.hdd_bytes);
+      g_string_append_printf (cmd, " -d %u --hdd-bytes %s", p.stress.hdd, size);
+    }
+  if (p.stress.timeout_s > 0)
+    g_string_append_printf (cmd, " --timeout %.0fs & iostat -x 1 %.0f", ceil (p.stress.timeout_s),
+                            ceil (p.stress.timeout_s));
+  else
+    g_string_append (cmd, " & iostat -x 1");
   return g_string_free (g_steal_pointer (&cmd), FALSE);
 }
 

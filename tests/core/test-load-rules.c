@@ -8,6 +8,7 @@
 
 #include "qf-load-rules.h"
 #include "qf-step-monitor.h"
+#include "qf-step.h"
 
 static JsonObject *
 monitor_with (double iowait,
@@ -282,6 +283,32 @@ test_summary (void)
   }
 }
 
+static void
+test_classic_commands (void)
+{
+  const QfStepInfo *stress = qf_step_lookup ("stress");
+  const QfStepInfo *monitor = qf_step_lookup ("monitor");
+  g_autoptr(JsonObject) params = json_object_new ();
+  g_autofree char *cmd = NULL;
+  g_autofree char *mon = NULL;
+
+  g_assert_nonnull (stress);
+  g_assert_nonnull (monitor);
+  /* The profile's parameters give back the procedure's own stress line. */
+  json_object_set_int_member (params, "io", 4);
+  json_object_set_int_member (params, "vm", 10);
+  json_object_set_string_member (params, "vm_bytes", "1G");
+  json_object_set_int_member (params, "vm_hang_s", 100);
+  json_object_set_int_member (params, "timeout_s", 100);
+  cmd = stress->classic_command (params, NULL);
+  g_assert_cmpstr (cmd, ==, "stress -i 4 --vm 10 --vm-bytes 1G --vm-hang 100 --timeout 100s "
+                            "& iostat -x 1 100");
+  g_assert_cmpfloat (stress->estimate_duration (params), ==, 100.0);
+  json_object_set_double_member (params, "duration_s", 10);
+  mon = monitor->classic_command (params, NULL);
+  g_assert_nonnull (strstr (mon, "iostat -x 1 10"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -293,5 +320,6 @@ main (int   argc,
   g_test_add_func ("/core/load-rules/missing-figures", test_missing_figures);
   g_test_add_func ("/core/load-rules/await-trend", test_await_trend);
   g_test_add_func ("/core/load-rules/monitor-summary", test_summary);
+  g_test_add_func ("/core/load-rules/classic-commands", test_classic_commands);
   return g_test_run ();
 }

@@ -162,7 +162,7 @@ qf_cli_bandwidth (int    argc,
   const char *host;
   gboolean tcp = FALSE, udp = FALSE, reverse = FALSE, bidir = FALSE, dual = FALSE, json = FALSE;
   gboolean nodelay = FALSE, zerocopy = FALSE;
-  gdouble time_s = 10, omit_s = 0, interval_s = 1, connect_s = 5;
+  gdouble time_s = 10, omit_s = 0, interval_s = 1, connect_s = 5, stall_s = 10;
   gint port = 5201, parallel = 1;
   gint64 len = 0, window = 0;
   guint64 bps = 0;
@@ -193,6 +193,8 @@ qf_cli_bandwidth (int    argc,
     { "no-delay", 'N', 0, G_OPTION_ARG_NONE, &nodelay, N_("Set TCP_NODELAY"), NULL },
     { "zerocopy", 'Z', 0, G_OPTION_ARG_NONE, &zerocopy, N_("Send TCP with MSG_ZEROCOPY"), NULL },
     { "connect-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &connect_s, N_("Seconds to wait for the peer (default 5)"), N_("S") },
+    { "stall-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &stall_s,
+      N_("End the test with an error when no data moves for S seconds (default 10)"), N_("S") },
     { "iface", 0, 0, G_OPTION_ARG_STRING, &iface,
       N_("Interface whose rx/tx kB/s to report (default: the one the test uses)"), N_("IF") },
     { "json", 'J', 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
@@ -233,6 +235,7 @@ qf_cli_bandwidth (int    argc,
   json_object_set_int_member (params, "len", len);
   json_object_set_double_member (params, "interval_s", interval_s);
   json_object_set_double_member (params, "connect_timeout_s", connect_s);
+  json_object_set_double_member (params, "stall_timeout_s", stall_s);
   if (window > 0)
     json_object_set_int_member (params, "window", window);
   if (nodelay)

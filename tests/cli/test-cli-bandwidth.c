@@ -134,9 +134,22 @@ run_ours (guint16     port,
     g_test_message ("stderr: %s", err);
   g_assert_cmpint (status, ==, 0);
   r = qf_test_parse_json (out);
+  /* Every key the issue promises is there, whatever the mode. */
+  {
+    static const char *const keys[] = { "test", "protocol", "direction", "streams", "duration_s",
+                                        "sent_mbps", "received_mbps", "retransmits", "jitter_ms",
+                                        "lost_pct", "intervals", "rx_kBps", "tx_kBps", "peer_kind" };
+    for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+      g_assert_true (json_object_has_member (r, keys[i]));
+  }
   g_assert_cmpstr (json_object_get_string_member (r, "test"), ==, "bandwidth");
   g_assert_true (json_object_has_member (r, "intervals"));
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (r, "intervals")), >=, 1);
+  {
+    JsonObject *iv = json_array_get_object_element (json_object_get_array_member (r, "intervals"), 0);
+    g_assert_cmpfloat (num (iv, "t_s"), >, 0);
+    g_assert_cmpfloat (num (iv, "mbps"), >=, 0);
+  }
   g_assert_cmpfloat (num (r, "sent_mbps"), >, 0);
   g_assert_cmpfloat (num (r, "received_mbps"), >, 0);
   g_assert_cmpfloat (num (r, "duration_s"), >, 0.8);

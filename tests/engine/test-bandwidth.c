@@ -424,6 +424,52 @@ test_peer_killed (void)
   g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
 }
 
+static gpointer
+stop_later (gpointer data)
+{
+  g_usleep (700 * 1000);
+  kill (GPOINTER_TO_INT (data), SIGSTOP);
+  return NULL;
+}
+
+static void
+test_stall (void)
+{
+  g_autoptr(GError) error = NULL;
+  QfIperf3Server *server = qf_iperf3_server_new ("127.0.0.1", 0, &error);
+  QfBwConfig c;
+  QfBwResult r = { 0 };
+  GThread *stopper;
+  pid_t pid;
+  gint64 t0;
+
+  g_assert_no_error (error);
+  c = base_config (qf_iperf3_server_get_port (server));
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      qf_iperf3_server_run (server, NULL, NULL);
+      _exit (0);
+    }
+  qf_iperf3_server_free (server);
+
+  /* The responder freezes (SIGSTOP): no EOF, no reset, just no data. */
+  c.time_s = 10;
+  c.direction = QF_BW_DOWN;
+  c.stall_timeout_s = 1;
+  stopper = g_thread_new ("stopper", stop_later, GINT_TO_POINTER (pid));
+  t0 = qf_clock_now_ns ();
+  g_assert_false (run_client (&c, NULL, &r, &error));
+  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST);
+  g_assert_cmpint (qf_clock_now_ns () - t0, <, 3 * QF_NSEC_PER_SEC);
+  g_assert_cmpuint (r.intervals->len, >=, 1);
+  g_thread_join (stopper);
+  qf_bw_result_clear (&r);
+  kill (pid, SIGKILL);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+}
+
 static void
 test_refused (void)
 {
@@ -615,6 +661,7 @@ main (int   argc,
 
   /* First, while this process has no other threads: it forks a responder. */
   g_test_add_func ("/engine/bandwidth/peer-killed-keeps-intervals", test_peer_killed);
+  g_test_add_func ("/engine/bandwidth/stall-timeout", test_stall);
   g_test_add_func ("/engine/bandwidth/json/parse", test_json_parse);
   g_test_add_func ("/engine/bandwidth/json/reject", test_json_reject);
   g_test_add_func ("/engine/bandwidth/json/write", test_json_write);

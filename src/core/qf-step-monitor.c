@@ -26,11 +26,27 @@ round2 (gdouble v)
 }
 
 static JsonObject *
+cpu_pct_to_json (const QfCpuPct *p)
+{
+  JsonObject *cpu = json_object_new ();
+
+  json_object_set_double_member (cpu, "us", round2 (p->us));
+  json_object_set_double_member (cpu, "sy", round2 (p->sy));
+  json_object_set_double_member (cpu, "ni", round2 (p->ni));
+  json_object_set_double_member (cpu, "id", round2 (p->id));
+  json_object_set_double_member (cpu, "wa", round2 (p->wa));
+  json_object_set_double_member (cpu, "hi", round2 (p->hi));
+  json_object_set_double_member (cpu, "si", round2 (p->si));
+  json_object_set_double_member (cpu, "st", round2 (p->st));
+  return cpu;
+}
+
+static JsonObject *
 sample_to_json (const QfMonitorSample *s)
 {
   JsonObject *o = json_object_new ();
-  JsonObject *cpu = json_object_new ();
   JsonArray *cpus = json_array_new ();
+  JsonArray *per_cpu = json_array_new ();
   JsonArray *disks = json_array_new ();
   JsonArray *nets = json_array_new ();
   GArray *tops[2] = { s->top_cpu, s->top_mem };
@@ -41,18 +57,15 @@ sample_to_json (const QfMonitorSample *s)
   json_object_set_double_member (o, "cpu_busy_pct", round2 (s->cpu.busy));
   json_object_set_double_member (o, "cpu_iowait_pct", round2 (s->cpu.wa));
   json_object_set_double_member (o, "cpu_idle_pct", round2 (s->cpu.id));
-  json_object_set_double_member (cpu, "us", round2 (s->cpu.us));
-  json_object_set_double_member (cpu, "sy", round2 (s->cpu.sy));
-  json_object_set_double_member (cpu, "ni", round2 (s->cpu.ni));
-  json_object_set_double_member (cpu, "id", round2 (s->cpu.id));
-  json_object_set_double_member (cpu, "wa", round2 (s->cpu.wa));
-  json_object_set_double_member (cpu, "hi", round2 (s->cpu.hi));
-  json_object_set_double_member (cpu, "si", round2 (s->cpu.si));
-  json_object_set_double_member (cpu, "st", round2 (s->cpu.st));
-  json_object_set_object_member (o, "cpu", cpu);
+  json_object_set_object_member (o, "cpu", cpu_pct_to_json (&s->cpu));
   for (guint i = 0; i < s->cpus->len; i++)
-    json_array_add_double_element (cpus, round2 (g_array_index (s->cpus, QfCpuPct, i).busy));
+    {
+      const QfCpuPct *p = &g_array_index (s->cpus, QfCpuPct, i);
+      json_array_add_double_element (cpus, round2 (p->busy));
+      json_array_add_object_element (per_cpu, cpu_pct_to_json (p));
+    }
   json_object_set_array_member (o, "cpus_busy_pct", cpus);
+  json_object_set_array_member (o, "cpus", per_cpu);
   json_object_set_double_member (o, "load1", s->load1);
   json_object_set_double_member (o, "load5", s->load5);
   json_object_set_double_member (o, "load15", s->load15);

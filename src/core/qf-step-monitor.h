@@ -3,7 +3,7 @@
  *
  * A monitor object is {"interval_s", "cpu_count", "samples": [...], "summary": {...}}:
  *   sample:  t_s, elapsed_s, cpu_busy_pct, cpu_iowait_pct, cpu_idle_pct, cpu {us sy ni id wa hi
- *            si st}, cpus_busy_pct [..], load1, load5, load15, mem_total_kb, mem_free_kb,
+ *            si st}, cpus_busy_pct [..], cpus [{us … st} per CPU], load1, load5, load15, mem_total_kb, mem_free_kb,
  *            mem_available_kb, mem_used_kb, buff_cache_kb, swap_total_kb, swap_used_kb,
  *            disks [{name, util_pct, r_kbps, w_kbps, await_ms, r_await_ms, w_await_ms, r_per_s,
  *            w_per_s, aqu_sz, ios}], nets [{name, rx_kBps, tx_kBps, rx_pkts_per_s,

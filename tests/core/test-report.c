@@ -152,6 +152,44 @@ test_plot_time_series_keeps_spikes (void)
   cairo_surface_destroy (img);
 }
 
+/* The scrolling 60 s view shows the last 60 s only: a spike before the window is not drawn, one
+ * inside it is. */
+static void
+test_plot_time_series_window (void)
+{
+  const gsize n = 2000;
+  g_autofree gdouble *values = g_new (gdouble, n);
+  QfPlotSeries series = { "rtt", NULL, values, n, 0, 0.1, FALSE };
+  QfPlotOptions opt;
+
+  for (guint run = 0; run < 2; run++)
+    {
+      cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 200);
+      cairo_t *cr = cairo_create (img);
+      gboolean top = FALSE;
+
+      for (gsize i = 0; i < n; i++)
+        values[i] = 10;
+      /* t = 10 s (outside the last 60 s of 200 s) or t = 190 s (inside) */
+      values[run == 0 ? 100 : 1900] = 100;
+      qf_plot_options_init (&opt);
+      opt.window_s = 60;
+      opt.fixed_scale = FALSE;
+      qf_plot_time_series (cr, 400, 200, &opt, &series, 1, NULL, 0);
+      cairo_surface_flush (img);
+      /* Without the spike the flat line sits near the top of the autoscaled axis and nothing is
+       * drawn in the middle band; with it, the spike crosses the band. */
+      for (int x = 40; x < 395 && !top; x++)
+        top = column_has_series_colour (img, x, 70, 130);
+      if (run == 0)
+        g_assert_false (top);
+      else
+        g_assert_true (top);
+      cairo_destroy (cr);
+      cairo_surface_destroy (img);
+    }
+}
+
 static void
 test_plot_histogram_from_result (void)
 {
@@ -689,6 +727,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/core/plot/format-value", test_plot_format);
   g_test_add_func ("/core/plot/time-series-keeps-spikes", test_plot_time_series_keeps_spikes);
+  g_test_add_func ("/core/plot/time-series-window", test_plot_time_series_window);
   g_test_add_func ("/core/plot/histogram-from-result", test_plot_histogram_from_result);
   g_test_add_func ("/core/report/rejects-non-session", test_report_rejects_non_session);
   g_test_add_func ("/core/report/pdf-text", test_pdf_text);

@@ -143,7 +143,7 @@ qf_cli_cert (int    argc,
   if (argc >= 2 && (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h")))
     {
       g_print ("%s\n\n", _("Usage: qualify-cli cert create|import|show [OPTION…]"));
-      g_print ("  create  %s\n", _("Create your self-signed signing certificate (--name NAME [--org ORG])"));
+      g_print ("  create  %s\n", _("Create your own signing certificate (--name NAME [--org ORG])"));
       g_print ("  import  %s\n", _("Import a company certificate (--cert FILE --key FILE, or --p12 FILE)"));
       g_print ("  show    %s\n", _("Show the certificate in use (--export FILE writes it for others)"));
       return QF_CLI_EXIT_OK;

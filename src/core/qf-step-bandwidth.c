@@ -145,6 +145,7 @@ build_result (const char       *host,
       json_object_set_double_member (obj, "lost_pct", round3 (r->lost_pct));
       json_object_set_int_member (obj, "lost_packets", (gint64) r->lost_packets);
       json_object_set_int_member (obj, "total_packets", (gint64) r->total_packets);
+      json_object_set_int_member (obj, "out_of_order", (gint64) r->out_of_order);
     }
   else
     {

@@ -1,11 +1,12 @@
 /* qf-cli-sysinfo.c — `qualify-cli sysinfo`: the PC's identity, kernel and the real-time
- * readiness audit (src/cli). --json adds the audit as a `checks` array. */
+ * readiness audit with the privilege checks (src/cli). --json adds them as a `checks` array. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "qf-audit.h"
 #include "qf-cli.h"
+#include "qf-privileges.h"
 #include "qf-sysinfo.h"
 
 int
@@ -37,6 +38,10 @@ qf_cli_sysinfo (int    argc,
   checks = qf_audit_run (root, &error);
   if (checks == NULL)
     return qf_cli_error ("sysinfo", error);
+  /* How this process gets real-time priority, locked memory and ICMP (privilege.* ids): a fact
+   * about the running program, so not for a fixture tree. */
+  if (root == NULL)
+    g_ptr_array_extend_and_steal (checks, qf_privileges_check ());
 
   if (json)
     {

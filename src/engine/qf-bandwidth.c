@@ -937,12 +937,12 @@ peer_stream (const QfJson *peer_results,
 {
   const QfJson *streams = qf_json_get (peer_results, "streams");
 
-  for (guint i = 0; i < qf_json_length (streams); i++)
-    {
-      const QfJson *s = qf_json_index (streams, i);
-      if (qf_json_int (qf_json_get (s, "id"), -1) == id)
-        return s;
-    }
+  /* Linear in the peer's JSON (at most QF_JSON_MAX_NODES values), whatever it holds. */
+  if (qf_json_type (streams) != QF_JSON_ARRAY)
+    return NULL;
+  for (const QfJson *s = qf_json_first (streams); s != NULL; s = qf_json_next (s))
+    if (qf_json_int (qf_json_get (s, "id"), -1) == id)
+      return s;
   return NULL;
 }
 

@@ -526,6 +526,26 @@ qf_json_index (const QfJson *array,
   return c;
 }
 
+const QfJson *
+qf_json_first (const QfJson *node)
+{
+  if (node == NULL || (node->type != QF_JSON_ARRAY && node->type != QF_JSON_OBJECT))
+    return NULL;
+  return node_at (node, node->first_child);
+}
+
+const QfJson *
+qf_json_next (const QfJson *node)
+{
+  return node != NULL ? node_at (node, node->next) : NULL;
+}
+
+const char *
+qf_json_key (const QfJson *node)
+{
+  return node != NULL ? node->key : NULL;
+}
+
 gboolean
 qf_json_is_true (const QfJson *node)
 {

@@ -59,6 +59,12 @@ gdouble     qf_json_double        (const QfJson  *node,
 gint64      qf_json_int           (const QfJson  *node,
                                    gint64         def);
 
+/* Iteration in document order, O(1) a step: first child of an array or object, then the next
+ * sibling; NULL at the end. qf_json_key() names an object member. */
+const QfJson *qf_json_first       (const QfJson  *array_or_object);
+const QfJson *qf_json_next        (const QfJson  *node);
+const char *qf_json_key           (const QfJson  *node);
+
 /* Convenience: member of an object by key. */
 gboolean    qf_json_has           (const QfJson  *object,
                                    const char    *key);

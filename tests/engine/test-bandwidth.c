@@ -572,6 +572,14 @@ test_json_parse (void)
   g_assert_cmpint (qf_json_type (qf_json_index (b, 2)), ==, QF_JSON_NULL);
   g_assert_cmpfloat (qf_json_double (qf_json_index (b, 3), 0), ==, -25.0);
   g_assert_null (qf_json_index (b, 4));
+  {
+    guint n = 0;
+    for (const QfJson *c = qf_json_first (j); c != NULL; c = qf_json_next (c))
+      n++;
+    g_assert_cmpuint (n, ==, 5);
+    g_assert_cmpstr (qf_json_key (qf_json_first (j)), ==, "a");
+    g_assert_null (qf_json_first (qf_json_get (j, "a")));
+  }
   g_assert_cmpstr (qf_json_string (qf_json_get (j, "c")), ==, "x\xc3\xa9\n\"");
   /* iperf3 3.12 prints -1 as 2^64 - 1. */
   g_assert_cmpint (qf_json_int (qf_json_get (qf_json_get (j, "d"), "e"), 0), ==, -1);

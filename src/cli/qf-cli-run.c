@@ -289,6 +289,8 @@ run_loop (QfRunner  *runner,
     if (qf_session_get_step_status (session, i) == QF_STEP_STATUS_PENDING)
       state.n_planned++;
 
+  if (state.n_planned == 0)  /* a replay: its steps become pending when it starts */
+    state.n_planned = qf_session_get_n_steps (session);
   g_signal_connect (runner, "step-started", G_CALLBACK (on_step_started), &state);
   g_signal_connect (runner, "progress", G_CALLBACK (on_progress), &state);
   g_signal_connect (runner, "step-finished", G_CALLBACK (on_step_finished), &state);

@@ -362,6 +362,37 @@ test_default_dir (void)
   g_assert_nonnull (strstr (base, "-desk-01-"));
 }
 
+/* The recorded training sessions shipped in data/demo load, keep their verdicts, and say how
+ * they were made. */
+static void
+test_demo_sessions (void)
+{
+  static const struct { const char *file; QfOverall overall; const char *note; } demos[] = {
+    { "demo-fail.session.json", QF_OVERALL_FAIL, "builtin-peer" },
+    { "demo-pass.session.json", QF_OVERALL_PASS, "profile" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (demos); i++)
+    {
+      g_autofree char *path = g_build_filename (g_getenv ("QUALIFY_DATADIR"), "demo", demos[i].file, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(QfSession) session = qf_session_load (path, &error);
+      JsonArray *notes;
+      gboolean found = FALSE;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (qf_session_get_overall (session, NULL), ==, demos[i].overall);
+      g_assert_cmpstr (qf_session_get_state (session), ==, "complete");
+      notes = qf_json_get_array (qf_session_get_json (session), "notes");
+      for (guint k = 0; k < json_array_get_length (notes); k++)
+        found |= g_str_equal (qf_json_get_string (json_array_get_object_element (notes, k), "id", ""), demos[i].note);
+      g_assert_true (found);
+      /* recorded live data for the replay */
+      g_assert_nonnull (qf_json_get_object (qf_session_get_step (session, 0), "samples"));
+      g_assert_cmpuint (json_array_get_length (qf_json_get_array (qf_session_get_step (session, 0), "progress")), >, 0);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -383,5 +414,6 @@ main (int   argc,
   g_test_add_func ("/core/session/samples-decimated", test_samples_decimated);
   g_test_add_func ("/core/session/comparison", test_comparison);
   g_test_add_func ("/core/session/default-dir", test_default_dir);
+  g_test_add_func ("/core/session/demo-sessions", test_demo_sessions);
   return g_test_run ();
 }

@@ -165,6 +165,7 @@ print_table (QfSession *session)
   JsonArray *verdicts = qf_session_get_verdicts (session);
   JsonArray *advice = qf_session_get_advice (session);
   JsonArray *notes = qf_json_get_array (qf_session_get_json (session), "notes");
+  JsonObject *comparison = qf_json_get_object (qf_session_get_json (session), "comparison");
   guint warnings = 0;
   QfOverall overall = qf_session_get_overall (session, &warnings);
   g_autoptr(GString) out = g_string_new (NULL);
@@ -222,6 +223,35 @@ print_table (QfSession *session)
       for (guint i = 0; i < json_array_get_length (advice); i++)
         g_string_append_printf (out, "  • %s\n",
                                 qf_json_get_string (json_array_get_object_element (advice, i), "text", ""));
+    }
+  if (comparison != NULL)
+    {
+      JsonArray *metrics = qf_json_get_array (comparison, "metrics");
+      JsonArray *changes = qf_json_get_array (comparison, "audit_changes");
+
+      g_string_append_printf (out, "\n%s %s\n", _("Compared with the earlier session of this PC from"),
+                              qf_json_get_string (qf_json_get_object (comparison, "previous"), "created_at", "?"));
+      for (guint i = 0; metrics != NULL && i < json_array_get_length (metrics); i++)
+        {
+          JsonObject *m = json_array_get_object_element (metrics, i);
+          JsonNode *before = json_object_get_member (m, "before");
+          JsonNode *after = json_object_get_member (m, "after");
+          const char *unit = qf_json_get_string (m, "unit", "");
+          g_autofree char *before_text = NULL, *after_text = NULL;
+
+          if (before == NULL || after == NULL || JSON_NODE_HOLDS_NULL (before) || JSON_NODE_HOLDS_NULL (after))
+            continue;
+          before_text = qf_verdict_format_value (json_node_get_double (before), unit);
+          after_text = qf_verdict_format_value (json_node_get_double (after), unit);
+          g_string_append_printf (out, "  • %s: %s → %s\n", _(qf_json_get_string (m, "label", "")),
+                                  before_text, after_text);
+        }
+      for (guint i = 0; changes != NULL && i < json_array_get_length (changes); i++)
+        {
+          JsonObject *c = json_array_get_object_element (changes, i);
+          g_string_append_printf (out, "  • %s: %s → %s\n", qf_json_get_string (c, "title", qf_json_get_string (c, "id", "")),
+                                  qf_json_get_string (c, "before", "?"), qf_json_get_string (c, "after", "?"));
+        }
     }
   for (guint i = 0; notes != NULL && i < json_array_get_length (notes); i++)
     {

@@ -157,7 +157,7 @@ test_run_quick_builtin (void)
   int rc;
 
   rc = qf_test_run_cli (&out, &err, "run", "--profile", "arcs-wired", "--quick", "--peer", "builtin",
-                        "--out", dir, "--operator", "Test", "--json", NULL);
+                        "--out", dir, "--operator", "Test", "--no-sign", "--json", NULL);
   g_test_message ("stderr:\n%s", err);
   summary = qf_test_parse_json (out);
   overall = json_object_get_string_member (summary, "overall");
@@ -194,21 +194,37 @@ test_run_quick_builtin (void)
     g_test_message ("this kernel is PREEMPT_RT: the RT FAIL path is not expected here");
   else
     {
-      gboolean kernel_named = FALSE;
+      guint rt_advice = 0, rt_outside = 0;
 
-      /* this machine's kernel is not real-time: Avg > 32 µs, and the advice names the kernel */
-      g_assert_cmpstr (rt_verdict, ==, "fail");
-      g_assert_cmpstr (overall, ==, "fail");
-      g_assert_cmpint (rc, ==, 1);
+      /* this machine's kernel is not real-time: Avg is normally above 32 µs (a FAIL), and every
+       * real-time figure outside its limit is explained with the kernel first */
+      if (g_str_equal (rt_verdict, "fail"))
+        {
+          g_assert_cmpstr (overall, ==, "fail");
+          g_assert_cmpint (rc, ==, 1);
+        }
+      else
+        g_test_message ("the real-time average met 32 µs this time; the FAIL path is checked through the warnings");
+      for (guint i = 0; i < json_array_get_length (criteria); i++)
+        {
+          JsonObject *v = json_array_get_object_element (criteria, i);
+          const char *verdict = json_object_get_string_member (v, "verdict");
+          if (g_str_equal (json_object_get_string_member (v, "key"), "rt") &&
+              (g_str_equal (verdict, "fail") || g_str_equal (verdict, "warn")))
+            rt_outside++;
+        }
       advice = json_object_get_array_member (summary, "advice");
       for (guint i = 0; i < json_array_get_length (advice); i++)
         {
           JsonObject *a = json_array_get_object_element (advice, i);
-          if (g_str_equal (json_object_get_string_member (a, "key"), "rt") &&
-              g_str_equal (json_object_get_string_member (a, "verdict"), "fail"))
-            kernel_named |= strstr (json_object_get_string_member (a, "text"), "kernel is not PREEMPT_RT") != NULL;
+          if (!g_str_equal (json_object_get_string_member (a, "key"), "rt"))
+            continue;
+          g_assert_nonnull (strstr (json_object_get_string_member (a, "text"), "the kernel is not PREEMPT_RT"));
+          g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (
+                             json_object_get_array_member (a, "causes"), 0), "id"), ==, "kernel.preempt");
+          rt_advice++;
         }
-      g_assert_true (kernel_named);
+      g_assert_cmpuint (rt_advice, ==, rt_outside);
     }
 
   /* the session on disk is complete, says the peer was built in, and holds the engines' results */
@@ -218,6 +234,13 @@ test_run_quick_builtin (void)
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (session, "peer"), "kind"), ==, "builtin");
   g_assert_true (has_note (session, "builtin-peer"));
   g_assert_cmpstr (json_object_get_string_member (session, "operator"), ==, "Test");
+  /* the reports are written beside it */
+  {
+    g_autofree char *pdf = g_build_filename (dir, "report.pdf", NULL);
+    g_autofree char *html = g_build_filename (dir, "report.html", NULL);
+    g_assert_true (g_file_test (pdf, G_FILE_TEST_IS_REGULAR));
+    g_assert_true (g_file_test (html, G_FILE_TEST_IS_REGULAR));
+  }
   if (g_str_equal (status_of (session, "rt"), "done"))
     g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (step (session, "rt"), "result"), "test"), ==, "rt");
 

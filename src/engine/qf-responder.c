@@ -101,6 +101,7 @@ struct QfResponder
   gsize              held_bytes;
   GRand             *rand;
   gint64             last_reject_log_ns;
+  gboolean           spin_udp;     /* a UDP client asked for busy-polling (housekeeping) */
   QfResponderStats   stats;
 };
 
@@ -607,16 +608,11 @@ conn_handle_message (QfResponder            *self,
   Conn *c = &self->conns[index];
   guint16 flags;
 
-  if (!(h->flags & QF_SOCKPERF_FLAG_CLIENT))
-    {
-      if (h->length >= QF_SOCKPERF_HEADER_SIZE + QF_SOCKPERF_SPIN_MAGIC_LEN
-          && memcmp (msg + QF_SOCKPERF_HEADER_SIZE, QF_SOCKPERF_SPIN_MAGIC,
-                     QF_SOCKPERF_SPIN_MAGIC_LEN) == 0)
-        c->spin = TRUE;
-      return TRUE;
-    }
-  if ((h->flags & QF_SOCKPERF_FLAG_WARMUP) || !(h->flags & QF_SOCKPERF_FLAG_PONG_REQUEST))
+  if (!(h->flags & QF_SOCKPERF_FLAG_CLIENT) || (h->flags & QF_SOCKPERF_FLAG_WARMUP)
+      || !(h->flags & QF_SOCKPERF_FLAG_PONG_REQUEST))
     return TRUE;
+  if (h->flags & QF_SOCKPERF_FLAG_QF_SPIN)
+    c->spin = TRUE;
 
   flags = GUINT16_TO_BE (h->flags & ~QF_SOCKPERF_FLAG_CLIENT);
   memcpy (msg + 8, &flags, 2);
@@ -801,16 +797,11 @@ udp_datagram (QfResponder            *self,
     {
       guint16 flags;
 
-      if (!(h.flags & QF_SOCKPERF_FLAG_CLIENT))
-        {
-          if (len >= QF_SOCKPERF_HEADER_SIZE + QF_SOCKPERF_SPIN_MAGIC_LEN
-              && memcmp (buf + QF_SOCKPERF_HEADER_SIZE, QF_SOCKPERF_SPIN_MAGIC,
-                         QF_SOCKPERF_SPIN_MAGIC_LEN) == 0)
-            p->spin = TRUE;
-          return;
-        }
-      if ((h.flags & QF_SOCKPERF_FLAG_WARMUP) || !(h.flags & QF_SOCKPERF_FLAG_PONG_REQUEST))
+      if (!(h.flags & QF_SOCKPERF_FLAG_CLIENT) || (h.flags & QF_SOCKPERF_FLAG_WARMUP)
+          || !(h.flags & QF_SOCKPERF_FLAG_PONG_REQUEST))
         return;
+      if (h.flags & QF_SOCKPERF_FLAG_QF_SPIN)
+        p->spin = self->spin_udp = TRUE;
       flags = GUINT16_TO_BE (h.flags & ~QF_SOCKPERF_FLAG_CLIENT);
       memcpy (buf + 8, &flags, 2);
     }
@@ -863,6 +854,7 @@ housekeeping (QfResponder *self,
   gint64 max_ns = (gint64) self->config.max_test_seconds * QF_NSEC_PER_SEC;
   gboolean spin = FALSE;
 
+  self->spin_udp = FALSE;
   for (guint i = 0; i < self->n_conns; i++)
     {
       Conn *c = &self->conns[i];
@@ -887,9 +879,9 @@ housekeeping (QfResponder *self,
           udp_peer_end (self, p, NULL);
           continue;
         }
-      spin |= p->spin && !p->expired && now_ns - p->last_ns < SPIN_IDLE_END_NS;
+      self->spin_udp |= p->spin && !p->expired && now_ns - p->last_ns < SPIN_IDLE_END_NS;
     }
-  return spin;
+  return spin || self->spin_udp;
 }
 
 gboolean
@@ -900,6 +892,7 @@ qf_responder_run (QfResponder  *self,
   struct epoll_event events[64];
   gint64 next_housekeeping = 0;
   gboolean spin = FALSE;
+  guint spin_turns = 0;
 
   g_return_val_if_fail (self != NULL, FALSE);
 
@@ -916,7 +909,18 @@ qf_responder_run (QfResponder  *self,
       release_held (self, now);
 
       if (spin)
-        timeout_ms = 0;
+        {
+          /* Busy-poll: receive straight from the spinning clients' sockets (two system calls
+           * per message, as sockperf --nonblocked), and look at epoll every 64 turns only. */
+          for (guint i = 0; i < self->n_conns; i++)
+            if (self->conns[i].fd >= 0 && self->conns[i].spin && !self->conns[i].want_out)
+              conn_readable (self, i);
+          if (self->spin_udp)
+            udp_readable (self);
+          if ((++spin_turns & 63) != 0)
+            continue;
+          timeout_ms = 0;
+        }
       else
         {
           gint64 wait_ns = next_housekeeping - now;
@@ -946,6 +950,7 @@ qf_responder_run (QfResponder  *self,
               break;
             case TAG_UDP:
               udp_readable (self);
+              spin |= self->spin_udp;
               break;
             case TAG_CONN:
               if (self->conns[index].fd < 0)

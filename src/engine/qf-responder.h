@@ -4,7 +4,7 @@
  *   - sockperf-style ping-pong (`sockperf pp` and our latency client): messages with the CLIENT
  *     and PONG_REQUEST flags come back as the same bytes with CLIENT cleared;
  *   - our control-cycle protocol (UDP, see qf-cycle.h);
- *   - our spin request: the loop busy-polls while such a client is active.
+ *   - our spin flag (QF_SOCKPERF_FLAG_QF_SPIN): the loop busy-polls while such a client is active.
  * Many clients at once; every length read from the wire is checked against a bound before it is
  * used; a malformed, truncated or oversized message drops that connection (TCP) or datagram
  * (UDP) and is logged, and the loop goes on serving the others.

@@ -456,16 +456,7 @@ qf_sockperf_client_run (QfSockperfClient        *self,
     return FALSE;
 
   if (self->config.spin)
-    {
-      /* Ask our responder to busy-poll for us; sockperf's server ignores this message (no
-       * CLIENT flag). */
-      guint8 hello[QF_SOCKPERF_HEADER_SIZE + QF_SOCKPERF_SPIN_MAGIC_LEN];
-      QfSockperfHeader h = { 0, 0, sizeof hello };
-      qf_sockperf_header_write (hello, &h);
-      memcpy (hello + QF_SOCKPERF_HEADER_SIZE, QF_SOCKPERF_SPIN_MAGIC, QF_SOCKPERF_SPIN_MAGIC_LEN);
-      if (!send_all (self->fd, hello, sizeof hello, error))
-        return FALSE;
-    }
+    req.flags |= QF_SOCKPERF_FLAG_QF_SPIN;
   else
     /* Blocking receive wakes at least this often to look at the deadline and the stop flag. */
     set_recv_timeout (self->fd, MIN (reply_timeout, 100 * QF_NSEC_PER_MSEC));

@@ -35,10 +35,10 @@ enum
   QF_SOCKPERF_FLAG_WARMUP       = 4,
 };
 
-/* Our spin request: a sockperf-framed message with flags 0 (sockperf's server ignores messages
- * without the CLIENT flag) whose payload begins with these bytes. */
-#define QF_SOCKPERF_SPIN_MAGIC      "QFSPIN1"
-#define QF_SOCKPERF_SPIN_MAGIC_LEN  7
+/* Our spin request: a flag bit on every request of a --spin client, asking our responder to
+ * busy-poll for it. sockperf's server tests the three bits above one by one, so it ignores this
+ * bit and echoes it back (a separate hello message confused `sockperf sr --nonblocked`). */
+#define QF_SOCKPERF_FLAG_QF_SPIN    0x0100
 
 typedef struct
 {

@@ -1329,16 +1329,19 @@ qf_session_compare (QfSession *self,
   return comparison;
 }
 
-QfSession *
-qf_session_find_previous (QfSession  *self,
-                          const char *base_dir)
+typedef gboolean (*SessionFilter) (QfSession *candidate,
+                                   gpointer   user_data);
+
+/* The newest session (by created_at) below base_dir that filter accepts. */
+static QfSession *
+find_newest (const char    *base_dir,
+             SessionFilter  filter,
+             gpointer       user_data)
 {
   g_autoptr(GDir) dir = NULL;
   g_autoptr(QfSession) best = NULL;
   g_autoptr(GDateTime) best_time = NULL;
   const char *name;
-
-  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
 
   if (base_dir == NULL || (dir = g_dir_open (base_dir, 0, NULL)) == NULL)
     return NULL;
@@ -1347,17 +1350,11 @@ qf_session_find_previous (QfSession  *self,
       g_autofree char *path = g_build_filename (base_dir, name, "session.json", NULL);
       g_autoptr(QfSession) other = NULL;
       g_autoptr(GDateTime) created = NULL;
-      const char *state;
 
       if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
         continue;
       other = qf_session_load (path, NULL);
-      if (other == NULL || g_strcmp0 (qf_session_get_id (other), qf_session_get_id (self)) == 0)
-        continue;
-      state = qf_session_get_state (other);
-      if (!g_str_equal (state, "complete") && !g_str_equal (state, "cancelled"))
-        continue;
-      if (!qf_session_same_pc (self, other))
+      if (other == NULL || !filter (other, user_data))
         continue;
       created = g_date_time_new_from_iso8601 (qf_json_get_string (other->root, "created_at", ""), NULL);
       if (created == NULL)
@@ -1371,4 +1368,43 @@ qf_session_find_previous (QfSession  *self,
         }
     }
   return g_steal_pointer (&best);
+}
+
+static gboolean
+is_previous_of (QfSession *candidate,
+                gpointer   user_data)
+{
+  QfSession *self = user_data;
+  const char *state = qf_session_get_state (candidate);
+
+  return g_strcmp0 (qf_session_get_id (candidate), qf_session_get_id (self)) != 0 &&
+         (g_str_equal (state, "complete") || g_str_equal (state, "cancelled")) &&
+         qf_session_same_pc (self, candidate);
+}
+
+static gboolean
+is_unfinished (QfSession *candidate,
+               gpointer   user_data)
+{
+  const char *state = qf_session_get_state (candidate);
+
+  return g_str_equal (state, "running") || g_str_equal (state, "cancelled");
+}
+
+QfSession *
+qf_session_find_unfinished (const char *base_dir)
+{
+  g_autofree char *default_base = NULL;
+
+  if (base_dir == NULL)
+    base_dir = default_base = qf_session_get_default_base ();
+  return find_newest (base_dir, is_unfinished, NULL);
+}
+
+QfSession *
+qf_session_find_previous (QfSession  *self,
+                          const char *base_dir)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return find_newest (base_dir, is_previous_of, self);
 }

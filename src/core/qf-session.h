@@ -193,4 +193,8 @@ JsonObject  *qf_session_compare            (QfSession    *self,
 QfSession   *qf_session_find_previous      (QfSession    *self,
                                             const char   *base_dir);
 
+/* The newest session below base_dir (NULL: the default base) that was interrupted or cancelled
+ * and can be continued (state "running" or "cancelled"), or NULL. For the wizard's Resume. */
+QfSession   *qf_session_find_unfinished    (const char   *base_dir);
+
 G_END_DECLS

@@ -221,7 +221,9 @@ test_resume_keeps_done_steps (void)
   g_autoptr(QfSession) session = new_session ();
   g_autoptr(QfSession) loaded = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = make_dir ();
+  g_autofree char *base = make_dir ();
+  g_autofree char *dir = g_build_filename (base, "interrupted", NULL);
+  g_autoptr(QfSession) unfinished = NULL;
   g_autofree char *started = NULL;
   gint ping = step_index (session, "ping");
   guint remaining;
@@ -231,6 +233,11 @@ test_resume_keeps_done_steps (void)
   started = g_strdup (qf_json_get_string (qf_session_get_step (session, 0), "started_at", NULL));
   /* the process dies while ping runs */
   g_assert_true (qf_session_begin_step (session, ping, &error));
+
+  /* the wizard finds it to offer Resume */
+  unfinished = qf_session_find_unfinished (base);
+  g_assert_nonnull (unfinished);
+  g_assert_cmpstr (qf_session_get_id (unfinished), ==, qf_session_get_id (session));
 
   loaded = qf_session_load (dir, &error);
   g_assert_no_error (error);

@@ -253,6 +253,25 @@ def test_serve(serve):
     tap(ok, "serve logs one line per test and stops cleanly on SIGTERM", out + err)
 
 
+def test_serve_builtin():
+    p = start(NS_A, CLI, "serve", "--builtin", "--json")
+    text = ""
+    while not text.rstrip().endswith("}"):
+        line = p.stdout.readline()
+        if not line:
+            break
+        text += line
+    info = as_json(text)
+    ok = info is not None and info["host"] == "127.0.0.1" and info["latency_port"] > 0
+    if ok:
+        rc, out, err, _ = run(NS_A, CLI, "latency", "127.0.0.1", "--port", str(info["latency_port"]),
+                              "--time", "0.2", "--json")
+        ok = rc == 0 and as_json(out)["samples"] > 0
+        text += out + err
+    rc, _, err = stop(p)
+    tap(ok and rc == 0, "serve --builtin prints its loopback ports and serves them", text + err)
+
+
 def main():
     if os.geteuid() != 0:
         print("1..0 # SKIP network namespaces need root")
@@ -277,6 +296,7 @@ def main():
             test_latency_and_cycle(serve)
             test_cycle_delayed()
             test_sockperf_interop(serve)
+            test_serve_builtin()
             time.sleep(2.2)   # a UDP test is logged once its client has been quiet for 2 s
             test_serve(serve)
     finally:

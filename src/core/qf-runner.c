@@ -4,8 +4,10 @@
  * The worker never touches the session: before it starts, the main thread copies each step's
  * id and parameters into a plan. The worker posts events (begin, progress, end, all done) into a
  * queue that the main context drains in order, so the session is only ever changed and saved on
- * the main thread. Live samples go from the step into an SPSC ring (the worker produces, the main
- * context consumes every 50 ms), are recorded for replay and emitted as "samples". */
+ * the main thread. Live samples go from the step into an SPSC ring of its own (the worker
+ * produces, the main context consumes every 50 ms and empties it when the step's end arrives), so
+ * a sample is never credited to the wrong step; they are recorded for replay and emitted as
+ * "samples". */
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -51,6 +53,7 @@ typedef struct
   gdouble       duration_s;
   gint64        start_ns;
   gboolean      cancelled;
+  QfRing       *ring;       /* BEGIN: borrowed; END: owned (the step's ring, freed when handled) */
 } Event;
 
 struct _QfRunner
@@ -61,7 +64,7 @@ struct _QfRunner
   GMainContext  *context;
   GThread       *thread;
   GAsyncQueue   *events;
-  QfRing        *ring;
+  QfRing        *ring;            /* main thread: the running step's ring, or NULL */
   GSource       *drain_source;
   GPtrArray     *plan;            /* PlanItem */
   GStrv          only;
@@ -126,6 +129,8 @@ event_free (Event *event)
   g_clear_pointer (&event->result, json_object_unref);
   g_clear_error (&event->error);
   g_free (event->reason);
+  if (event->kind == EVENT_END)
+    g_clear_pointer (&event->ring, qf_ring_free);
   g_free (event);
 }
 
@@ -163,7 +168,6 @@ qf_runner_finalize (GObject *object)
 
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->events, g_async_queue_unref);
-  g_clear_pointer (&self->ring, qf_ring_free);
   g_clear_pointer (&self->plan, g_ptr_array_unref);
   g_clear_pointer (&self->only, g_strfreev);
   g_clear_error (&self->save_error);
@@ -308,6 +312,7 @@ drain_ring (QfRunner *self)
 
   if (self->ring == NULL || self->main_current < 0)
     return;
+  /* Only this step's producer writes to this ring. */
   while ((n = qf_ring_pop (self->ring, buffer, G_N_ELEMENTS (buffer))) > 0)
     {
       qf_session_record_samples (self->session, (guint) self->main_current, self->step_start_ns,
@@ -349,6 +354,7 @@ handle_event (QfRunner *self,
     case EVENT_BEGIN:
       self->main_current = (gint) event->index;
       self->step_start_ns = event->start_ns;
+      self->ring = event->ring;
       if (!qf_session_begin_step (self->session, event->index, &error))
         keep_save_error (self, g_steal_pointer (&error));
       g_signal_emit (self, signals[SIGNAL_STEP_STARTED], 0, event->index);
@@ -367,7 +373,9 @@ handle_event (QfRunner *self,
       break;
 
     case EVENT_END:
-      drain_ring (self);
+      if (event->ring != NULL && event->ring == self->ring)
+        drain_ring (self);
+      self->ring = NULL;
       if (!qf_session_finish_step (self->session, event->index, event->status, event->result,
                                    event->status != QF_STEP_STATUS_DONE, event->error, event->reason,
                                    event->duration_s, &error))
@@ -480,6 +488,7 @@ worker (gpointer data)
       g_autoptr(GError) error = NULL;
       gboolean skipped, ok;
       gint64 start_ns;
+      QfRing *ring;
 
       if (g_atomic_int_get (&self->plan_cancel))
         {
@@ -519,18 +528,20 @@ worker (gpointer data)
           continue;
         }
 
+      ring = qf_ring_new (RING_CAPACITY);
       start_ns = qf_clock_now_ns ();
       event = g_new0 (Event, 1);
       event->kind = EVENT_BEGIN;
       event->index = item->index;
       event->start_ns = start_ns;
+      event->ring = ring;
       post (self, event);
 
       progress.runner = self;
       progress.index = item->index;
       progress.start_ns = start_ns;
       ctx.cancel = &self->step_cancel;
-      ctx.samples = self->ring;
+      ctx.samples = ring;
       ctx.progress = on_step_progress;
       ctx.user_data = &progress;
       ctx.peer = self->peer;
@@ -554,6 +565,7 @@ worker (gpointer data)
         event = end_event (item->index, QF_STEP_STATUS_FAILED,
                            error != NULL ? error->message : _("The test failed without saying why."));
       event->duration_s = (qf_clock_now_ns () - start_ns) / 1e9;
+      event->ring = ring;   /* the main context empties and frees it */
       event->result = g_steal_pointer (&result);
       event->error = g_steal_pointer (&error);
       post (self, event);
@@ -638,8 +650,6 @@ qf_runner_start (QfRunner  *self,
       g_ptr_array_add (self->plan, item);
     }
 
-  if (self->ring == NULL)
-    self->ring = qf_ring_new (RING_CAPACITY);
   self->drain_source = g_timeout_source_new (DRAIN_PERIOD_MS);
   g_source_set_callback (self->drain_source, drain_timeout, self, NULL);
   g_source_attach (self->drain_source, self->context);

@@ -525,6 +525,14 @@ qf_cli_run (int    argc,
         }
       else if (peer != NULL && g_str_equal (peer, "builtin"))
         qf_session_set_network (session, "lo", "loopback", 0, 0, NULL, -1);
+      {
+        const char *kind = qf_json_get_string (qf_json_get_object (qf_session_get_json (session), "network"), "kind", "");
+        const char *wanted = qf_profile_get_network_kind (profile);
+        if ((g_str_equal (kind, "wired") || g_str_equal (kind, "wireless")) &&
+            (g_str_equal (wanted, "wired") || g_str_equal (wanted, "wireless")) && !g_str_equal (kind, wanted))
+          g_printerr (_("Note: profile “%s” is for a %s network, but %s is %s. Choose the matching profile for a fair verdict.\n"),
+                      qf_profile_get_id (profile), wanted, iface, kind);
+      }
       if (!qf_session_set_dir (session, out, &error))
         return qf_cli_error ("run", error);
       if (quick)

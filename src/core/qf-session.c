@@ -600,6 +600,45 @@ qf_session_set_network (QfSession  *self,
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
+/* Link quality of a Wi-Fi interface from /proc/net/wireless as 0..100 (quality is out of 70
+ * for most drivers), or -1. */
+static gint
+wireless_signal (const char *root,
+                 const char *iface)
+{
+  g_autofree char *text = qf_sysfs_read_string (root, "proc/net/wireless");
+  g_auto(GStrv) lines = NULL;
+
+  if (text == NULL)
+    return -1;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = NULL;
+      char *colon = strchr (lines[i], ':');
+      gdouble quality;
+
+      if (colon == NULL)
+        continue;
+      *colon = '\0';
+      if (!g_str_equal (g_strstrip (lines[i]), iface))
+        continue;
+      fields = g_strsplit_set (g_strstrip (colon + 1), " \t", -1);
+      /* fields: status, link quality ("54."), level, noise, … (empty strings between spaces) */
+      for (guint k = 0, seen = 0; fields[k] != NULL; k++)
+        {
+          if (*fields[k] == '\0')
+            continue;
+          if (++seen == 2)
+            {
+              quality = g_ascii_strtod (fields[k], NULL);
+              return (gint) CLAMP (quality * 100.0 / 70.0 + 0.5, 0, 100);
+            }
+        }
+    }
+  return -1;
+}
+
 void
 qf_session_set_network_from_sysfs (QfSession  *self,
                                    const char *root,
@@ -630,13 +669,15 @@ qf_session_set_network_from_sysfs (QfSession  *self,
   speed_text = qf_sysfs_read_string (root, speed_path);
   if (speed_text != NULL && g_ascii_strtoll (speed_text, NULL, 10) > 0)
     speed = (guint) g_ascii_strtoll (speed_text, NULL, 10);
+  /* device is a link into /sys/devices: a USB adapter's path runs through a usb bus. */
   device = g_build_filename (base, "device", NULL);
-  if (g_file_test (device, G_FILE_TEST_EXISTS))
-    {
-      g_autofree char *resolved = g_file_read_link (device, NULL);
-      usb = resolved != NULL && strstr (resolved, "/usb") != NULL ? 1 : 0;
-    }
-  qf_session_set_network (self, iface, kind, speed, usb, NULL, -1);
+  {
+    g_autofree char *resolved = g_file_read_link (device, NULL);
+    if (resolved != NULL)
+      usb = strstr (resolved, "/usb") != NULL ? 1 : 0;
+  }
+  qf_session_set_network (self, iface, kind, speed, usb, NULL,
+                          g_str_equal (kind, "wireless") ? wireless_signal (root, iface) : -1);
 }
 
 const char *

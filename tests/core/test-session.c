@@ -369,6 +369,33 @@ test_default_dir (void)
   g_assert_nonnull (strstr (base, "-desk-01-"));
 }
 
+/* The CLI's interface facts from sysfs: kind, link speed, USB adapter, Wi-Fi signal. */
+static void
+test_network_from_sysfs (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+  g_autofree char *root = fixture_root ("net-pc");
+  JsonObject *network;
+
+  qf_session_set_network_from_sysfs (session, root, "eth1");
+  network = qf_json_get_object (qf_session_get_json (session), "network");
+  g_assert_cmpstr (qf_json_get_string (network, "kind", NULL), ==, "wired");
+  g_assert_cmpfloat (qf_json_get_double (network, "speed_mbps", 0), ==, 100);
+  g_assert_true (json_object_get_boolean_member (network, "usb"));
+
+  qf_session_set_network_from_sysfs (session, root, "eno1");
+  network = qf_json_get_object (qf_session_get_json (session), "network");
+  g_assert_cmpfloat (qf_json_get_double (network, "speed_mbps", 0), ==, 1000);
+  g_assert_false (json_object_get_boolean_member (network, "usb"));
+  g_assert_true (json_object_get_null_member (network, "signal_pct"));
+
+  qf_session_set_network_from_sysfs (session, root, "wlan0");
+  network = qf_json_get_object (qf_session_get_json (session), "network");
+  g_assert_cmpstr (qf_json_get_string (network, "kind", NULL), ==, "wireless");
+  g_assert_cmpfloat (qf_json_get_double (network, "signal_pct", -1), ==, 77);  /* 54/70 */
+  g_assert_true (json_object_get_null_member (network, "usb"));
+}
+
 /* The recorded training sessions shipped in data/demo load, keep their verdicts, and say how
  * they were made. */
 static void
@@ -422,5 +449,6 @@ main (int   argc,
   g_test_add_func ("/core/session/comparison", test_comparison);
   g_test_add_func ("/core/session/default-dir", test_default_dir);
   g_test_add_func ("/core/session/demo-sessions", test_demo_sessions);
+  g_test_add_func ("/core/session/network-from-sysfs", test_network_from_sysfs);
   return g_test_run ();
 }

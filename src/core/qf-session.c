@@ -351,9 +351,10 @@ qf_session_new_from_json (JsonObject  *root,
 
       if (step == NULL || qf_json_get_string (step, "key", NULL) == NULL ||
           qf_json_get_string (step, "test", NULL) == NULL ||
+          qf_json_get_object (step, "params") == NULL ||
           !qf_step_status_from_string (qf_json_get_string (step, "status", NULL), &status))
         {
-          g_autofree char *what = g_strdup_printf (_("step %u lacks a key, test or valid status"), i);
+          g_autofree char *what = g_strdup_printf (_("step %u lacks a key, test, parameters or valid status"), i);
           return format_error (error, display_name, what), NULL;
         }
     }

@@ -129,6 +129,7 @@ qf_verdict_judge (const char        *key,
   else
     {
       JsonNode *valid = json_object_get_member (result, "valid");
+      JsonNode *figure;
 
       have_measured = qf_json_get_path_double (result, criterion->metric, &measured);
       if (valid != NULL && JSON_NODE_HOLDS_VALUE (valid) &&
@@ -138,6 +139,14 @@ qf_verdict_judge (const char        *key,
           reason = qf_json_get_string (result, "reason", NULL);
           if (reason == NULL)
             reason = _("The test reported its own result as not valid.");
+        }
+      else if (!have_measured && (figure = qf_json_get_path (result, criterion->metric)) != NULL &&
+               JSON_NODE_HOLDS_NULL (figure))
+        {
+          /* The engine says it had nothing to measure (e.g. no disk did any I/O). */
+          verdict = QF_VERDICT_NOT_RUN;
+          reason = reason_owned = g_strdup_printf (_("The test measured no figure “%s” (null in its result)."),
+                                                   criterion->metric);
         }
       else if (!have_measured || !isfinite (measured))
         {

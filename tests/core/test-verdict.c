@@ -73,6 +73,9 @@ test_table (void)
     /* the figure is missing or not a number */
     { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, TRUE, "{\"min_us\": 3}", QF_VERDICT_INVALID },
     { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, TRUE, "{\"avg_us\": \"3\"}", QF_VERDICT_INVALID },
+    /* the engine reports it had nothing to measure */
+    { "monitor.summary.disk_util_max_pct", QF_COMPARISON_AT_MOST, 95, QF_ROLE_WARNS, TRUE,
+      "{\"monitor\": {\"summary\": {\"disk_util_max_pct\": null}}}", QF_VERDICT_NOT_RUN },
     /* step not done: not run, whatever the (partial) result says */
     { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, FALSE, "{\"avg_us\": 3}", QF_VERDICT_NOT_RUN },
     { "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_DECIDES, FALSE, NULL, QF_VERDICT_NOT_RUN },

@@ -531,7 +531,9 @@ qf_cli_run (int    argc,
         if ((g_str_equal (kind, "wired") || g_str_equal (kind, "wireless")) &&
             (g_str_equal (wanted, "wired") || g_str_equal (wanted, "wireless")) && !g_str_equal (kind, wanted))
           g_printerr (_("Note: profile “%s” is for a %s network, but %s is %s. Choose the matching profile for a fair verdict.\n"),
-                      qf_profile_get_id (profile), wanted, iface, kind);
+                      qf_profile_get_id (profile),
+                      g_str_equal (wanted, "wired") ? C_("network", "wired") : C_("network", "wireless"), iface,
+                      g_str_equal (kind, "wired") ? C_("network", "wired") : C_("network", "wireless"));
       }
       if (!qf_session_set_dir (session, out, &error))
         return qf_cli_error ("run", error);

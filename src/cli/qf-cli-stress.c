@@ -48,7 +48,9 @@ run_step (gpointer data)
   ctx.progress = run->progress;
   ctx.user_data = run->progress_data;
   run->step->run (run->params, &ctx, &run->result, &run->error);
-  g_main_context_invoke (NULL, quit_loop, run->loop);
+  /* Always through the loop: g_main_context_invoke() would call quit_loop here, before
+   * g_main_loop_run() starts when the step fails at once, and the quit would be lost. */
+  g_idle_add (quit_loop, run->loop);
   return NULL;
 }
 

@@ -83,9 +83,28 @@ on_progress (QfRunner   *runner,
              JsonObject *live,
              RunState   *state)
 {
+  g_autoptr(GString) figures = g_string_new (NULL);
+
   if (!state->tty)
     return;
-  g_printerr ("\r\033[K      %3.0f %%   %s %.0f s", fraction * 100, _("remaining"), eta_s);
+  /* A few live figures as the engine names them, e.g. "avg_us 31.2  max_us 95". */
+  if (live != NULL)
+    {
+      g_autoptr(GList) members = json_object_get_members (live);
+      guint shown = 0;
+
+      for (GList *l = members; l != NULL && shown < 4; l = l->next)
+        {
+          JsonNode *node = json_object_get_member (live, l->data);
+          GType type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+
+          if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
+            continue;
+          g_string_append_printf (figures, "  %s %.4g", (const char *) l->data, json_node_get_double (node));
+          shown++;
+        }
+    }
+  g_printerr ("\r\033[K      %3.0f %%   %s %.0f s%s", fraction * 100, _("remaining"), eta_s, figures->str);
   state->progress_shown = TRUE;
 }
 

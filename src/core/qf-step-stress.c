@@ -226,6 +226,7 @@ typedef struct
   QfStepContext *ctx;
   QfMonitor     *monitor;
   guint          pushed;
+  gdouble        last_progress_s;
 } TickData;
 
 static void
@@ -236,14 +237,22 @@ on_tick (gdouble  elapsed_s,
   TickData *td = user_data;
   guint before = td->pushed;
 
-  (void) elapsed_s;
   if (td->ctx == NULL)
     return;
   qf_monitor_push_live (td->ctx, td->monitor, &td->pushed);
-  if (td->ctx->progress != NULL && td->pushed != before)
+  if (td->ctx->progress == NULL)
+    return;
+  /* Live figures with each new monitor sample; the fraction alone four times a second. */
+  if (td->pushed != before)
     {
       g_autoptr(JsonObject) live = qf_monitor_live_json (td->monitor);
       td->ctx->progress (td->ctx, fraction, live, td->ctx->user_data);
+      td->last_progress_s = elapsed_s;
+    }
+  else if (elapsed_s - td->last_progress_s >= 0.25)
+    {
+      td->ctx->progress (td->ctx, fraction, NULL, td->ctx->user_data);
+      td->last_progress_s = elapsed_s;
     }
 }
 
@@ -259,7 +268,7 @@ stress_run (JsonObject     *params,
   g_autoptr(QfMonitor) monitor = NULL;
   QfMonitorConfig mconfig = { 0 };
   StressParams p;
-  TickData td = { ctx, NULL, 0 };
+  TickData td = { ctx, NULL, 0, 0.0 };
   const QfStressResult *r;
   gboolean ok;
   gint64 first_broken;

@@ -140,8 +140,7 @@ latency_run (JsonObject     *params,
     }
   ok = qf_sockperf_client_run (client, ctx != NULL ? ctx->samples : NULL,
                                ctx != NULL ? ctx->cancel : NULL, on_progress, ctx, &r, &net_error);
-  if (ok || r.sent > 0)
-    *result = build_result (&config, &r);
+  *result = build_result (&config, &r);
   if (!ok)
     _qf_step_net_propagate (error, net_error);
   return ok;

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gi18n.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -31,6 +32,8 @@
 #define MAX_HELD_BYTES           (32 * 1024 * 1024)
 #define UDP_BUFFER_SIZE          65536
 #define UDP_READS_PER_WAKE       16
+#define FAST_TURNS               64
+#define FAST_WAIT_NS             (10 * QF_NSEC_PER_MSEC)
 
 enum
 {
@@ -407,6 +410,11 @@ accept_connection (QfResponder *self)
       return;
     }
   setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  {
+    /* Only used while serve_sole_client () waits in a blocking recv(). */
+    struct timeval tv = { 0, FAST_WAIT_NS / QF_NSEC_PER_USEC };
+    setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
   c = &self->conns[index];
   c->fd = fd;
   c->addr = ss;
@@ -451,7 +459,8 @@ conn_flush (QfResponder *self,
 
   while (c->out_off < c->out_len)
     {
-      ssize_t n = send (c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+      ssize_t n = send (c->fd, c->out + c->out_off, c->out_len - c->out_off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n > 0)
         {
           c->out_off += n;
@@ -636,28 +645,31 @@ conn_handle_message (QfResponder            *self,
   return conn_flush (self, index);
 }
 
-static void
+/* Reads what the connection has (waiting up to SO_RCVTIMEO when block and the socket is in
+ * blocking mode) and answers every whole message. Returns whether bytes arrived. */
+static gboolean
 conn_readable (QfResponder *self,
-               guint        index)
+               guint        index,
+               gboolean     block)
 {
   Conn *c = &self->conns[index];
   gsize off = 0;
-  ssize_t n;
+  ssize_t n = 0;
 
   /* A full buffer holds a whole message already (lengths are bounded by max_msg): answer it
    * before reading more. */
   if (c->in_len < self->max_msg)
     {
-      n = recv (c->fd, c->in + c->in_len, self->max_msg - c->in_len, 0);
+      n = recv (c->fd, c->in + c->in_len, self->max_msg - c->in_len, block ? 0 : MSG_DONTWAIT);
       if (n == 0)
         {
           conn_close (self, index, NULL);
-          return;
+          return TRUE;
         }
       if (n < 0 && errno != EAGAIN && errno != EINTR)
         {
           conn_close (self, index, errno == ECONNRESET ? NULL : _("the client went away"));
-          return;
+          return TRUE;
         }
       if (n > 0)
         c->in_len += n;
@@ -676,12 +688,12 @@ conn_readable (QfResponder *self,
                                                   (guint) self->max_msg);
           self->stats.rejected++;
           conn_close (self, index, why);
-          return;
+          return TRUE;
         }
       if (c->in_len - off < h.length)
         break;
       if (!conn_handle_message (self, index, c->in + off, &h))
-        return;
+        return TRUE;
       off += h.length;
       if (c->want_out)
         break;   /* the client is slow to read: wait before answering more */
@@ -691,6 +703,7 @@ conn_readable (QfResponder *self,
       memmove (c->in, c->in + off, c->in_len - off);
       c->in_len -= off;
     }
+  return n > 0;
 }
 
 static UdpPeer *
@@ -846,6 +859,64 @@ udp_readable (QfResponder *self)
     }
 }
 
+/* The one TCP client when it is all that is being served (no UDP peer, no held reply, not
+ * spinning, not emulating), else -1. */
+static int
+sole_blocking_client (QfResponder *self)
+{
+  int found = -1;
+
+  if (self->n_held > 0 || emulating (self))
+    return -1;
+  for (guint i = 0; i < self->n_peers; i++)
+    if (self->peers[i].in_use)
+      return -1;
+  for (guint i = 0; i < self->n_conns; i++)
+    if (self->conns[i].fd >= 0)
+      {
+        if (found >= 0 || self->conns[i].want_out || self->conns[i].spin)
+          return -1;
+        found = (int) i;
+      }
+  return found;
+}
+
+static void
+set_blocking (int      fd,
+              gboolean blocking)
+{
+  int flags = fcntl (fd, F_GETFL);
+
+  if (flags >= 0)
+    fcntl (fd, F_SETFL, blocking ? (flags & ~O_NONBLOCK) : (flags | O_NONBLOCK));
+}
+
+/* The procedure's case — one `sockperf pp` and nothing else — served the way `sockperf sr`
+ * serves it: waiting in recv() on that socket, two system calls per message instead of three
+ * with epoll. epoll is looked at again after FAST_TURNS messages or FAST_WAIT_NS of silence, so
+ * a new client or a stop request waits at most that long. */
+static void
+serve_sole_client (QfResponder *self,
+                   guint        index,
+                   const gint  *stop)
+{
+  Conn *c = &self->conns[index];
+  int fd = c->fd;
+
+  set_blocking (fd, TRUE);
+  for (guint turn = 0; turn < FAST_TURNS; turn++)
+    {
+      if (stop != NULL && g_atomic_int_get (stop))
+        break;
+      if (!conn_readable (self, index, TRUE))
+        break;
+      if (c->fd != fd || c->want_out || c->spin)
+        break;
+    }
+  if (c->fd == fd)
+    set_blocking (fd, FALSE);
+}
+
 /* Ends tests that ran too long or went quiet; returns whether a spinning client is active. */
 static gboolean
 housekeeping (QfResponder *self,
@@ -908,13 +979,24 @@ qf_responder_run (QfResponder  *self,
         }
       release_held (self, now);
 
+      if (!spin)
+        {
+          int sole = sole_blocking_client (self);
+          if (sole >= 0)
+            {
+              serve_sole_client (self, (guint) sole, stop);
+              /* then one non-blocking look at everything else */
+              n = epoll_wait (self->epfd, events, G_N_ELEMENTS (events), 0);
+              goto dispatch;
+            }
+        }
       if (spin)
         {
           /* Busy-poll: receive straight from the spinning clients' sockets (two system calls
            * per message, as sockperf --nonblocked), and look at epoll every 64 turns only. */
           for (guint i = 0; i < self->n_conns; i++)
             if (self->conns[i].fd >= 0 && self->conns[i].spin && !self->conns[i].want_out)
-              conn_readable (self, i);
+              conn_readable (self, i, FALSE);
           if (self->spin_udp)
             udp_readable (self);
           if ((++spin_turns & 63) != 0)
@@ -931,6 +1013,7 @@ qf_responder_run (QfResponder  *self,
         }
 
       n = epoll_wait (self->epfd, events, G_N_ELEMENTS (events), timeout_ms);
+    dispatch:
       if (n < 0)
         {
           if (errno == EINTR)
@@ -960,10 +1043,10 @@ qf_responder_run (QfResponder  *self,
                   if (!conn_flush (self, index))
                     break;
                   if (!self->conns[index].want_out)
-                    conn_readable (self, index);
+                    conn_readable (self, index, FALSE);
                 }
               else if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-                conn_readable (self, index);
+                conn_readable (self, index, FALSE);
               if (self->conns[index].fd >= 0 && self->conns[index].spin)
                 spin = TRUE;
               break;

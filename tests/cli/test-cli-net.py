@@ -169,6 +169,51 @@ def test_ping_loss():
     tap(ok, "ping counts the loss when the peer stops answering", first + out + err)
 
 
+# An echo responder for namespace B that holds every reply HOLD_MS (netem is not available):
+# the kernel's own answers are switched off there with icmp_echo_ignore_all.
+SLOW_ECHO = r"""
+import heapq, select, socket, struct, sys, time
+hold = float(sys.argv[1]) / 1000.0
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+def csum(b):
+    if len(b) % 2: b += b"\0"
+    t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while t >> 16: t = (t & 0xffff) + (t >> 16)
+    return ~t & 0xffff
+held, end = [], time.monotonic() + 20
+print("ready", flush=True)
+while time.monotonic() < end:
+    wait = max(0.0, held[0][0] - time.monotonic()) if held else 0.5
+    if select.select([s], [], [], wait)[0]:
+        pkt, (addr, _) = s.recvfrom(70000)
+        icmp = pkt[(pkt[0] & 15) * 4:]
+        if icmp[0] == 8:
+            body = b"\0\0\0\0" + icmp[4:]
+            reply = body[:2] + struct.pack("!H", csum(body)) + body[4:]
+            heapq.heappush(held, (time.monotonic() + hold, len(held), addr, reply))
+    while held and held[0][0] <= time.monotonic():
+        _, _, addr, reply = heapq.heappop(held)
+        s.sendto(reply, (addr, 0))
+"""
+
+
+def test_ping_schedule():
+    # Replies 20 ms late at a 1 ms interval: the requests still leave every 1 ms (about 50 ms
+    # for 50 of them plus the last reply's 20, far from the 1 s of a ping that waits for each),
+    # and the measured round trip is the held 20 ms.
+    sh(*in_ns(NS_B, "sysctl", "-q", "-w", "net.ipv4.icmp_echo_ignore_all=1"))
+    echo = start(NS_B, sys.executable, "-c", SLOW_ECHO, "20")
+    echo.stdout.readline()
+    rc, out, err, _ = run(NS_A, CLI, "ping", ADDR_B, "-c", "50", "-i", "0.001", "-s", "64",
+                          "--json")
+    stop(echo)
+    sh(*in_ns(NS_B, "sysctl", "-q", "-w", "net.ipv4.icmp_echo_ignore_all=0"))
+    r = as_json(out)
+    ok = (rc == 0 and r is not None and r["received"] == 50 and r["min_ms"] >= 20
+          and r["time_ms"] < 500)
+    tap(ok, "ping keeps a 1 ms interval when every reply takes 20 ms", out + err)
+
+
 def test_ping_unreachable():
     rc, out, err, elapsed = run(NS_A, CLI, "ping", f"{SUBNET}.99", "-c", "3", "-W", "1", "--json")
     r = as_json(out)
@@ -293,6 +338,7 @@ def main():
             test_ping()
             test_ping_loss()
             test_ping_unreachable()
+            test_ping_schedule()
             test_latency_and_cycle(serve)
             test_cycle_delayed()
             test_sockperf_interop(serve)

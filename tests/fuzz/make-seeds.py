@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""make-seeds.py — writes the hand-made seed inputs of the engine fuzz targets into corpus/
+(the profile, session and report seeds are copies of data/ files and generated reports; see
+tools/fuzz). Run again only to regenerate; libFuzzer adds its own finds next to these."""
+import json
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def put(target, name, data):
+    d = os.path.join(HERE, 'corpus', target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+params_tcp = {"tcp": True, "omit": 0, "time": 2, "num": 0, "blockcount": 0, "parallel": 2,
+              "len": 131072, "pacing_timer": 1000, "client_version": "3.12"}
+params_udp = {"udp": True, "omit": 0, "time": 1, "parallel": 1, "len": 1460,
+              "bandwidth": 1048576, "udp_counters_64bit": 1, "reverse": True}
+results = {"cpu_util_total": 1.5, "cpu_util_user": 0.5, "cpu_util_system": 1.0,
+           "sender_has_retransmits": 1,
+           "streams": [{"id": 1, "bytes": 123456789, "retransmits": 3, "jitter": 0.0001,
+                        "errors": 2, "omitted_errors": 0, "packets": 1000, "start_time": 0,
+                        "end_time": 2.0001},
+                       {"id": 3, "bytes": 18446744073709551615, "retransmits": -1,
+                        "jitter": 0, "errors": 0, "packets": 0, "start_time": 0, "end_time": 2}]}
+
+for name, doc in (('params-tcp', params_tcp), ('params-udp', params_udp), ('results', results)):
+    put('minijson', name, json.dumps(doc))
+put('minijson', 'nesting', '[[[[[[[[[[[[[[[{"a":[1,2,{"b":null}]}]]]]]]]]]]]]]]]')
+put('minijson', 'strings', r'{"\u00e9\ud83d\ude00":"tab\there \"q\" \\ \/","e":"","n":-0.0e-0}')
+put('minijson', 'numbers', '[0,-1,1e308,-1e-308,9223372036854775807,9223372036854775808,1.5E+3]')
+
+def framed(doc):
+    text = json.dumps(doc).encode()
+    return struct.pack('>I', len(text)) + text
+
+put('iperf3-results', 'results', framed(results))
+put('iperf3-results', 'results-empty-streams', framed({"streams": []}))
+put('iperf3-results', 'results-bad-types', framed({"streams": [{"id": "1", "bytes": [1]}, 7, None]}))
+
+cookie = b'abcdefghijklmnopqrstuvwxyz2345672345\0'
+assert len(cookie) == 37
+put('iperf3-server', 'tcp', cookie + framed(params_tcp))
+put('iperf3-server', 'udp-reverse', cookie + framed(params_udp))
+put('iperf3-server', 'bidir-then-test-end', cookie + framed(dict(params_tcp, bidirectional=True)) + b'\x04')
+put('iperf3-server', 'too-long', cookie + struct.pack('>I', 0xffffffff) + b'{}')
+put('iperf3-server', 'cookie-only', cookie)
+
+
+def sockperf(seq, flags, payload=b''):
+    return struct.pack('>QHI', seq, flags, 14 + len(payload)) + payload
+
+
+def cycle(seq, kind=1):
+    return b'QFCY' + bytes([1, kind, 0, 0]) + struct.pack('>QQQ', seq, 123456789, 0)
+
+
+def datagrams(*ds):
+    return b''.join(struct.pack('>H', len(d)) + d for d in ds)
+
+ping = sockperf(1, 3, b'x' * 50) + sockperf(2, 3 | 0x100, b'y' * 2) + sockperf(3, 1 | 4)
+# byte 0: bit 0 emulated responder, bit 1 UDP; TCP byte 1: chunk size
+put('responder', 'tcp-pingpong', b'\x00\x00' + ping)
+put('responder', 'tcp-pingpong-bytewise', b'\x00\x01' + ping)
+put('responder', 'tcp-emulated', b'\x01\x07' + ping * 3)
+put('responder', 'tcp-oversized', b'\x00\x00' + struct.pack('>QHI', 1, 3, 0x7fffffff))
+put('responder', 'tcp-undersized', b'\x00\x00' + struct.pack('>QHI', 1, 3, 3))
+put('responder', 'udp-pingpong', b'\x02' + datagrams(sockperf(1, 3, b'z' * 20), sockperf(2, 3)))
+put('responder', 'udp-cycle', b'\x02' + datagrams(cycle(1), cycle(2), cycle(3, 2)))
+put('responder', 'udp-emulated', b'\x03' + datagrams(cycle(1), sockperf(5, 3 | 0x100, b'q')))
+put('responder', 'udp-length-mismatch', b'\x02' + datagrams(struct.pack('>QHI', 1, 3, 99), b'short'))

@@ -381,9 +381,15 @@ _qf_bw_stream_start (QfBwStream *stream)
   if (stream->protocol == QF_BW_UDP && !stream->sender)
     stream->len = buf_len;
   stream->buf = g_malloc (buf_len);
-  /* Payload content does not matter to either side; a fixed pattern is cheap to make. */
-  for (guint i = 0; i < buf_len; i++)
-    stream->buf[i] = (char) ('0' + i % 10);
+  /* Payload content does not matter to either side, but a link that compresses should not
+   * flatter it: 4 KiB of random bytes, repeated. */
+  for (guint i = 0; i < MIN (buf_len, 4096u); i += 4)
+    {
+      guint32 r = g_random_int ();
+      memcpy (stream->buf + i, &r, MIN (4u, buf_len - i));
+    }
+  for (guint done = 4096; done < buf_len; done *= 2)
+    memcpy (stream->buf + done, stream->buf, MIN (done, buf_len - done));
   stream->thread = g_thread_new ("qf-bw-stream", stream_thread, stream);
 }
 
@@ -973,7 +979,6 @@ summarize (Run          *run,
       if (s->sender)
         {
           sent += local;
-          result->bytes_sent += local;
           if (ps != NULL)
             {
               received += MAX (peer_bytes, 0);
@@ -998,7 +1003,6 @@ summarize (Run          *run,
         {
           received += local;
           down_rx += local;
-          result->bytes_received += local;
           if (ps != NULL)
             {
               sent += MAX (peer_bytes, 0);
@@ -1023,6 +1027,8 @@ summarize (Run          *run,
     up_time = secs;
 
   result->duration_s = duration_s;
+  result->bytes_sent = sent;
+  result->bytes_received = received;
   result->sent_mbps = sent * 8.0 / secs / 1e6;
   result->received_mbps = received * 8.0 / secs / 1e6;
   result->up_mbps = up_known ? up_rx * 8.0 / up_time / 1e6 : 0;
@@ -1262,21 +1268,33 @@ qf_bw_client_run (QfBwClient  *client,
       snap1 = qf_procstat_snapshot_new ();
     }
 
-  for (guint i = 0; i < run->n_streams; i++)
-    {
-      run->base_retrans[i] = run->prev_retrans[i] = -1;
-      _qf_bw_stream_start (&run->streams[i]);
-      if (run->streams[i].sender)
-        result->len = run->streams[i].len;
-    }
-
   interval_ns = (gint64) (cfg->interval_s * 1e9);
+  for (guint i = 0; i < run->n_streams; i++)
+    run->base_retrans[i] = run->prev_retrans[i] = -1;
   t_start = qf_clock_now_ns ();
   omit_end = t_start + (gint64) (cfg->omit_s * 1e9);
   test_end = omit_end + (gint64) (cfg->time_s * 1e9);
   prev_tick = t_start;
   next_tick = omit_end;
   last_move_ns = t_start;
+  if (cfg->omit_s == 0)
+    {
+      /* Nothing to omit: count from the first byte, so both sides count the same bytes. */
+      omit_done = TRUE;
+      t0 = t_start;
+      next_tick = t_start + interval_ns;
+      for (guint i = 0; i < run->n_streams; i++)
+        if (run->streams[i].sender && run->streams[i].protocol == QF_BW_TCP)
+          run->base_retrans[i] = run->prev_retrans[i] = _qf_bw_tcp_total_retrans (run->streams[i].fd);
+      if (procstat != NULL && !qf_procstat_read (procstat, snap0, NULL))
+        g_clear_pointer (&procstat, qf_procstat_free);
+    }
+  for (guint i = 0; i < run->n_streams; i++)
+    {
+      _qf_bw_stream_start (&run->streams[i]);
+      if (run->streams[i].sender)
+        result->len = run->streams[i].len;
+    }
 
   for (;;)
     {

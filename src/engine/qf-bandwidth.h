@@ -91,8 +91,9 @@ typedef struct
   gdouble       received_mbps;     /* as the receivers counted */
   gdouble       up_mbps;           /* received by the peer on our sending streams */
   gdouble       down_mbps;         /* received by us on the peer's sending streams */
-  guint64       bytes_sent;
-  guint64       bytes_received;
+  guint64       bytes_sent;        /* by every sending stream, as the senders counted */
+  guint64       bytes_received;    /* by every receiving stream (0 for ours when the peer's
+                                    * results never came) */
   gint64        retransmits;       /* senders' TCP retransmits, -1 when unknown */
   gdouble       jitter_ms;         /* UDP: mean of receiving streams; -1 for TCP */
   gdouble       lost_pct;          /* UDP: lost / expected over receiving streams; -1 for TCP */

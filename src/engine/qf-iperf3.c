@@ -841,16 +841,13 @@ run_test (Test    *t,
   if (!_qf_iperf3_write_state (t->ctrl, QF_IPERF3_TEST_START, error)
       || !_qf_iperf3_write_state (t->ctrl, QF_IPERF3_TEST_RUNNING, error))
     return FALSE;
-  for (guint i = 0; i < t->n_streams; i++)
-    {
-      t->base_retrans[i] = -1;
-      _qf_bw_stream_start (&t->streams[i]);
-    }
   start = t0 = qf_clock_now_ns ();
   omit_end = start + t->p.omit_s * QF_NSEC_PER_SEC;
   omit_done = t->p.omit_s == 0;
-  if (omit_done)
-    snapshot_bases (t);
+  /* Without omit, count from the first byte (bases taken before the workers start). */
+  snapshot_bases (t);
+  for (guint i = 0; i < t->n_streams; i++)
+    _qf_bw_stream_start (&t->streams[i]);
   /* iperf3 gives up on a test after duration + omit + 40 s. */
   deadline = start + (t->p.time_s + t->p.omit_s + 40) * QF_NSEC_PER_SEC;
 

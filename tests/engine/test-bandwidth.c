@@ -140,9 +140,9 @@ run_mode (QfBwProtocol  protocol,
   g_assert_cmpfloat_with_epsilon (r.duration_s, 1.0, 0.2);
   g_assert_cmpfloat (r.sent_mbps, >, 0);
   g_assert_cmpfloat (r.received_mbps, >, 0);
-  /* Nothing arrives that was not sent; the two sides' clocks start one control message apart,
-   * so the rates may differ by a little more than the bytes do. */
-  g_assert_cmpfloat (r.received_mbps, <=, r.sent_mbps * 1.05);
+  /* Nothing arrives that was not sent (the rates use each side's own clock, so compare bytes). */
+  g_assert_cmpuint (r.bytes_received, >, 0);
+  g_assert_cmpuint (r.bytes_received, <=, r.bytes_sent);
   if (direction != QF_BW_DOWN)
     g_assert_cmpfloat (r.up_mbps, >, 0);
   else

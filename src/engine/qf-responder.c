@@ -27,12 +27,13 @@
 #define DEFAULT_MAX_TEST_SECONDS 3600
 #define UDP_IDLE_END_NS          (2 * QF_NSEC_PER_SEC)   /* a UDP test ends after 2 s of silence */
 #define SPIN_IDLE_END_NS         (1 * QF_NSEC_PER_SEC)
+#define TCP_IDLE_END_NS          (30 * QF_NSEC_PER_SEC)
 #define HOUSEKEEPING_NS          (100 * QF_NSEC_PER_MSEC)
 #define MAX_HELD                 16384
 #define MAX_HELD_BYTES           (32 * 1024 * 1024)
 #define UDP_BUFFER_SIZE          65536
 #define UDP_READS_PER_WAKE       16
-#define FAST_TURNS               64
+#define FAST_TURNS               256
 #define FAST_WAIT_NS             (10 * QF_NSEC_PER_MSEC)
 
 enum
@@ -52,6 +53,7 @@ typedef struct
   guint                   generation;     /* bumped on reuse, so held replies find their owner */
   struct sockaddr_storage addr;
   gint64                  start_ns;
+  gint64                  last_rx_ns;     /* for the idle limit */
   guint64                 messages;
   gboolean                spin;
   gboolean                want_out;       /* EPOLLOUT armed, input paused */
@@ -418,7 +420,7 @@ accept_connection (QfResponder *self)
   c = &self->conns[index];
   c->fd = fd;
   c->addr = ss;
-  c->start_ns = qf_clock_now_ns ();
+  c->start_ns = c->last_rx_ns = qf_clock_now_ns ();
   c->messages = 0;
   c->spin = FALSE;
   c->want_out = FALSE;
@@ -672,7 +674,10 @@ conn_readable (QfResponder *self,
           return TRUE;
         }
       if (n > 0)
-        c->in_len += n;
+        {
+          c->in_len += n;
+          c->last_rx_ns = qf_clock_now_ns ();
+        }
     }
 
   while (c->in_len - off >= QF_SOCKPERF_HEADER_SIZE)
@@ -936,6 +941,12 @@ housekeeping (QfResponder *self,
           g_autofree char *why = g_strdup_printf (_("ended: longer than %u s (see --max-test-seconds)"),
                                                   self->config.max_test_seconds);
           conn_close (self, i, why);
+          continue;
+        }
+      /* A connection that sends nothing (or half a message) must not hold a slot for an hour. */
+      if (now_ns - c->last_rx_ns > TCP_IDLE_END_NS)
+        {
+          conn_close (self, i, _("ended: silent for 30 s"));
           continue;
         }
       spin |= c->spin;

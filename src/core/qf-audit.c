@@ -257,8 +257,15 @@ check_kernel (Audit *audit)
       advice = _("A fully preemptible real-time kernel (PREEMPT_RT): the robot controller’s "
                  "threads get the CPU even while the kernel is busy.");
     }
-  else if (g_str_equal (model, "PREEMPT") || g_str_equal (model, "PREEMPT_DYNAMIC (full)") ||
-           g_str_equal (model, "PREEMPT_DYNAMIC"))
+  else if (g_str_equal (model, "PREEMPT_DYNAMIC"))
+    {
+      status = QF_AUDIT_WARN;
+      advice = _("The kernel chooses its preemption model at boot and the active one could not be "
+                 "read (it shows under /sys/kernel/debug with debugfs mounted). Boot with "
+                 "preempt=full at least; better, install a PREEMPT_RT kernel (on Debian: "
+                 "linux-image-rt-amd64).");
+    }
+  else if (g_str_equal (model, "PREEMPT") || g_str_equal (model, "PREEMPT_DYNAMIC (full)"))
     {
       status = QF_AUDIT_WARN;
       advice = _("A preemptible but not real-time kernel: long kernel sections can still delay "

@@ -176,7 +176,23 @@ preempt_model (const char *root,
   if (version != NULL)
     {
       if (strstr (version, "PREEMPT_DYNAMIC") != NULL)
-        return g_strdup ("PREEMPT_DYNAMIC");
+        {
+          /* Without debugfs, a preempt= on the command line still says which mode was chosen. */
+          g_autofree char *cmdline = qf_sysfs_read_string (root, "proc/cmdline");
+          g_auto(GStrv) tokens = cmdline ? g_strsplit_set (cmdline, " \t\n", -1) : NULL;
+          const char *mode = NULL;
+
+          for (guint i = 0; tokens != NULL && tokens[i] != NULL; i++)
+            {
+              if (g_str_equal (tokens[i], "--"))
+                break;
+              if (g_str_has_prefix (tokens[i], "preempt="))
+                mode = tokens[i] + strlen ("preempt=");
+            }
+          if (mode != NULL && *mode != '\0')
+            return g_strdup_printf ("PREEMPT_DYNAMIC (%s)", mode);
+          return g_strdup ("PREEMPT_DYNAMIC");
+        }
       if (strstr (version, "PREEMPT ") != NULL || g_str_has_suffix (version, "PREEMPT"))
         return g_strdup ("PREEMPT");
     }

@@ -148,6 +148,19 @@ test_bare (void)
   g_assert_cmpint (qf_audit_find (checks, "kernel.preempt")->status, ==, QF_AUDIT_FAIL);
 }
 
+/* PREEMPT_DYNAMIC without debugfs: the preempt= boot parameter names the mode (and what follows
+ * "--" belongs to init, not the kernel). */
+static void
+test_dynamic_full (void)
+{
+  g_autoptr(GPtrArray) checks = audit_fixture ("dynamic-full");
+  QfAuditCheck *preempt = qf_audit_find (checks, "kernel.preempt");
+
+  assert_complete (checks);
+  g_assert_cmpstr (preempt->value, ==, "PREEMPT_DYNAMIC (full)");
+  g_assert_cmpint (preempt->status, ==, QF_AUDIT_WARN);
+}
+
 static void
 test_not_a_tree (void)
 {
@@ -221,6 +234,7 @@ main (int   argc,
   g_test_add_func ("/core/audit/rt-pc", test_rt_pc);
   g_test_add_func ("/core/audit/stock-desktop", test_stock_desktop);
   g_test_add_func ("/core/audit/bare", test_bare);
+  g_test_add_func ("/core/audit/dynamic-full", test_dynamic_full);
   g_test_add_func ("/core/audit/not-a-tree", test_not_a_tree);
   g_test_add_func ("/core/audit/json", test_json);
   g_test_add_func ("/core/audit/this-pc", test_this_pc);

@@ -100,6 +100,8 @@ struct _QfRunner
 
 G_DEFINE_FINAL_TYPE (QfRunner, qf_runner, G_TYPE_OBJECT)
 
+static void drain_events (QfRunner *self);
+
 enum
 {
   SIGNAL_STEP_STARTED,
@@ -141,9 +143,13 @@ qf_runner_dispose (GObject *object)
 
   if (self->thread != NULL)
     {
+      /* Dropped mid-run (a window closed during a test): stop the step, then record what the
+       * worker reported, so the session is saved with the step cancelled. */
       qf_runner_cancel (self);
       g_thread_join (self->thread);
       self->thread = NULL;
+      if (self->session != NULL && self->running)
+        drain_events (self);
     }
   if (self->drain_source != NULL)
     {
@@ -324,8 +330,15 @@ drain_ring (QfRunner *self)
 static gboolean
 drain_timeout (gpointer data)
 {
-  drain_ring (QF_RUNNER (data));
-  return G_SOURCE_CONTINUE;
+  QfRunner *self = QF_RUNNER (data);
+  gboolean keep;
+
+  g_object_ref (self);   /* a "finished" handler may drop the last reference */
+  drain_events (self);
+  drain_ring (self);
+  keep = self->drain_source != NULL;
+  g_object_unref (self);
+  return keep ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
 
 static gdouble
@@ -405,30 +418,28 @@ handle_event (QfRunner *self,
     }
 }
 
-static gboolean
-drain_events (gpointer data)
+static void
+drain_events (QfRunner *self)
 {
-  QfRunner *self = QF_RUNNER (data);
   Event *event;
 
-  while ((event = g_async_queue_try_pop (self->events)) != NULL)
+  while (self->session != NULL && (event = g_async_queue_try_pop (self->events)) != NULL)
     {
       handle_event (self, event);
       event_free (event);
     }
-  return G_SOURCE_REMOVE;
 }
 
 /* ---- worker side -------------------------------------------------------------------------- */
 
-/* Worker thread. The main context takes the event in order. */
+/* Worker thread. The main context takes the events in order on its next tick (every 50 ms):
+ * the queue is the only thing the two threads share, so dropping the runner never leaves a
+ * callback pointing at it. */
 static void
 post (QfRunner *self,
       Event    *event)
 {
   g_async_queue_push (self->events, event);
-  g_main_context_invoke_full (self->context, G_PRIORITY_DEFAULT, drain_events,
-                              g_object_ref (self), g_object_unref);
 }
 
 typedef struct

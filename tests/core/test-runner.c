@@ -275,6 +275,36 @@ test_skip_and_only (void)
   g_string_free (only_trace.order, TRUE);
 }
 
+/* Dropping a running runner (a window closed mid-test) stops the step and joins the thread. */
+static void
+test_dispose_while_running (void)
+{
+  g_autoptr(QfSession) session = NULL;
+  QfRunner *runner;
+  gint64 start;
+
+  if (!have_rt ())
+    return;
+  session = new_session (1000000, NULL);
+  runner = qf_runner_new (session);
+  g_assert_true (qf_runner_start (runner, NULL));
+  /* until the step runs (bounded) */
+  start = qf_clock_now_ns ();
+  while (qf_session_get_step_status (session, 0) != QF_STEP_STATUS_RUNNING &&
+         qf_clock_now_ns () - start < 20 * G_GINT64_CONSTANT (1000000000))
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (qf_session_get_step_status (session, 0), ==, QF_STEP_STATUS_RUNNING);
+  start = qf_clock_now_ns ();
+  g_object_unref (runner);
+  g_assert_cmpint (qf_clock_now_ns () - start, <, G_GINT64_CONSTANT (1000000000));
+  /* what the worker reported was recorded: the step is cancelled, the session too */
+  g_assert_cmpint (qf_session_get_step_status (session, 0), ==, QF_STEP_STATUS_CANCELLED);
+  g_assert_cmpstr (qf_session_get_state (session), ==, "cancelled");
+  /* nothing is left on the main context that points at the runner */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -289,5 +319,6 @@ main (int   argc,
   g_test_add_func ("/core/runner/runs-in-order-and-replays", test_runs_in_order);
   g_test_add_func ("/core/runner/cancel-within-a-second", test_cancel_within_a_second);
   g_test_add_func ("/core/runner/skip-and-only", test_skip_and_only);
+  g_test_add_func ("/core/runner/dispose-while-running", test_dispose_while_running);
   return g_test_run ();
 }

@@ -1291,9 +1291,10 @@ qf_bw_client_run (QfBwClient  *client,
     }
   for (guint i = 0; i < run->n_streams; i++)
     {
-      _qf_bw_stream_start (&run->streams[i]);
+      /* Read before the worker starts: an auto_len sender rewrites len as it runs. */
       if (run->streams[i].sender)
         result->len = run->streams[i].len;
+      _qf_bw_stream_start (&run->streams[i]);
     }
 
   for (;;)

@@ -39,7 +39,11 @@ quit_activated (GSimpleAction *action,
                 GVariant      *parameter,
                 gpointer       user_data)
 {
-  g_application_quit (G_APPLICATION (user_data));
+  g_autoptr(GList) windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (user_data)));
+
+  /* close, not quit: a window with a test running asks first and stops it cleanly */
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (GTK_WINDOW (l->data));
 }
 
 static void
@@ -71,8 +75,12 @@ help_activated (GSimpleAction *action,
                 gpointer       user_data)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+  g_autofree char *uri = NULL;
 
-  gtk_show_uri (window, "help:qualify", GDK_CURRENT_TIME);
+  /* the page of the step on screen (help/C/<page-id>.page) */
+  if (QF_IS_WINDOW (window))
+    uri = g_strdup_printf ("help:qualify/%s", qf_window_get_help_page (QF_WINDOW (window)));
+  gtk_show_uri (window, uri ? uri : "help:qualify", GDK_CURRENT_TIME);
 }
 
 static const GActionEntry app_actions[] = {

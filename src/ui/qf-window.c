@@ -1,25 +1,63 @@
-/* qf-window.c — the wizard's main window (src/ui): a header bar and a stack of pages, one
- * decision per page. Today: the welcome page, and the PC's identity from the core's sysinfo
- * reader behind "Start". Template: ui/qf-window.ui. */
+/* qf-window.c — the wizard's main window (src/ui): a header bar saying which step this is, a
+ * stack of the seven pages (one class each, src/ui/qf-<page>-page.c) and the bottom bar with
+ * "Back" on the left and the suggested action on the right. The window moves between pages and
+ * creates the session and the runner from what the pages hold; everything measured or judged
+ * comes from the core. Closing the window during a test asks first and then stops the run
+ * cleanly (the session is saved with the step cancelled). Template: ui/qf-window.ui. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
-#include "qf-sysinfo.h"
+#include "qf-network-page.h"
+#include "qf-plan-page.h"
+#include "qf-report-page.h"
+#include "qf-results-page.h"
+#include "qf-run-page.h"
+#include "qf-runner.h"
+#include "qf-session.h"
+#include "qf-system-page.h"
+#include "qf-welcome-page.h"
 #include "qf-window.h"
+
+typedef enum
+{
+  PAGE_WELCOME,
+  PAGE_SYSTEM,
+  PAGE_NETWORK,
+  PAGE_PLAN,
+  PAGE_RUN,
+  PAGE_RESULTS,
+  PAGE_REPORT,
+  N_PAGES
+} Page;
+
+/* stack child names = Mallard page ids of the help */
+static const char *page_ids[N_PAGES] = { "welcome", "system", "network", "plan", "run", "results", "report" };
 
 struct _QfWindow
 {
   AdwApplicationWindow parent_instance;
 
   /* template widgets */
-  GtkStack            *pages;
-  AdwPreferencesGroup *system_group;
-  AdwActionRow        *host_row;
-  AdwActionRow        *cpu_row;
-  AdwActionRow        *memory_row;
-  AdwActionRow        *kernel_row;
-  AdwActionRow        *preempt_row;
+  AdwToastOverlay *toasts;
+  AdwWindowTitle  *title_widget;
+  GtkStack        *pages;
+  QfWelcomePage   *welcome_page;
+  QfSystemPage    *system_page;
+  QfNetworkPage   *network_page;
+  QfPlanPage      *plan_page;
+  QfRunPage       *run_page;
+  QfResultsPage   *results_page;
+  QfReportPage    *report_page;
+  GtkButton       *back_button;
+  GtkButton       *next_button;
+
+  /* owned */
+  GSettings       *settings;
+  QfProfile       *run_profile;    /* the variant that will run */
+  QfSession       *session;
+  Page             page;
+  gboolean         close_when_stopped;
 };
 
 G_DEFINE_FINAL_TYPE (QfWindow, qf_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -30,40 +68,283 @@ qf_window_new (QfApplication *app)
   return g_object_new (QF_TYPE_WINDOW, "application", app, NULL);
 }
 
-static void
-show_system (QfWindow *self)
+const char *
+qf_window_get_help_page (QfWindow *self)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(QfSysinfo) info = qf_sysinfo_read ("/", &error);
-  g_autofree char *cpu = NULL;
-  g_autofree char *memory = NULL;
+  g_return_val_if_fail (QF_IS_WINDOW (self), "index");
+  return page_ids[self->page];
+}
 
-  if (info == NULL)
-    {
-      adw_preferences_group_set_description (self->system_group, error->message);
-      return;
-    }
-  cpu = g_strdup_printf (ngettext ("%s, %u CPU", "%s, %u CPUs", info->cpu_count),
-                         info->cpu_model, info->cpu_count);
-  memory = g_strdup_printf (_("%.1f GiB"), info->mem_total_kb / (1024.0 * 1024.0));
-  adw_action_row_set_subtitle (self->host_row, info->hostname);
-  adw_action_row_set_subtitle (self->cpu_row, cpu);
-  adw_action_row_set_subtitle (self->memory_row, memory);
-  adw_action_row_set_subtitle (self->kernel_row, info->kernel_release);
-  adw_action_row_set_subtitle (self->preempt_row,
-                               info->preempt_rt ? _("PREEMPT_RT: real-time kernel")
-                                                : info->preempt_model);
+void
+qf_window_toast (QfWindow   *self,
+                 const char *message)
+{
+  AdwToast *toast;
+
+  g_return_if_fail (QF_IS_WINDOW (self));
+  toast = adw_toast_new (message);
+  adw_toast_set_timeout (toast, 8);
+  adw_toast_overlay_add_toast (self->toasts, toast);
 }
 
 static void
-start_activated (GtkWidget  *widget,
-                 const char *action_name,
-                 GVariant   *parameter)
+go_to (QfWindow *self,
+       Page      page)
+{
+  static const char *next_labels[N_PAGES] = {
+    N_("_Start"), N_("_Next"), N_("_Next"), N_("Start _tests"), N_("See _results"), N_("_Report"), N_("_Done"),
+  };
+  g_autofree char *subtitle = NULL;
+  GtkStackPage *stack_page;
+  gboolean running = qf_run_page_is_running (self->run_page);
+
+  self->page = page;
+  gtk_stack_set_visible_child_name (self->pages, page_ids[page]);
+  stack_page = gtk_stack_get_page (self->pages, gtk_stack_get_visible_child (self->pages));
+  subtitle = g_strdup_printf (_("Step %u of %u: %s"), page + 1, N_PAGES, gtk_stack_page_get_title (stack_page));
+  adw_window_title_set_subtitle (self->title_widget, subtitle);
+
+  gtk_button_set_label (self->next_button, _(next_labels[page]));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->next_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  gtk_button_get_label (self->next_button), -1);
+  gtk_widget_set_visible (GTK_WIDGET (self->back_button), page != PAGE_WELCOME && page != PAGE_RUN);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.next", !(page == PAGE_RUN && running));
+  gtk_widget_set_visible (GTK_WIDGET (self->next_button), page != PAGE_REPORT);
+}
+
+/* The profile that runs: the welcome page's choice in the variant for the chosen interface's
+ * kind (a profile of the same family — same id before the first '-' — made for that kind), then
+ * its quick variant when asked for. */
+static QfProfile *
+choose_run_profile (QfWindow  *self,
+                    GError   **error)
+{
+  QfProfile *base = qf_welcome_page_get_profile (self->welcome_page);
+  QfNetIface *iface = qf_network_page_get_iface (self->network_page);
+  g_autoptr(QfProfile) profile = NULL;
+
+  if (base == NULL)
+    {
+      g_set_error_literal (error, QF_PROFILE_ERROR, QF_PROFILE_ERROR_NOT_FOUND,
+                           _("No profile is available: reinstall Qualify or check the profiles folder."));
+      return NULL;
+    }
+  profile = g_object_ref (base);
+  if (iface != NULL && g_strcmp0 (qf_network_page_get_peer_kind (self->network_page), "builtin") != 0)
+    {
+      const char *want = qf_net_iface_get_kind (iface) == QF_NET_IFACE_WIRELESS ? "wireless" : "wired";
+      const char *have = qf_profile_get_network_kind (profile);
+
+      if (g_strcmp0 (have, "any") != 0 && g_strcmp0 (have, want) != 0)
+        {
+          g_autoptr(GPtrArray) all = qf_profile_list (NULL);
+          g_auto(GStrv) family = g_strsplit (qf_profile_get_id (profile), "-", 2);
+
+          for (guint i = 0; i < all->len; i++)
+            {
+              QfProfile *candidate = g_ptr_array_index (all, i);
+              g_auto(GStrv) other = g_strsplit (qf_profile_get_id (candidate), "-", 2);
+
+              if (g_str_equal (family[0], other[0]) && g_strcmp0 (qf_profile_get_network_kind (candidate), want) == 0
+                  && !g_str_has_suffix (qf_profile_get_id (candidate), "-quick"))
+                {
+                  g_set_object (&profile, candidate);
+                  break;
+                }
+            }
+        }
+    }
+  if (qf_welcome_page_get_quick (self->welcome_page))
+    {
+      const char *variant = qf_profile_get_quick_variant (profile);
+      QfProfile *quick;
+
+      if (variant == NULL)
+        {
+          g_set_error (error, QF_PROFILE_ERROR, QF_PROFILE_ERROR_NOT_FOUND,
+                       _("Profile “%s” has no quick variant: switch “Quick run” off."), qf_profile_get_name (profile));
+          return NULL;
+        }
+      quick = qf_profile_find (variant, error);
+      if (quick == NULL)
+        return NULL;
+      g_set_object (&profile, quick);
+      g_object_unref (quick);
+    }
+  return g_steal_pointer (&profile);
+}
+
+static gboolean
+start_runner (QfWindow *self,
+              QfRunner *runner)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_set_object (&self->session, qf_runner_get_session (runner));
+  go_to (self, PAGE_RUN);
+  if (!qf_run_page_start (self->run_page, runner, &error))
+    {
+      qf_window_toast (self, error->message);
+      go_to (self, PAGE_PLAN);
+      return FALSE;
+    }
+  go_to (self, PAGE_RUN);
+  return TRUE;
+}
+
+static gboolean
+start_tests (QfWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSession) session = NULL;
+  g_autoptr(QfRunner) runner = NULL;
+  g_auto(GStrv) keys = qf_plan_page_get_enabled_keys (self->plan_page);
+  g_autofree char *operator_name = g_settings_get_string (self->settings, "operator");
+  g_autofree char *customer = g_settings_get_string (self->settings, "customer");
+  g_autofree char *site = g_settings_get_string (self->settings, "site");
+  const char *peer_kind = qf_network_page_get_peer_kind (self->network_page);
+  QfNetIface *iface = qf_network_page_get_iface (self->network_page);
+
+  session = qf_session_new (self->run_profile);
+  qf_session_set_people (session, operator_name, customer, site);
+  if (!qf_session_capture_system (session, "/", &error))
+    goto failed;
+  if (g_str_equal (peer_kind, "builtin"))
+    {
+      qf_session_set_peer (session, "127.0.0.1", "builtin");
+      qf_session_add_note (session, "builtin-peer",
+                           _("The network figures were measured against the built-in peer on this PC's loopback, not over a real link to a helper machine."));
+    }
+  else if (g_str_equal (peer_kind, "remote"))
+    qf_session_set_peer (session, qf_network_page_get_peer_address (self->network_page), "remote");
+  else
+    qf_session_set_peer (session, NULL, "none");
+  if (g_str_equal (peer_kind, "builtin"))
+    qf_session_set_network (session, "lo", "loopback", 0, 0, NULL, -1);
+  else if (iface != NULL)
+    qf_session_set_network (session, qf_net_iface_get_name (iface),
+                            qf_net_iface_get_kind (iface) == QF_NET_IFACE_WIRELESS ? "wireless" : "wired",
+                            qf_net_iface_get_speed_mbps (iface), qf_net_iface_get_is_usb (iface),
+                            qf_net_iface_get_ssid (iface), qf_net_iface_get_signal (iface));
+  if (qf_welcome_page_get_quick (self->welcome_page))
+    qf_session_add_note (session, "quick",
+                         _("Quick run: the profile's limits with short test durations. Not an acceptance test."));
+  if (!qf_session_set_dir (session, NULL, &error))
+    goto failed;
+
+  runner = qf_runner_new (session);
+  if (keys != NULL)
+    qf_runner_set_only (runner, (const char *const *) keys);
+  return start_runner (self, runner);
+
+failed:
+  qf_window_toast (self, error->message);
+  return FALSE;
+}
+
+static void
+replay_chosen (GtkNativeDialog *dialog,
+               int              response,
+               QfWindow        *self)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSession) recorded = NULL;
+  g_autoptr(QfRunner) runner = NULL;
+  g_autofree char *path = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+  g_object_unref (dialog);
+  if (file == NULL)
+    return;
+  path = g_file_get_path (file);
+  recorded = qf_session_load (path, &error);
+  if (recorded == NULL)
+    {
+      qf_window_toast (self, error->message);
+      return;
+    }
+  runner = qf_runner_new_replay (recorded, 1.0);
+  start_runner (self, runner);
+}
+
+static void
+choose_replay (QfWindow *self)
+{
+  GtkFileChooserNative *chooser;
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autofree char *base = qf_session_get_default_base ();
+  g_autoptr(GFile) folder = g_file_new_for_path (base);
+
+  chooser = gtk_file_chooser_native_new (_("Choose a recorded session to replay"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_OPEN, _("_Replay"), _("_Cancel"));
+  gtk_file_filter_set_name (filter, _("Qualify sessions"));
+  gtk_file_filter_add_pattern (filter, "session.json");
+  gtk_file_filter_add_pattern (filter, "*.json");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  g_signal_connect (chooser, "response", G_CALLBACK (replay_chosen), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static void
+next_activated (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
 {
   QfWindow *self = QF_WINDOW (widget);
+  g_autoptr(GError) error = NULL;
 
-  show_system (self);
-  gtk_stack_set_visible_child_name (self->pages, "system");
+  switch (self->page)
+    {
+    case PAGE_WELCOME:
+      if (qf_welcome_page_get_training (self->welcome_page))
+        {
+          choose_replay (self);
+          return;
+        }
+      qf_system_page_refresh (self->system_page);
+      go_to (self, PAGE_SYSTEM);
+      break;
+    case PAGE_SYSTEM:
+      go_to (self, PAGE_NETWORK);
+      break;
+    case PAGE_NETWORK:
+      {
+        g_autoptr(QfProfile) profile = choose_run_profile (self, &error);
+        const char *peer_kind = qf_network_page_get_peer_kind (self->network_page);
+
+        if (profile == NULL)
+          {
+            qf_window_toast (self, error->message);
+            return;
+          }
+        g_set_object (&self->run_profile, profile);
+        qf_plan_page_set_profile (self->plan_page, profile,
+                                  g_str_equal (peer_kind, "none") ? NULL : qf_network_page_get_peer_address (self->network_page));
+        go_to (self, PAGE_PLAN);
+      }
+      break;
+    case PAGE_PLAN:
+      start_tests (self);
+      break;
+    case PAGE_RUN:
+      if (self->session != NULL)
+        qf_results_page_show (self->results_page, self->session);
+      go_to (self, PAGE_RESULTS);
+      break;
+    case PAGE_RESULTS:
+      if (self->session != NULL)
+        qf_report_page_set_session (self->report_page, self->session);
+      go_to (self, PAGE_REPORT);
+      break;
+    case PAGE_REPORT:
+    case N_PAGES:
+    default:
+      break;
+    }
 }
 
 static void
@@ -71,30 +352,156 @@ back_activated (GtkWidget  *widget,
                 const char *action_name,
                 GVariant   *parameter)
 {
-  gtk_stack_set_visible_child_name (QF_WINDOW (widget)->pages, "welcome");
+  QfWindow *self = QF_WINDOW (widget);
+
+  if (self->page == PAGE_WELCOME || self->page == PAGE_RUN)
+    return;
+  if (self->page == PAGE_RESULTS)
+    {
+      /* back from the results is a new start, not the finished run */
+      qf_welcome_page_refresh_resume (self->welcome_page);
+      go_to (self, PAGE_WELCOME);
+      return;
+    }
+  go_to (self, self->page - 1);
+}
+
+static void
+resume_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  QfWindow *self = QF_WINDOW (widget);
+  const char *dir = qf_welcome_page_get_resume_dir (self->welcome_page);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSession) session = NULL;
+  g_autoptr(QfRunner) runner = NULL;
+
+  if (dir == NULL || qf_run_page_is_running (self->run_page))
+    return;
+  session = qf_session_load (dir, &error);
+  if (session == NULL || !qf_session_set_dir (session, dir, &error))
+    {
+      qf_window_toast (self, error->message);
+      return;
+    }
+  qf_session_prepare_resume (session);
+  runner = qf_runner_new (session);
+  start_runner (self, runner);
+}
+
+static void
+run_finished (QfWindow *self,
+              gboolean  cancelled)
+{
+  QfRunner *runner = qf_run_page_get_runner (self->run_page);
+
+  if (runner != NULL && qf_runner_get_save_error (runner) != NULL)
+    qf_window_toast (self, qf_runner_get_save_error (runner)->message);
+  if (self->close_when_stopped)
+    {
+      gtk_window_destroy (GTK_WINDOW (self));
+      return;
+    }
+  go_to (self, self->page);
+}
+
+static void
+stop_response (AdwMessageDialog *dialog,
+               const char       *response,
+               QfWindow         *self)
+{
+  if (g_strcmp0 (response, "stop") != 0)
+    return;
+  self->close_when_stopped = TRUE;
+  qf_run_page_cancel (self->run_page);
+}
+
+static gboolean
+qf_window_close_request (GtkWindow *window)
+{
+  QfWindow *self = QF_WINDOW (window);
+  GtkWidget *dialog;
+
+  if (!qf_run_page_is_running (self->run_page))
+    return GTK_WINDOW_CLASS (qf_window_parent_class)->close_request (window);
+  if (self->close_when_stopped)
+    return TRUE;  /* already stopping */
+  dialog = adw_message_dialog_new (window, _("Stop the test?"),
+                                   _("A test is running. Stopping keeps the tests finished so far in the session; the current one is marked cancelled and can be run again with Resume."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "continue", _("_Keep testing"),
+                                    "stop", _("_Stop and close"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "stop", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "continue");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "continue");
+  g_signal_connect_object (dialog, "response", G_CALLBACK (stop_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return TRUE;
+}
+
+static void
+qf_window_dispose (GObject *object)
+{
+  QfWindow *self = QF_WINDOW (object);
+
+  g_clear_object (&self->session);
+  g_clear_object (&self->run_profile);
+  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_WINDOW);
+  G_OBJECT_CLASS (qf_window_parent_class)->dispose (object);
+}
+
+static void
+qf_window_finalize (GObject *object)
+{
+  g_clear_object (&QF_WINDOW (object)->settings);
+  G_OBJECT_CLASS (qf_window_parent_class)->finalize (object);
 }
 
 static void
 qf_window_class_init (QfWindowClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = qf_window_dispose;
+  object_class->finalize = qf_window_finalize;
+  window_class->close_request = qf_window_close_request;
+
+  g_type_ensure (QF_TYPE_WELCOME_PAGE);
+  g_type_ensure (QF_TYPE_SYSTEM_PAGE);
+  g_type_ensure (QF_TYPE_NETWORK_PAGE);
+  g_type_ensure (QF_TYPE_PLAN_PAGE);
+  g_type_ensure (QF_TYPE_RUN_PAGE);
+  g_type_ensure (QF_TYPE_RESULTS_PAGE);
+  g_type_ensure (QF_TYPE_REPORT_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, toasts);
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, title_widget);
   gtk_widget_class_bind_template_child (widget_class, QfWindow, pages);
-  gtk_widget_class_bind_template_child (widget_class, QfWindow, system_group);
-  gtk_widget_class_bind_template_child (widget_class, QfWindow, host_row);
-  gtk_widget_class_bind_template_child (widget_class, QfWindow, cpu_row);
-  gtk_widget_class_bind_template_child (widget_class, QfWindow, memory_row);
-  gtk_widget_class_bind_template_child (widget_class, QfWindow, kernel_row);
-  gtk_widget_class_bind_template_child (widget_class, QfWindow, preempt_row);
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, welcome_page);
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, system_page);
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, network_page);
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, plan_page);
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, run_page);
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, results_page);
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, report_page);
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, back_button);
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, next_button);
+  gtk_widget_class_bind_template_callback (widget_class, run_finished);
 
-  gtk_widget_class_install_action (widget_class, "win.start", NULL, start_activated);
+  gtk_widget_class_install_action (widget_class, "win.next", NULL, next_activated);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);
+  gtk_widget_class_install_action (widget_class, "win.resume", NULL, resume_activated);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, GDK_ALT_MASK, "win.next", NULL);
 }
 
 static void
 qf_window_init (QfWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->settings = g_settings_new (APP_ID);
+  go_to (self, PAGE_WELCOME);
 }

@@ -10,6 +10,11 @@ G_BEGIN_DECLS
 #define QF_TYPE_WINDOW (qf_window_get_type ())
 G_DECLARE_FINAL_TYPE (QfWindow, qf_window, QF, WINDOW, AdwApplicationWindow)
 
-QfWindow *qf_window_new (QfApplication *app);
+QfWindow   *qf_window_new           (QfApplication *app);
+/* The Mallard page id of the step on screen ("welcome", "system", …) for F1. */
+const char *qf_window_get_help_page (QfWindow      *self);
+/* Shows a short message at the bottom of the window. */
+void        qf_window_toast         (QfWindow      *self,
+                                     const char    *message);
 
 G_END_DECLS

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """test-welcome.py — the real window opens, titled Qualify, with the welcome page's Start
-button; Start leads to the PC's identity (tests/ui)."""
+button and its fields; Start leads to the system check (tests/ui)."""
 import os
 import sys
 
@@ -18,10 +18,15 @@ try:
     tap.ok(start is not None, "welcome page has a Start button")
     title = app.find("label", "Qualify this PC")
     tap.ok(title is not None, "welcome page says what it is for")
+    for field in ("Operator", "Customer", "Site"):
+        tap.ok(app.find("text", field) is not None, f"welcome page asks for the {field.lower()}")
+    tap.ok(app.find("label", "Step 1 of 7: Welcome") is not None, "the header says which step this is")
     if start is not None:
         click(start)
-        host = app.find("label", "Host name", timeout=10)
-        tap.ok(host is not None, "Start shows the system page with the host name")
+        audit = app.find("label", "Readiness", timeout=10)
+        tap.ok(audit is not None, "Start shows the system check")
+        tap.ok(app.find("label", "Step 2 of 7: System check", timeout=5) is not None,
+               "the header follows to step 2")
 finally:
     app.quit()
 sys.exit(tap.done())

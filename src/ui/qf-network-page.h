@@ -1,0 +1,19 @@
+/* qf-network-page.h — step 3: the interface under test and the helper machine (src/ui). */
+#pragma once
+
+#include <adwaita.h>
+
+#include "qf-netifaces.h"
+
+G_BEGIN_DECLS
+
+#define QF_TYPE_NETWORK_PAGE (qf_network_page_get_type ())
+G_DECLARE_FINAL_TYPE (QfNetworkPage, qf_network_page, QF, NETWORK_PAGE, AdwBin)
+
+/* The chosen interface or NULL. Borrowed. */
+QfNetIface *qf_network_page_get_iface        (QfNetworkPage *self);
+/* "builtin" ("This PC only"), "remote" (an address was typed) or "none". */
+const char *qf_network_page_get_peer_kind    (QfNetworkPage *self);
+const char *qf_network_page_get_peer_address (QfNetworkPage *self);
+
+G_END_DECLS

@@ -1,0 +1,253 @@
+/* qf-results-page.c — step 6 of the wizard (src/ui): the session's overall verdict (symbol,
+ * word and colour), one row per criterion with the measured value and the limit, the advice the
+ * core wrote for each FAIL and WARN, and the comparison with the previous session of this PC.
+ * Every figure and word comes from the session; this page only lays them out.
+ * Template: ui/qf-results-page.ui. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "qf-json.h"
+#include "qf-results-page.h"
+
+struct _QfResultsPage
+{
+  AdwBin               parent_instance;
+
+  /* template widgets */
+  GtkLabel            *verdict_label;
+  GtkLabel            *verdict_detail;
+  AdwPreferencesGroup *criteria_group;
+  AdwPreferencesGroup *advice_group;
+  AdwPreferencesGroup *comparison_group;
+
+  /* owned */
+  GPtrArray           *rows;
+};
+
+G_DEFINE_FINAL_TYPE (QfResultsPage, qf_results_page, ADW_TYPE_BIN)
+
+static const char *verdict_classes[] = { "verdict-pass", "verdict-fail", "verdict-warn", "dim-label", "verdict-warn" };
+
+static const char *
+verdict_class (QfVerdict verdict)
+{
+  return verdict <= QF_VERDICT_INVALID ? verdict_classes[verdict] : "dim-label";
+}
+
+static void
+add_row (QfResultsPage       *self,
+         AdwPreferencesGroup *group,
+         GtkWidget           *row)
+{
+  adw_preferences_group_add (group, row);
+  g_object_set_data (G_OBJECT (row), "qf-group", group);
+  g_ptr_array_add (self->rows, g_object_ref (row));
+}
+
+static GtkWidget *
+text_row (const char *text)
+{
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_set_margin_start (label, 12);
+  gtk_widget_set_margin_end (label, 12);
+  gtk_widget_set_margin_top (label, 8);
+  gtk_widget_set_margin_bottom (label, 8);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), label);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+  return row;
+}
+
+static void
+show_criteria (QfResultsPage *self,
+               QfSession     *session)
+{
+  JsonArray *verdicts = qf_session_get_verdicts (session);
+
+  for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
+    {
+      JsonObject *v = json_array_get_object_element (verdicts, i);
+      const char *key = qf_json_get_string (v, "key", "");
+      gint step = qf_session_find_step (session, key);
+      const char *unit = qf_json_get_string (v, "unit", "");
+      QfVerdict verdict = QF_VERDICT_INVALID;
+      GtkWidget *row = adw_action_row_new ();
+      GtkWidget *word;
+      g_autofree char *title = NULL;
+      g_autofree char *subtitle = NULL;
+      g_autofree char *limit = qf_verdict_format_value (qf_json_get_double (v, "limit", 0), unit);
+      g_autofree char *mark = NULL;
+      g_autofree char *accessible = NULL;
+      gdouble measured;
+
+      qf_verdict_from_string (qf_json_get_string (v, "verdict", "invalid"), &verdict);
+      title = g_strdup_printf ("%s: %s", step >= 0 ? qf_session_get_step_title (session, step) : key,
+                               _(qf_json_get_string (v, "label", "")));
+      if (qf_json_get_path_double (v, "measured", &measured))
+        {
+          g_autofree char *value = qf_verdict_format_value (measured, unit);
+
+          subtitle = g_strdup_printf (_("Measured %s, limit %s %s%s"), value,
+                                      g_strcmp0 (qf_json_get_string (v, "comparison", "<="), "<=") == 0 ? "≤" : "≥",
+                                      limit,
+                                      g_strcmp0 (qf_json_get_string (v, "role", ""), "warns") == 0 ? _(" (warning only)") : "");
+        }
+      else
+        subtitle = g_strdup_printf (_("Not measured: %s"), qf_json_get_string (v, "reason", _("no result")));
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+      mark = g_strdup_printf ("%s %s", qf_verdict_to_symbol (verdict), qf_verdict_to_label (verdict));
+      word = gtk_label_new (mark);
+      gtk_widget_add_css_class (word, verdict_class (verdict));
+      gtk_widget_add_css_class (word, "heading");
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), word);
+      accessible = g_strdup_printf ("%s: %s. %s", title, qf_verdict_to_label (verdict), subtitle);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+      add_row (self, self->criteria_group, row);
+    }
+}
+
+static void
+show_advice (QfResultsPage *self,
+             QfSession     *session)
+{
+  JsonArray *advice = qf_session_get_advice (session);
+  guint n = advice ? json_array_get_length (advice) : 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *a = json_array_get_object_element (advice, i);
+
+      add_row (self, self->advice_group, text_row (qf_json_get_string (a, "text", "")));
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->advice_group), n > 0);
+}
+
+static void
+show_comparison (QfResultsPage *self,
+                 QfSession     *session)
+{
+  JsonObject *comparison = qf_json_get_object (qf_session_get_json (session), "comparison");
+  JsonArray *metrics = comparison ? qf_json_get_array (comparison, "metrics") : NULL;
+  JsonObject *previous = comparison ? qf_json_get_object (comparison, "previous") : NULL;
+  guint n = metrics ? json_array_get_length (metrics) : 0;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->comparison_group), comparison != NULL);
+  if (comparison == NULL)
+    return;
+  adw_preferences_group_set_description (self->comparison_group,
+                                         previous ? qf_json_get_string (previous, "created_at", NULL) : NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *m = json_array_get_object_element (metrics, i);
+      const char *unit = qf_json_get_string (m, "unit", "");
+      GtkWidget *row = adw_action_row_new ();
+      g_autofree char *before = qf_verdict_format_value (qf_json_get_double (m, "before", 0), unit);
+      g_autofree char *after = qf_verdict_format_value (qf_json_get_double (m, "after", 0), unit);
+      g_autofree char *subtitle = g_strdup_printf (_("before %s, now %s"), before, after);
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(qf_json_get_string (m, "label", "")));
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+      add_row (self, self->comparison_group, row);
+    }
+}
+
+void
+qf_results_page_show (QfResultsPage *self,
+                      QfSession     *session)
+{
+  static const QfVerdict overall_as_verdict[] = {
+    [QF_OVERALL_PASS] = QF_VERDICT_PASS,
+    [QF_OVERALL_FAIL] = QF_VERDICT_FAIL,
+    [QF_OVERALL_INVALID] = QF_VERDICT_INVALID,
+    [QF_OVERALL_INCOMPLETE] = QF_VERDICT_NOT_RUN,
+  };
+  guint warnings = 0;
+  QfOverall overall;
+  g_autofree char *verdict = NULL;
+  g_autofree char *detail = NULL;
+
+  g_return_if_fail (QF_IS_RESULTS_PAGE (self));
+  g_return_if_fail (QF_IS_SESSION (session));
+
+  for (guint i = 0; i < self->rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (self->rows, i);
+
+      adw_preferences_group_remove (g_object_get_data (G_OBJECT (row), "qf-group"), row);
+    }
+  g_ptr_array_set_size (self->rows, 0);
+
+  overall = qf_session_get_overall (session, &warnings);
+  verdict = g_strdup_printf ("%s %s", qf_verdict_to_symbol (overall_as_verdict[overall]),
+                             qf_overall_to_label (overall));
+  gtk_label_set_text (self->verdict_label, verdict);
+  for (guint i = 0; i < G_N_ELEMENTS (verdict_classes); i++)
+    gtk_widget_remove_css_class (GTK_WIDGET (self->verdict_label), verdict_classes[i]);
+  gtk_widget_add_css_class (GTK_WIDGET (self->verdict_label), verdict_class (overall_as_verdict[overall]));
+  switch (overall)
+    {
+    case QF_OVERALL_PASS:
+      detail = g_strdup (_("This PC meets every deciding limit of the profile."));
+      break;
+    case QF_OVERALL_FAIL:
+      detail = g_strdup (_("At least one deciding limit was not met. The advice below says why and what to change."));
+      break;
+    case QF_OVERALL_INVALID:
+      detail = g_strdup (_("A deciding test could not measure properly (for example a missing privilege), so there is no verdict."));
+      break;
+    case QF_OVERALL_INCOMPLETE:
+    default:
+      detail = g_strdup (_("A deciding test did not run, so this PC cannot be passed yet."));
+      break;
+    }
+  if (warnings > 0)
+    {
+      g_autofree char *with = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s %u warning.", "%s %u warnings.", warnings),
+                                               detail, warnings);
+      g_free (detail);
+      detail = g_steal_pointer (&with);
+    }
+  gtk_label_set_text (self->verdict_detail, detail);
+  show_criteria (self, session);
+  show_advice (self, session);
+  show_comparison (self, session);
+}
+
+static void
+qf_results_page_dispose (GObject *object)
+{
+  QfResultsPage *self = QF_RESULTS_PAGE (object);
+
+  g_clear_pointer (&self->rows, g_ptr_array_unref);
+  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_RESULTS_PAGE);
+  G_OBJECT_CLASS (qf_results_page_parent_class)->dispose (object);
+}
+
+static void
+qf_results_page_class_init (QfResultsPageClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = qf_results_page_dispose;
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-results-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, QfResultsPage, verdict_label);
+  gtk_widget_class_bind_template_child (widget_class, QfResultsPage, verdict_detail);
+  gtk_widget_class_bind_template_child (widget_class, QfResultsPage, criteria_group);
+  gtk_widget_class_bind_template_child (widget_class, QfResultsPage, advice_group);
+  gtk_widget_class_bind_template_child (widget_class, QfResultsPage, comparison_group);
+}
+
+static void
+qf_results_page_init (QfResultsPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->rows = g_ptr_array_new_with_free_func (g_object_unref);
+}

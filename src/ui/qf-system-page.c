@@ -1,0 +1,225 @@
+/* qf-system-page.c — step 2 of the wizard (src/ui): the core's readiness audit and privilege
+ * checks as rows (icon + word + colour, the value, the advice one click away), gathered on a
+ * worker thread because the privilege check may wait on rtkit. Template: ui/qf-system-page.ui. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "qf-audit.h"
+#include "qf-privileges.h"
+#include "qf-system-page.h"
+
+struct _QfSystemPage
+{
+  AdwBin               parent_instance;
+
+  /* template widgets */
+  AdwPreferencesGroup *summary_group;
+  AdwPreferencesGroup *privileges_group;
+  AdwPreferencesGroup *audit_group;
+  GtkSpinner          *spinner;
+  GtkButton           *recheck_button;
+
+  /* owned */
+  GPtrArray           *rows;          /* rows we added, to remove them on refresh */
+  GCancellable        *cancellable;
+};
+
+G_DEFINE_FINAL_TYPE (QfSystemPage, qf_system_page, ADW_TYPE_BIN)
+
+typedef struct
+{
+  GPtrArray *audit;        /* QfAuditCheck */
+  GPtrArray *privileges;   /* QfAuditCheck */
+  char      *error;
+} Checks;
+
+static void
+checks_free (Checks *checks)
+{
+  g_clear_pointer (&checks->audit, g_ptr_array_unref);
+  g_clear_pointer (&checks->privileges, g_ptr_array_unref);
+  g_free (checks->error);
+  g_free (checks);
+}
+
+static void
+check_status_look (QfAuditStatus status,
+                   const char  **icon,
+                   const char  **word,
+                   const char  **css)
+{
+  switch (status)
+    {
+    case QF_AUDIT_OK:
+      *icon = "emblem-ok-symbolic", *word = _("OK"), *css = "verdict-pass";
+      break;
+    case QF_AUDIT_WARN:
+      *icon = "dialog-warning-symbolic", *word = _("Warning"), *css = "verdict-warn";
+      break;
+    case QF_AUDIT_FAIL:
+      *icon = "dialog-error-symbolic", *word = _("Problem"), *css = "verdict-fail";
+      break;
+    case QF_AUDIT_UNKNOWN:
+    default:
+      *icon = "dialog-question-symbolic", *word = _("Unknown"), *css = "dim-label";
+      break;
+    }
+}
+
+static void
+add_check_row (QfSystemPage        *self,
+               AdwPreferencesGroup *group,
+               QfAuditCheck        *check)
+{
+  const char *icon_name, *word, *css;
+  GtkWidget *row = adw_expander_row_new ();
+  GtkWidget *icon;
+  GtkWidget *status;
+  GtkWidget *advice;
+  g_autofree char *accessible = NULL;
+
+  check_status_look (check->status, &icon_name, &word, &css);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), check->title);
+  adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), check->value ? check->value : "");
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+
+  icon = gtk_image_new_from_icon_name (icon_name);
+  gtk_widget_add_css_class (icon, css);
+  adw_expander_row_add_prefix (ADW_EXPANDER_ROW (row), icon);
+  status = gtk_label_new (word);
+  gtk_widget_add_css_class (status, css);
+  adw_expander_row_add_action (ADW_EXPANDER_ROW (row), status);
+
+  advice = gtk_label_new (check->advice);
+  gtk_label_set_wrap (GTK_LABEL (advice), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (advice), 0);
+  gtk_label_set_selectable (GTK_LABEL (advice), TRUE);
+  gtk_widget_set_margin_start (advice, 12);
+  gtk_widget_set_margin_end (advice, 12);
+  gtk_widget_set_margin_top (advice, 8);
+  gtk_widget_set_margin_bottom (advice, 8);
+  adw_expander_row_add_row (ADW_EXPANDER_ROW (row), advice);
+
+  /* status in words for screen readers, not only the icon's colour */
+  accessible = g_strdup_printf ("%s: %s, %s", check->title, word, check->value ? check->value : "");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+  adw_preferences_group_add (group, row);
+  g_ptr_array_add (self->rows, g_object_ref (row));
+  g_object_set_data (G_OBJECT (row), "qf-group", group);
+}
+
+static void
+clear_rows (QfSystemPage *self)
+{
+  for (guint i = 0; i < self->rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (self->rows, i);
+
+      adw_preferences_group_remove (g_object_get_data (G_OBJECT (row), "qf-group"), row);
+    }
+  g_ptr_array_set_size (self->rows, 0);
+}
+
+static void
+gather_thread (GTask        *task,
+               gpointer      source,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  Checks *checks = g_new0 (Checks, 1);
+  g_autoptr(GError) error = NULL;
+
+  checks->audit = qf_audit_run ("/", &error);
+  if (checks->audit == NULL)
+    checks->error = g_strdup (error->message);
+  checks->privileges = qf_privileges_check ();
+  g_task_return_pointer (task, checks, (GDestroyNotify) checks_free);
+}
+
+static void
+gather_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  QfSystemPage *self;
+  Checks *checks = g_task_propagate_pointer (G_TASK (result), NULL);
+  QfAuditStatus worst = QF_AUDIT_OK;
+
+  if (checks == NULL)
+    return;  /* cancelled */
+  self = QF_SYSTEM_PAGE (object);
+  gtk_spinner_stop (self->spinner);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->recheck_button), TRUE);
+  clear_rows (self);
+  for (guint i = 0; checks->privileges != NULL && i < checks->privileges->len; i++)
+    add_check_row (self, self->privileges_group, g_ptr_array_index (checks->privileges, i));
+  for (guint i = 0; checks->audit != NULL && i < checks->audit->len; i++)
+    add_check_row (self, self->audit_group, g_ptr_array_index (checks->audit, i));
+  if (checks->audit != NULL)
+    worst = qf_audit_worst (checks->audit);
+  if (checks->error != NULL)
+    adw_preferences_group_set_description (self->audit_group, checks->error);
+  else
+    adw_preferences_group_set_description (self->audit_group,
+                                           worst == QF_AUDIT_OK ? _("Everything looks ready.")
+                                           : worst == QF_AUDIT_FAIL ? _("Some settings will make the real-time test fail: open a row for the fix.")
+                                           : _("Some settings may hurt real-time performance: open a row for the advice."));
+  checks_free (checks);
+}
+
+void
+qf_system_page_refresh (QfSystemPage *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (QF_IS_SYSTEM_PAGE (self));
+  gtk_spinner_start (self->spinner);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->recheck_button), FALSE);
+  task = g_task_new (self, self->cancellable, gather_done, NULL);
+  g_task_set_return_on_cancel (task, TRUE);
+  g_task_run_in_thread (task, gather_thread);
+}
+
+static void
+qf_system_page_dispose (GObject *object)
+{
+  QfSystemPage *self = QF_SYSTEM_PAGE (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_pointer (&self->rows, g_ptr_array_unref);
+  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_SYSTEM_PAGE);
+  G_OBJECT_CLASS (qf_system_page_parent_class)->dispose (object);
+}
+
+static void
+qf_system_page_finalize (GObject *object)
+{
+  g_clear_object (&QF_SYSTEM_PAGE (object)->cancellable);
+  G_OBJECT_CLASS (qf_system_page_parent_class)->finalize (object);
+}
+
+static void
+qf_system_page_class_init (QfSystemPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = qf_system_page_dispose;
+  object_class->finalize = qf_system_page_finalize;
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-system-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, QfSystemPage, summary_group);
+  gtk_widget_class_bind_template_child (widget_class, QfSystemPage, privileges_group);
+  gtk_widget_class_bind_template_child (widget_class, QfSystemPage, audit_group);
+  gtk_widget_class_bind_template_child (widget_class, QfSystemPage, spinner);
+  gtk_widget_class_bind_template_child (widget_class, QfSystemPage, recheck_button);
+  gtk_widget_class_bind_template_callback (widget_class, qf_system_page_refresh);
+}
+
+static void
+qf_system_page_init (QfSystemPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->rows = g_ptr_array_new_with_free_func (g_object_unref);
+  self->cancellable = g_cancellable_new ();
+}

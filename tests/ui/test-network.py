@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+"""test-network.py — the Network page against python-dbusmock's NetworkManager on a private
+system bus (one ethernet and one Wi-Fi device with SSID, signal and IPv4): both listed with
+their details, a device added while the page is open appears; then with no NetworkManager the
+kernel's interfaces are listed with a note saying so (tests/ui)."""
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qftest import App, Tap, click, find_in, need_display  # noqa: E402
+
+warnings.simplefilter("ignore", DeprecationWarning)
+NM = "/org/freedesktop/NetworkManager"
+
+
+def wait_for(cond, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        time.sleep(0.3)
+    return None
+
+
+def row(app, prefix):
+    return find_in(app.app, None, lambda n: n.startswith(prefix))
+
+
+def to_network_page(app):
+    click(app.find_button("Start", timeout=15))
+    app.find("label", "Readiness", timeout=15)
+    click(app.find_button("Next", timeout=15))
+    return app.find("label", "Step 3 of 7: Network", timeout=15)
+
+
+def mock_networkmanager():
+    import dbus
+    import dbusmock
+
+    dbusmock.DBusTestCase.start_system_bus()
+    proc, obj = dbusmock.DBusTestCase.spawn_server_template(
+        "networkmanager", {"Version": "1.42.4"}, stdout=subprocess.DEVNULL)
+    mock = dbus.Interface(obj, dbusmock.MOCK_IFACE)
+    bus = dbusmock.DBusTestCase.get_dbus(system_bus=True)
+    mock.AddEthernetDevice("mock_Eth1", "eth0", 100)
+    eth = bus.get_object("org.freedesktop.NetworkManager", NM + "/Devices/mock_Eth1")
+    eth.Set("org.freedesktop.NetworkManager.Device.Wired", "Speed", dbus.UInt32(1000),
+            dbus_interface=dbus.PROPERTIES_IFACE)
+    wifi_path = mock.AddWiFiDevice("mock_Wifi1", "wlan0", 100)
+    ap = mock.AddAccessPoint(wifi_path, "Mock_AP1", "LabNet", "00:23:F8:7E:12:BA", 2, 2412, 54000, 82, 1)
+    wifi = bus.get_object("org.freedesktop.NetworkManager", wifi_path)
+    wifi.AddProperty("org.freedesktop.NetworkManager.Device.Wireless", "ActiveAccessPoint",
+                     dbus.ObjectPath(ap), dbus_interface=dbusmock.MOCK_IFACE)
+    ip4 = NM + "/IP4Config/1"
+    mock.AddObject(ip4, "org.freedesktop.NetworkManager.IP4Config", {
+        "AddressData": dbus.Array([{"address": "192.168.50.7", "prefix": dbus.UInt32(24)}],
+                                  signature="a{sv}"),
+        "Gateway": "192.168.50.1",
+        "Addresses": dbus.Array([], signature="au"),
+        "NameserverData": dbus.Array([], signature="a{sv}"),
+        "Domains": dbus.Array([], signature="s"),
+        "Searches": dbus.Array([], signature="s"),
+        "RouteData": dbus.Array([], signature="a{sv}"),
+        "Routes": dbus.Array([], signature="au"),
+    }, [])
+    wifi.AddProperty("org.freedesktop.NetworkManager.Device", "Ip4Config", dbus.ObjectPath(ip4),
+                     dbus_interface=dbusmock.MOCK_IFACE)
+    return proc, mock
+
+
+def main():
+    tap = Tap()
+    need_display(tap)
+    try:
+        import dbusmock  # noqa: F401
+    except ImportError:
+        tap.skip_all("python3-dbusmock is not installed")
+
+    proc, mock = mock_networkmanager()
+    try:
+        app = App()
+        try:
+            app.wait_app()
+            tap.ok(to_network_page(app) is not None, "Start, Next reach the Network page")
+            eth = wait_for(lambda: row(app, "eth0 — Wired: "), 15)
+            tap.ok(eth is not None and "Connected" in eth.get_name() and "1000 Mbit/s" in eth.get_name(),
+                   "the ethernet device is listed, connected at 1000 Mbit/s", eth.get_name() if eth else None)
+            wlan = wait_for(lambda: row(app, "wlan0 — Wireless: "), 15)
+            name = wlan.get_name() if wlan else ""
+            tap.ok("“LabNet”, signal 82 %" in name and "192.168.50.7/24" in name,
+                   "the Wi-Fi device shows its network, signal and IPv4 address", name)
+            tap.ok(find_in(app.app, "label", lambda n: n.startswith("NetworkManager is not running")) is None,
+                   "no fallback note while NetworkManager answers")
+            mock.AddEthernetDevice("mock_Eth2", "enx001122", 30)
+            added = wait_for(lambda: row(app, "enx001122 — Wired: Disconnected"), 15)
+            tap.ok(added is not None, "a device added while the page is open appears")
+        finally:
+            app.quit()
+    finally:
+        proc.terminate()
+        proc.wait()
+        dbusmock.DBusTestCase.stop_dbus(dbusmock.DBusTestCase.system_bus_pid)
+
+    app = App(extra_env={"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/qf-ui-no-bus"})
+    try:
+        app.wait_app()
+        to_network_page(app)
+        note = app.find("label", lambda n: n.startswith("NetworkManager is not running"), timeout=15)
+        tap.ok(note is not None, "without NetworkManager the page says the list comes from the kernel")
+        kernel = [n for n in sorted(os.listdir("/sys/class/net"))
+                  if os.path.exists(f"/sys/class/net/{n}/device")
+                  and open(f"/sys/class/net/{n}/type").read().strip() == "1"]
+        listed = [n for n in kernel if wait_for(lambda n=n: row(app, f"{n} — "), 10)]
+        tap.ok(listed == kernel, "the kernel's interfaces are listed", f"kernel {kernel}, listed {listed}")
+    finally:
+        app.quit()
+    return tap.done()
+
+
+try:
+    sys.exit(main())
+except Exception as e:  # noqa: BLE001 — any failure to drive the window is a failed test
+    print(f"not ok - the network page could not be driven: {e}")
+    print("1..1")
+    sys.exit(1)

@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+"""test-wizard.py — the whole wizard as a user drives it, through AT-SPI (tests/ui).
+
+Fill the welcome fields, switch on "Quick run", go through every page, keep "This PC only",
+run the quick profile, reach Results and check the verdict label and the criteria rows against
+the session the core saved; export the report. Then a second run cancelled mid-test: the
+session on disk is "cancelled" with the running step marked cancelled. Sessions go to a
+private XDG_DATA_HOME."""
+import glob
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qftest import App, Tap, click, find_in, need_display  # noqa: E402
+
+import gi  # noqa: E402
+
+gi.require_version("Atspi", "2.0")
+from gi.repository import Atspi  # noqa: E402
+
+warnings.simplefilter("ignore", DeprecationWarning)
+# the stress test saturates the CPUs: give the app time to answer
+Atspi.set_timeout(20000, 30000)
+
+VERDICT_WORDS = {"pass": "✓ PASS", "fail": "✗ FAIL", "invalid": "? INVALID", "incomplete": "— INCOMPLETE"}
+
+
+def sensitive(node):
+    try:
+        return node.get_state_set().contains(Atspi.StateType.SENSITIVE)
+    except Exception:
+        return False
+
+
+def checked(node):
+    return node.get_state_set().contains(Atspi.StateType.CHECKED)
+
+
+def wait_for(cond, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        time.sleep(0.3)
+    return None
+
+
+def control(app, name, timeout=10):
+    """A switch or check button by accessible name (not the row that shares its title)."""
+    return wait_for(lambda: find_control(app.app, name), timeout)
+
+
+def find_control(node, name, depth=0):
+    if node is None or depth > 60:
+        return None
+    try:
+        # GTK 4.8 names a row's activatable widget twice ("Quick run Quick run")
+        if node.get_name() in (name, f"{name} {name}") and node.get_role_name() in (
+                "switch", "toggle button", "check box", "radio button"):
+            return node
+        count = node.get_child_count()
+    except Exception:
+        return None
+    for i in range(count):
+        try:
+            hit = find_control(node.get_child_at_index(i), name, depth + 1)
+        except Exception:
+            hit = None
+        if hit is not None:
+            return hit
+    return None
+
+
+def sessions(data_home):
+    return sorted(glob.glob(os.path.join(data_home, "qualify", "sessions", "*", "session.json")))
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def next_button(app, label):
+    return app.find_button(label, timeout=15)
+
+
+def walk_to_run(tap, app, first):
+    """Welcome → System → Network → Plan → Start tests."""
+    if first:
+        for field, value in (("Operator", "Li Wei"), ("Customer", "ACME Robotics"), ("Site", "Hall 3")):
+            entry = app.find("text", field)
+            tap.ok(entry is not None, f"welcome page has a {field} field")
+            if entry is not None:
+                entry.get_editable_text_iface().set_text_contents(value)
+                time.sleep(0.3)
+    quick = control(app, "Quick run")
+    if not tap.ok(quick is not None, "welcome page has the Quick run switch"):
+        raise RuntimeError("no Quick run switch: not starting a full run")
+    if quick is not None and not checked(quick):
+        click(quick)
+        wait_for(lambda: checked(quick), 5)
+    start = next_button(app, "Start")
+    tap.ok(start is not None, "welcome page has Start")
+    click(start)
+
+    tap.ok(app.find("label", "Readiness", timeout=15) is not None, "System check page shows the readiness audit")
+    rows = wait_for(lambda: find_in(app.app, None, lambda n: n.startswith("Preemption model: ")), 20)
+    tap.ok(rows is not None, "System check lists the preemption model with its status in words")
+    tap.ok(find_in(app.app, None, lambda n: n.startswith("Real-time priority") or "priority" in n.lower()) is not None,
+           "System check lists the real-time privilege")
+    click(next_button(app, "Next"))
+
+    builtin = control(app, "This PC only (built-in peer)")
+    tap.ok(builtin is not None, "Network page offers This PC only")
+    if builtin is not None and not checked(builtin):
+        click(builtin)
+        wait_for(lambda: checked(builtin), 5)
+    tap.ok(builtin is not None and checked(builtin), "This PC only is chosen")
+    tap.ok(app.find("list", "Network interfaces", timeout=5) is not None, "Network page lists the interfaces")
+    click(next_button(app, "Next"))
+
+    tap.ok(app.find("label", "Test plan", timeout=15) is not None, "Plan page shows the test plan")
+    tap.ok(find_in(app.app, None, lambda n: n == "Real-time performance") is not None,
+           "Plan lists the real-time test")
+    start_tests = next_button(app, "Start tests")
+    tap.ok(start_tests is not None, "Plan page has Start tests")
+    click(start_tests)
+
+
+def main():
+    tap = Tap()
+    need_display(tap)
+    tmp = tempfile.mkdtemp(prefix="qf-ui-wizard-")
+    data_home = os.path.join(tmp, "data")
+    env = {"XDG_DATA_HOME": data_home, "XDG_CONFIG_HOME": os.path.join(tmp, "config"),
+           "LANGUAGE": "en", "LANG": "C.UTF-8"}
+    first_run = []
+    try:
+        # ---- a whole quick run, built-in peer
+        app = App(extra_env=env)
+        try:
+            app.wait_app()
+            walk_to_run(tap, app, first=True)
+            tap.ok(app.find(None, "Latency histogram", timeout=15) is not None, "Run page shows the latency histogram")
+            tap.ok(app.find(None, "Time series", timeout=5) is not None, "Run page shows the time series")
+            see = next_button(app, "See results")
+            done = wait_for(lambda: see is not None and sensitive(see), 150)
+            tap.ok(done, "the quick run finishes and See results becomes available")
+            paths = sessions(data_home)
+            first_run = list(paths)
+            tap.ok(len(paths) == 1, "one session saved", paths)
+            session = load(paths[0]) if paths else {}
+            tap.ok(session.get("operator") == "Li Wei" and session.get("customer") == "ACME Robotics"
+                   and session.get("site") == "Hall 3", "the welcome fields are in the session")
+            tap.ok(session.get("profile", {}).get("id") == "arcs-wired-quick", "the quick wired profile ran",
+                   session.get("profile", {}).get("id"))
+            click(see)
+            overall = session.get("verdict", {}).get("overall", "?")
+            want = VERDICT_WORDS.get(overall, "?")
+            verdict = app.find("label", want, timeout=15)
+            tap.ok(verdict is not None, f"Results shows the session's verdict “{want}”")
+            titles = {s.get("key"): s.get("title", "") for s in session.get("steps", [])}
+            verdicts = [v for s in session.get("steps", []) for v in s.get("verdicts", [])]
+            rows = [find_in(app.app, None, lambda n, v=v: n.startswith(f"{titles[v['key']]}: {v['label']}: "))
+                    for v in verdicts]
+            tap.ok(verdicts and all(r is not None for r in rows),
+                   f"Results lists every criterion ({len(verdicts)})")
+            rt_row = find_in(app.app, None, lambda n: n.startswith("Real-time performance: Average latency: "))
+            rt_v = next((v for v in verdicts if v["key"] == "rt" and v["metric"] == "avg_us"), None)
+            tap.ok(rt_row is not None and rt_v is not None
+                   and VERDICT_WORDS.get(rt_v["verdict"], rt_v["verdict"].upper()).split()[-1] in rt_row.get_name(),
+                   "the real-time row carries its verdict word", rt_row.get_name() if rt_row else None)
+            click(next_button(app, "Report"))
+            export = app.find_button("Export report", timeout=15)
+            tap.ok(export is not None, "Report page has Export report")
+            if export is not None:
+                click(export)
+            folder = os.path.dirname(paths[0]) if paths else tmp
+            tap.ok(wait_for(lambda: os.path.exists(os.path.join(folder, "report.pdf"))
+                            and os.path.exists(os.path.join(folder, "report.html")), 60),
+                   "the report is exported beside the session")
+        finally:
+            app.quit()
+
+        # ---- cancelled mid-test
+        app = App(extra_env=env)
+        try:
+            app.wait_app()
+            walk_to_run(tap, app, first=False)
+            # the step list row says "<title>: <state>"
+            running = wait_for(lambda: find_in(app.app, None, lambda n: n == "Stress with monitoring: Running"), 90)
+            tap.ok(running is not None, "the run reaches the stress test")
+            cancel = app.find_button("Cancel", timeout=5)
+            click(cancel)
+            see = next_button(app, "See results")
+            tap.ok(wait_for(lambda: see is not None and sensitive(see), 30), "the run stops after Cancel")
+            paths = [p for p in sessions(data_home) if p not in first_run]
+            newest = paths[0] if len(paths) == 1 else None
+            session = load(newest) if newest else {}
+            statuses = {s.get("key"): s.get("status") for s in session.get("steps", [])}
+            tap.ok(session.get("state") == "cancelled", "the session is saved as cancelled", session.get("state"))
+            tap.ok(statuses.get("stress") == "cancelled", "the running step is marked cancelled", statuses)
+            tap.ok(statuses.get("rt") == "done", "the finished step is kept", statuses)
+        finally:
+            app.quit()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return tap.done()
+
+
+try:
+    sys.exit(main())
+except Exception as e:  # noqa: BLE001 — any failure to drive the window is a failed test
+    print(f"not ok - the wizard could not be driven: {e}")
+    print("1..1")
+    sys.exit(1)

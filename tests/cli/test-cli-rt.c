@@ -372,6 +372,7 @@ test_rtkit_grants (void)
   g_autoptr(JsonObject) obj = NULL;
   g_auto(GStrv) envp = NULL;
   struct passwd *nobody = getpwnam ("nobody");
+  g_autofree char *gdbus = NULL;
   GPid bus_pid = 0, mock_pid = 0;
   int status = 0;
 
@@ -382,10 +383,11 @@ test_rtkit_grants (void)
       return;
     }
   if (!g_file_test ("/usr/bin/dbus-daemon", G_FILE_TEST_IS_EXECUTABLE) ||
+      (gdbus = g_find_program_in_path ("gdbus")) == NULL ||
       !g_spawn_command_line_sync ("/usr/bin/python3 -c 'import dbusmock'", NULL, NULL, &status, NULL) ||
       !g_spawn_check_wait_status (status, NULL))
     {
-      g_test_skip ("needs dbus-daemon and python3-dbusmock");
+      g_test_skip ("needs dbus-daemon, gdbus and python3-dbusmock");
       return;
     }
   g_assert_nonnull (dir);

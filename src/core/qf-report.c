@@ -235,6 +235,7 @@ qf_report_new_from_path (const char *path,
   char *text = NULL;
   gsize len;
   g_autoptr(GError) local = NULL;
+  QfReport *report;
 
   g_return_val_if_fail (path != NULL, NULL);
   if (g_file_test (path, G_FILE_TEST_IS_DIR))
@@ -247,7 +248,11 @@ qf_report_new_from_path (const char *path,
                    _("Cannot read the session %s: %s"), file, local->message);
       return NULL;
     }
-  return report_new (text, len, error);
+  /* Messages name the file: the person has to find the damaged one. */
+  report = report_new (text, len, &local);
+  if (report == NULL)
+    g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", file);
+  return report;
 }
 
 void

@@ -370,8 +370,11 @@ _qf_bw_stream_start (QfBwStream *stream)
 
   setsockopt (stream->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   setsockopt (stream->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  /* A UDP receiver takes any datagram the peer sends, whatever its own block size. */
+  /* A receiver takes whatever the peer sends: any UDP datagram, and for TCP as much as one
+   * call can return (large reads cost the least CPU per byte here). */
   buf_len = stream->protocol == QF_BW_UDP && !stream->sender ? 65536 : stream->len;
+  if (stream->protocol == QF_BW_TCP && !stream->sender && stream->read_len == 0)
+    buf_len = stream->len = QF_IPERF3_MAX_TCP_LEN;
   if (stream->protocol == QF_BW_TCP && stream->sender && stream->auto_len)
     {
       /* The block follows this connection's MSS while it runs (tcp_send_loop). */
@@ -694,6 +697,19 @@ default_len (const QfBwConfig *cfg,
     return cfg->len;
   if (getsockopt (ctrl, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) != 0 || mss <= 0)
     mss = 0;
+  if (cfg->protocol == QF_BW_TCP)
+    {
+      struct tcp_info info;
+      socklen_t info_len = sizeof info;
+
+      /* The control connection has carried too little for its MSS to leave the bound of half
+       * the peer's first window (32768 on loopback, where 65483 is the real one); the MSS it
+       * advertised (timestamps already taken off) is what the data connections will use. */
+      memset (&info, 0, sizeof info);
+      if (getsockopt (ctrl, IPPROTO_TCP, TCP_INFO, &info, &info_len) == 0
+          && (int) info.tcpi_advmss > mss)
+        mss = (int) info.tcpi_advmss;
+    }
   if (cfg->protocol == QF_BW_UDP)
     return mss > 0 ? (guint) MIN (mss, QF_IPERF3_MAX_UDP_LEN) : 1460;
   if (mss == 0)

@@ -217,7 +217,9 @@ qf_cli_rt (int    argc,
     { NULL }
   };
   int n_args = g_strv_length (args);
-  char **parse_argv = args;
+  /* GOption drops the options it consumed from the vector it parses without freeing them:
+   * parse a copy of the pointers so g_strfreev (args) still frees every string. */
+  g_autofree char **parse_argv = g_memdup2 (args, (n_args + 1) * sizeof (char *));
 
   if (!qf_cli_parse_options ("rt", "", _("Measure real-time scheduling latency, like cyclictest."),
                              entries, &n_args, &parse_argv, &exit_code))

@@ -366,6 +366,123 @@ test_busy (void)
   responder_stop (resp);
 }
 
+static guint32
+read_be32 (int fd)
+{
+  guint32 v = 0;
+  gsize got = 0;
+
+  while (got < 4)
+    {
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      ssize_t n;
+
+      g_assert_cmpint (poll (&pfd, 1, 5000), ==, 1);
+      n = recv (fd, (char *) &v + got, 4 - got, 0);
+      g_assert_cmpint (n, >, 0);
+      got += n;
+    }
+  return ntohl (v);
+}
+
+/* Plays an iperf3 UDP client by hand and sends sequence numbers 1 2 4 3 6 7 9 9: the responder
+ * must count as iperf3 does — packets = highest sequence (9); gaps add to the loss (3 at 4,
+ * 5 at 6, 8 at 9), and each late or repeated packet takes one back (3, the second 9): 1. */
+static void
+test_udp_accounting (void)
+{
+  static const char params[] = "{\"udp\":true,\"omit\":0,\"time\":1,\"num\":0,\"blockcount\":0,"
+                               "\"parallel\":1,\"len\":100,\"bandwidth\":1000000,"
+                               "\"client_version\":\"3.12\"}";
+  static const char results[] = "{\"cpu_util_total\":0,\"cpu_util_user\":0,\"cpu_util_system\":0,"
+                                "\"sender_has_retransmits\":0,\"streams\":[{\"id\":1,\"bytes\":700,"
+                                "\"retransmits\":-1,\"jitter\":0,\"errors\":0,\"packets\":7}]}";
+  static const guint32 seqs[] = { 1, 2, 4, 3, 6, 7, 9, 9 };
+  static const guchar hello[4] = { 0x39, 0x38, 0x37, 0x36 };
+  Responder *resp = responder_start ();
+  struct sockaddr_in a = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfJson) j = NULL;
+  g_autofree char *text = NULL;
+  const QfJson *stream;
+  char cookie[37], reply[4], pkt[100];
+  int ctrl, udp;
+  guint32 len;
+
+  memset (cookie, 'c', 36);
+  cookie[36] = '\0';
+  ctrl = raw_connect (resp->port);
+  g_assert_cmpint (send (ctrl, cookie, 37, 0), ==, 37);
+  g_assert_cmpint (read_byte (ctrl), ==, 9);
+  send_json_block (ctrl, params, strlen (params));
+  g_assert_cmpint (read_byte (ctrl), ==, 10);
+
+  udp = socket (AF_INET, SOCK_DGRAM, 0);
+  a.sin_family = AF_INET;
+  a.sin_port = htons (resp->port);
+  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (connect (udp, (struct sockaddr *) &a, sizeof a), ==, 0);
+  g_assert_cmpint (send (udp, hello, 4, 0), ==, 4);
+  {
+    struct pollfd pfd = { udp, POLLIN, 0 };
+    g_assert_cmpint (poll (&pfd, 1, 5000), ==, 1);
+  }
+  g_assert_cmpint (recv (udp, reply, 4, 0), ==, 4);
+  g_assert_cmpint (memcmp (reply, "6789", 4), ==, 0);
+  g_assert_cmpint (read_byte (ctrl), ==, 1);            /* TEST_START */
+  g_assert_cmpint (read_byte (ctrl), ==, 2);            /* TEST_RUNNING */
+
+  memset (pkt, 0, sizeof pkt);
+  for (guint i = 0; i < G_N_ELEMENTS (seqs); i++)
+    {
+      gint64 now_us = g_get_monotonic_time ();
+      guint32 be;
+
+      be = htonl ((guint32) (now_us / G_USEC_PER_SEC));
+      memcpy (pkt, &be, 4);
+      be = htonl ((guint32) (now_us % G_USEC_PER_SEC));
+      memcpy (pkt + 4, &be, 4);
+      be = htonl (seqs[i]);
+      memcpy (pkt + 8, &be, 4);
+      g_assert_cmpint (send (udp, pkt, sizeof pkt, 0), ==, sizeof pkt);
+      g_usleep (2000);
+    }
+  g_usleep (100 * 1000);
+  g_assert_cmpint (send (ctrl, "\x04", 1, 0), ==, 1);   /* TEST_END */
+  g_assert_cmpint (read_byte (ctrl), ==, 13);           /* EXCHANGE_RESULTS */
+  send_json_block (ctrl, results, strlen (results));
+  len = read_be32 (ctrl);
+  g_assert_cmpuint (len, >, 0);
+  g_assert_cmpuint (len, <, 65536);
+  text = g_malloc (len);
+  for (guint32 got = 0; got < len;)
+    {
+      ssize_t n = recv (ctrl, text + got, len - got, 0);
+      g_assert_cmpint (n, >, 0);
+      got += n;
+    }
+  j = qf_json_parse (text, len, &error);
+  g_assert_no_error (error);
+  stream = qf_json_index (qf_json_get (j, "streams"), 0);
+  g_assert_nonnull (stream);
+  g_assert_cmpint (qf_json_int (qf_json_get (stream, "id"), 0), ==, 1);
+  g_assert_cmpint (qf_json_int (qf_json_get (stream, "bytes"), 0), ==, 800);
+  g_assert_cmpint (qf_json_int (qf_json_get (stream, "packets"), 0), ==, 9);
+  g_assert_cmpint (qf_json_int (qf_json_get (stream, "errors"), -1), ==, 1);
+  g_assert_cmpint (qf_json_int (qf_json_get (stream, "retransmits"), 0), ==, -1);
+  g_assert_cmpfloat (qf_json_double (qf_json_get (stream, "jitter"), -1), >=, 0);
+  g_assert_cmpint (qf_json_int (qf_json_get (j, "sender_has_retransmits"), 0), ==, -1);
+  g_assert_nonnull (qf_json_string (qf_json_get (j, "qualify_version")));
+  g_assert_cmpint (read_byte (ctrl), ==, 14);           /* DISPLAY_RESULTS */
+  g_assert_cmpint (send (ctrl, "\x10", 1, 0), ==, 1);   /* IPERF_DONE */
+  close (udp);
+  close (ctrl);
+  for (int i = 0; i < 200 && qf_iperf3_server_tests_done (resp->server) == 0; i++)
+    g_usleep (10000);
+  g_assert_cmpuint (qf_iperf3_server_tests_done (resp->server), ==, 1);
+  responder_stop (resp);
+}
+
 /* ---- failures on the client side ---- */
 
 static gpointer
@@ -685,6 +802,7 @@ main (int   argc,
   g_test_add_func ("/engine/bandwidth/responder/bad-params-then-next", test_bad_params);
   g_test_add_func ("/engine/bandwidth/responder/wrong-cookie-then-next", test_wrong_cookie);
   g_test_add_func ("/engine/bandwidth/responder/busy", test_busy);
+  g_test_add_func ("/engine/bandwidth/responder/udp-loss-as-iperf3", test_udp_accounting);
   g_test_add_func ("/engine/bandwidth/refused-within-timeout", test_refused);
   g_test_add_func ("/engine/bandwidth/cancel-within-1s", test_cancel);
 

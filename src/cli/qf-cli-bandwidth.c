@@ -71,6 +71,28 @@ on_progress (QfStepContext *ctx,
   if (p->quiet || live == NULL)
     return;
   t_s = json_object_get_double_member (live, "t_s");
+  if (json_object_has_member (live, "streams"))
+    {
+      JsonArray *streams = json_object_get_array_member (live, "streams");
+      guint n = json_array_get_length (streams);
+
+      /* One line per stream, then the sum, as iperf3 prints them. */
+      for (guint i = 0; i < n; i++)
+        {
+          JsonObject *st = json_array_get_object_element (streams, i);
+          const char *dir = json_object_get_string_member (st, "direction");
+
+          g_print ("[%3lld]%s %6.2f-%-6.2f sec  %10.2f Mbits/sec\n",
+                   (long long) json_object_get_int_member (st, "id"),
+                   p->bidir ? (g_str_equal (dir, "up") ? "[TX]" : "[RX]") : "",
+                   p->prev_t_s, t_s, json_object_get_double_member (st, "mbps"));
+        }
+      if (n == 1)
+        {
+          p->prev_t_s = t_s;
+          return;
+        }
+    }
   if (p->bidir)
     g_print ("[SUM] %6.2f-%-6.2f sec  %10.2f Mbits/sec  (up %.2f, down %.2f)\n", p->prev_t_s, t_s,
              json_object_get_double_member (live, "mbps"),

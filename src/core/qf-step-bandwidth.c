@@ -7,7 +7,9 @@
  * parallel (1), direction ("up" | "down" | "bidir"), len (bytes; 0 = from the MSS),
  * interval_s (1), iface (default: the context's, else the one the test uses), window (bytes),
  * nodelay, zerocopy, connect_timeout_s (5), stall_timeout_s (10).
- * Result: the `qualify-cli bandwidth --json` object. Samples: one per interval, value_ns = bit/s,
+ * Result: the `qualify-cli bandwidth --json` object. Progress: per interval, live = {t_s, mbps,
+ * up_mbps, down_mbps, retransmits?, streams: [{id, direction, mbps}]}.
+ * Samples: one per interval, value_ns = bit/s,
  * channel 0 = all streams, 1 = up, 2 = down (bidir). A stop request ends the run within 1 s;
  * a peer that vanishes fails with QF_STEP_ERROR_PEER and the intervals measured so far.
  */
@@ -87,11 +89,14 @@ typedef struct
 } Progress;
 
 static void
-on_interval (const QfBwInterval *iv,
-             gpointer            user_data)
+on_interval (const QfBwInterval       *iv,
+             const QfBwStreamInterval *streams,
+             guint                     n_streams,
+             gpointer                  user_data)
 {
   Progress *p = user_data;
   g_autoptr(JsonObject) live = NULL;
+  JsonArray *per_stream;
 
   if (p->ctx == NULL || p->ctx->progress == NULL)
     return;
@@ -102,6 +107,16 @@ on_interval (const QfBwInterval *iv,
   json_object_set_double_member (live, "down_mbps", iv->down_mbps);
   if (iv->retransmits >= 0)
     json_object_set_int_member (live, "retransmits", iv->retransmits);
+  per_stream = json_array_new ();
+  for (guint i = 0; i < n_streams; i++)
+    {
+      JsonObject *o = json_object_new ();
+      json_object_set_int_member (o, "id", streams[i].id);
+      json_object_set_string_member (o, "direction", streams[i].sender ? "up" : "down");
+      json_object_set_double_member (o, "mbps", streams[i].mbps);
+      json_array_add_object_element (per_stream, o);
+    }
+  json_object_set_array_member (live, "streams", per_stream);
   p->ctx->progress (p->ctx, MIN (iv->t_s / p->time_s, 1.0), live, p->ctx->user_data);
 }
 

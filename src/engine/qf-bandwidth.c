@@ -440,6 +440,7 @@ typedef struct
   gint64            base_retrans[2 * QF_IPERF3_MAX_STREAMS];
   guint64           prev_bytes[2 * QF_IPERF3_MAX_STREAMS];
   gint64            prev_retrans[2 * QF_IPERF3_MAX_STREAMS];
+  QfBwStreamInterval stream_iv[2 * QF_IPERF3_MAX_STREAMS];
   guint64           final_retrans_sum;
   gboolean          have_retrans;
 } Run;
@@ -1083,6 +1084,9 @@ record_interval (Run        *run,
       guint64 d = b - run->prev_bytes[i];
 
       run->prev_bytes[i] = b;
+      run->stream_iv[i].id = s->id;
+      run->stream_iv[i].sender = s->sender;
+      run->stream_iv[i].mbps = d * 8.0 / secs / 1e6;
       if (s->sender)
         up += d;
       else
@@ -1120,7 +1124,7 @@ record_interval (Run        *run,
         }
     }
   if (cfg->on_interval != NULL)
-    cfg->on_interval (&iv, cfg->user_data);
+    cfg->on_interval (&iv, run->stream_iv, run->n_streams, cfg->user_data);
 }
 
 static void

@@ -54,8 +54,18 @@ typedef struct
   gint64  retransmits;  /* TCP retransmits of our sending streams in this interval, or -1 */
 } QfBwInterval;
 
-typedef void (*QfBwIntervalFunc) (const QfBwInterval *interval,
-                                  gpointer            user_data);
+/* One stream's share of an interval (passed to the callback only, not stored). */
+typedef struct
+{
+  guint    id;          /* iperf3 stream id: 1, 3, 4 … */
+  gboolean sender;      /* we send on it */
+  gdouble  mbps;
+} QfBwStreamInterval;
+
+typedef void (*QfBwIntervalFunc) (const QfBwInterval       *interval,
+                                  const QfBwStreamInterval *streams,
+                                  guint                     n_streams,
+                                  gpointer                  user_data);
 
 typedef struct
 {

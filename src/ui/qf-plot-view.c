@@ -15,6 +15,7 @@
 
 #define MAX_CHANNELS   8
 #define MAX_BUCKETS    100000   /* display buckets; beyond them samples count as overflow */
+#define KEEP_SECONDS   120.0    /* time series kept for the scrolling 60 s view */
 
 typedef struct
 {
@@ -91,13 +92,10 @@ channel (QfPlotView *self,
   return &self->channels[index];
 }
 
-/* Frame clock: fold the queued samples in and redraw once. */
-static gboolean
-tick (GtkWidget     *widget,
-      GdkFrameClock *clock,
-      gpointer       user_data)
+void
+qf_plot_view_flush (QfPlotView *self)
 {
-  QfPlotView *self = QF_PLOT_VIEW (widget);
+  g_return_if_fail (QF_IS_PLOT_VIEW (self));
 
   for (guint i = 0; i < self->pending->len; i++)
     {
@@ -129,6 +127,47 @@ tick (GtkWidget     *widget,
         }
     }
   g_array_set_size (self->pending, 0);
+
+  /* The screen scrolls through the last 60 s: keep twice that, so a frame stays a few
+   * milliseconds however long the run (the report draws every sample from the session). */
+  for (guint i = 0; self->kind == QF_PLOT_VIEW_TIME_SERIES && i < self->n_channels; i++)
+    {
+      Channel *c = &self->channels[i];
+      gdouble newest, *t;
+      guint lo = 0, hi;
+
+      if (c->t_s->len == 0)
+        continue;
+      t = (gdouble *) c->t_s->data;
+      newest = t[c->t_s->len - 1];
+      hi = c->t_s->len;
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (t[mid] < newest - KEEP_SECONDS)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      /* move memory only when a good part is stale */
+      if (lo > 4096 && lo > c->t_s->len / 4)
+        {
+          g_array_remove_range (c->t_s, 0, lo);
+          g_array_remove_range (c->values, 0, lo);
+        }
+    }
+}
+
+/* Frame clock: fold the queued samples in and redraw once. */
+static gboolean
+tick (GtkWidget     *widget,
+      GdkFrameClock *clock,
+      gpointer       user_data)
+{
+  QfPlotView *self = QF_PLOT_VIEW (widget);
+
+  qf_plot_view_flush (self);
   gtk_widget_queue_draw (widget);
   /* idle plots must not keep the frame clock (and the CPU) busy: added again by new samples */
   self->tick_id = 0;

@@ -33,6 +33,8 @@ void       qf_plot_view_reset       (QfPlotView       *self,
 void       qf_plot_view_add_samples (QfPlotView       *self,
                                      const QfSample   *samples,
                                      guint             n);
+/* Folds the queued samples into the display data now (the frame clock does it otherwise). */
+void       qf_plot_view_flush       (QfPlotView       *self);
 /* Draws a finished step's result instead (qf_plot_result_*); NULL goes back to live samples. */
 void       qf_plot_view_set_result  (QfPlotView       *self,
                                      JsonObject       *result);

@@ -58,6 +58,7 @@ struct _QfWindow
   QfSession       *session;
   Page             page;
   gboolean         close_when_stopped;
+  gboolean         run_done;       /* the run page's run has ended: its results can be shown */
 };
 
 G_DEFINE_FINAL_TYPE (QfWindow, qf_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -96,7 +97,6 @@ go_to (QfWindow *self,
   };
   g_autofree char *subtitle = NULL;
   GtkStackPage *stack_page;
-  gboolean running = qf_run_page_is_running (self->run_page);
 
   self->page = page;
   gtk_stack_set_visible_child_name (self->pages, page_ids[page]);
@@ -108,7 +108,7 @@ go_to (QfWindow *self,
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->next_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   gtk_button_get_label (self->next_button), -1);
   gtk_widget_set_visible (GTK_WIDGET (self->back_button), page != PAGE_WELCOME && page != PAGE_RUN);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.next", !(page == PAGE_RUN && running));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.next", page != PAGE_RUN || self->run_done);
   gtk_widget_set_visible (GTK_WIDGET (self->next_button), page != PAGE_REPORT);
 }
 
@@ -181,6 +181,7 @@ start_runner (QfWindow *self,
   g_autoptr(GError) error = NULL;
 
   g_set_object (&self->session, qf_runner_get_session (runner));
+  self->run_done = FALSE;
   go_to (self, PAGE_RUN);
   if (!qf_run_page_start (self->run_page, runner, &error))
     {
@@ -188,7 +189,6 @@ start_runner (QfWindow *self,
       go_to (self, PAGE_PLAN);
       return FALSE;
     }
-  go_to (self, PAGE_RUN);
   return TRUE;
 }
 
@@ -331,6 +331,8 @@ next_activated (GtkWidget  *widget,
       start_tests (self);
       break;
     case PAGE_RUN:
+      if (!self->run_done)
+        return;
       if (self->session != NULL)
         qf_results_page_show (self->results_page, self->session);
       go_to (self, PAGE_RESULTS);
@@ -396,6 +398,7 @@ run_finished (QfWindow *self,
 {
   QfRunner *runner = qf_run_page_get_runner (self->run_page);
 
+  self->run_done = TRUE;
   if (runner != NULL && qf_runner_get_save_error (runner) != NULL)
     qf_window_toast (self, qf_runner_get_save_error (runner)->message);
   if (self->close_when_stopped)

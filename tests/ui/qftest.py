@@ -59,13 +59,25 @@ class App:
         env["NO_AT_BRIDGE"] = "0"
         if extra_env:
             env.update(extra_env)
-        self.proc = subprocess.Popen([os.environ["QUALIFY_GUI"], *args], env=env)
+        self.argv = [os.environ["QUALIFY_GUI"], *args]
+        self.env = env
+        self.proc = subprocess.Popen(self.argv, env=env)
+        self.started = time.monotonic()
+        self.respawns = 0
         self.app = None
 
     def wait_app(self, timeout=20.0):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                # On a loaded machine a fresh Xvfb sometimes refuses the very first client
+                # ("cannot open display"): GTK exits 1 at once. Try again, a few times only.
+                if self.proc.returncode == 1 and time.monotonic() - self.started < 5 and self.respawns < 3:
+                    self.respawns += 1
+                    time.sleep(1)
+                    self.proc = subprocess.Popen(self.argv, env=self.env)
+                    self.started = time.monotonic()
+                    continue
                 raise RuntimeError(f"qualify exited with status {self.proc.returncode}")
             desktop = Atspi.get_desktop(0)
             for i in range(desktop.get_child_count()):

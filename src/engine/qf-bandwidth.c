@@ -1194,7 +1194,7 @@ qf_bw_client_run (QfBwClient  *client,
   char cookie[QF_IPERF3_COOKIE_SIZE];
   guint per_dir, len;
   gint64 t_start, omit_end, test_end, t0 = 0, prev_tick, next_tick, interval_ns, now;
-  gint64 last_move_ns;
+  gint64 last_move_ns, stall_ns;
   guint64 last_total = 0;
   gboolean omit_done = FALSE, ok = FALSE;
   gdouble duration_s = 0;
@@ -1289,6 +1289,13 @@ qf_bw_client_run (QfBwClient  *client,
     }
 
   interval_ns = (gint64) (cfg->interval_s * 1e9);
+  stall_ns = (gint64) (cfg->stall_timeout_s * 1e9);
+  if (cfg->bitrate_bps > 0 || cfg->protocol == QF_BW_UDP)
+    {
+      /* A slow paced stream sends one block every len × 8 / rate seconds: not a stall. */
+      guint64 bps = cfg->bitrate_bps > 0 ? cfg->bitrate_bps : QF_IPERF3_UDP_DEFAULT_BPS;
+      stall_ns = MAX (stall_ns, (gint64) (3e9 * len * 8.0 / bps));
+    }
   for (guint i = 0; i < run->n_streams; i++)
     run->base_retrans[i] = run->prev_retrans[i] = -1;
   t_start = qf_clock_now_ns ();
@@ -1367,7 +1374,7 @@ qf_bw_client_run (QfBwClient  *client,
           last_total = total;
           last_move_ns = now;
         }
-      else if (now - last_move_ns > (gint64) (cfg->stall_timeout_s * 1e9))
+      else if (now - last_move_ns > stall_ns)
         {
           g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
                        _("No data moved to or from %s:%u for %.0f s: the peer or the link stalled."),

@@ -1,13 +1,15 @@
 /* qf-network-page.c — step 3 of the wizard (src/ui): the interfaces from the core's
  * QfNetIfaces (NetworkManager, live, or the kernel with a note), one radio row each with its
  * state, addresses, speed, Wi-Fi network and signal, USB flag; and the helper machine's address
- * or "This PC only". The choice survives the list's live rebuilds by interface name.
+ * with "Check peer" (the core's qf-peer-check on a worker thread), or "This PC only". The choice survives the list's live rebuilds by interface name.
  * Template: ui/qf-network-page.ui. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include "qf-json.h"
 #include "qf-network-page.h"
+#include "qf-peer-check.h"
 
 struct _QfNetworkPage
 {
@@ -18,8 +20,11 @@ struct _QfNetworkPage
   GtkListBox     *ifaces_list;
   GtkSwitch      *builtin_switch;
   AdwEntryRow    *peer_row;
+  GtkButton      *check_button;
+  GtkLabel       *peer_status;
 
   /* owned */
+  GCancellable   *cancellable;
   QfNetIfaces    *ifaces;
   GSettings      *settings;
   char           *selected;       /* interface name */
@@ -190,6 +195,36 @@ builtin_changed (QfNetworkPage *self)
   gboolean builtin = gtk_switch_get_active (self->builtin_switch);
 
   gtk_widget_set_sensitive (GTK_WIDGET (self->peer_row), !builtin);
+  gtk_widget_set_visible (GTK_WIDGET (self->peer_status), FALSE);
+}
+
+static void
+check_done (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(QfNetworkPage) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = qf_peer_check_finish (result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->check_button), TRUE);
+  gtk_label_set_text (self->peer_status, answer ? qf_json_get_string (answer, "summary", "") : error->message);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->peer_status), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  gtk_label_get_text (self->peer_status), -1);
+  gtk_widget_set_visible (GTK_WIDGET (self->peer_status), TRUE);
+}
+
+static void
+check_clicked (QfNetworkPage *self)
+{
+  gtk_widget_set_sensitive (GTK_WIDGET (self->check_button), FALSE);
+  gtk_label_set_text (self->peer_status, _("Checking the helper machine…"));
+  gtk_widget_set_visible (GTK_WIDGET (self->peer_status), TRUE);
+  qf_peer_check_async (gtk_editable_get_text (GTK_EDITABLE (self->peer_row)),
+                       QF_PEER_DEFAULT_LATENCY_PORT, QF_PEER_DEFAULT_BANDWIDTH_PORT,
+                       self->cancellable, check_done, g_object_ref (self));
 }
 
 static void
@@ -197,6 +232,7 @@ qf_network_page_dispose (GObject *object)
 {
   QfNetworkPage *self = QF_NETWORK_PAGE (object);
 
+  g_cancellable_cancel (self->cancellable);
   if (self->ifaces_list != NULL)
     gtk_list_box_bind_model (self->ifaces_list, NULL, NULL, NULL, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_NETWORK_PAGE);
@@ -210,6 +246,7 @@ qf_network_page_finalize (GObject *object)
   QfNetworkPage *self = QF_NETWORK_PAGE (object);
 
   g_clear_object (&self->settings);
+  g_clear_object (&self->cancellable);
   g_free (self->selected);
   G_OBJECT_CLASS (qf_network_page_parent_class)->finalize (object);
 }
@@ -227,6 +264,9 @@ qf_network_page_class_init (QfNetworkPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, ifaces_list);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, builtin_switch);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, peer_row);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, check_button);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, peer_status);
+  gtk_widget_class_bind_template_callback (widget_class, check_clicked);
 }
 
 static void
@@ -235,6 +275,7 @@ qf_network_page_init (QfNetworkPage *self)
   g_autofree char *peer = NULL;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->cancellable = g_cancellable_new ();
   self->settings = g_settings_new (APP_ID);
   self->ifaces = qf_net_ifaces_new ();
   gtk_list_box_bind_model (self->ifaces_list, G_LIST_MODEL (self->ifaces), create_row, self, NULL);

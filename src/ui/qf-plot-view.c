@@ -15,7 +15,7 @@
 
 #define MAX_CHANNELS   8
 #define MAX_BUCKETS    100000   /* display buckets; beyond them samples count as overflow */
-#define KEEP_SECONDS   120.0    /* time series kept for the scrolling 60 s view */
+#define KEEP_SECONDS   62.0     /* time series kept for the scrolling 60 s view */
 
 typedef struct
 {
@@ -46,6 +46,7 @@ struct _QfPlotView
   guint           tick_id;
   JsonObject     *result;
   char           *summary;
+  GStrv           channel_names;
 };
 
 G_DEFINE_FINAL_TYPE (QfPlotView, qf_plot_view, GTK_TYPE_WIDGET)
@@ -86,7 +87,10 @@ channel (QfPlotView *self,
       c->counts = g_array_new (FALSE, TRUE, sizeof (guint64));
       c->t_s = g_array_new (FALSE, FALSE, sizeof (gdouble));
       c->values = g_array_new (FALSE, FALSE, sizeof (gdouble));
-      c->label = g_strdup_printf (_("Channel %u"), self->n_channels);
+      if (self->channel_names != NULL && self->n_channels < g_strv_length (self->channel_names))
+        c->label = g_strdup (self->channel_names[self->n_channels]);
+      else
+        c->label = g_strdup_printf (_("Channel %u"), self->n_channels);
       self->n_channels++;
     }
   return &self->channels[index];
@@ -128,8 +132,9 @@ qf_plot_view_flush (QfPlotView *self)
     }
   g_array_set_size (self->pending, 0);
 
-  /* The screen scrolls through the last 60 s: keep twice that, so a frame stays a few
-   * milliseconds however long the run (the report draws every sample from the session). */
+  /* The screen scrolls through the last 60 s: keep only those (and at most an eighth more
+   * before moving memory), so a frame stays a few milliseconds however long the run. The report
+   * draws every sample from the session. */
   for (guint i = 0; self->kind == QF_PLOT_VIEW_TIME_SERIES && i < self->n_channels; i++)
     {
       Channel *c = &self->channels[i];
@@ -151,7 +156,7 @@ qf_plot_view_flush (QfPlotView *self)
             hi = mid;
         }
       /* move memory only when a good part is stale */
-      if (lo > 4096 && lo > c->t_s->len / 4)
+      if (lo > 1024 && lo > c->t_s->len / 8)
         {
           g_array_remove_range (c->t_s, 0, lo);
           g_array_remove_range (c->values, 0, lo);
@@ -307,6 +312,15 @@ qf_plot_view_reset (QfPlotView        *self,
 }
 
 void
+qf_plot_view_set_channel_names (QfPlotView        *self,
+                                const char *const *names)
+{
+  g_return_if_fail (QF_IS_PLOT_VIEW (self));
+  g_strfreev (self->channel_names);
+  self->channel_names = g_strdupv ((GStrv) names);
+}
+
+void
 qf_plot_view_add_samples (QfPlotView     *self,
                           const QfSample *samples,
                           guint           n)
@@ -380,6 +394,7 @@ qf_plot_view_finalize (GObject *object)
   g_array_unref (self->pending);
   g_free (self->axis_label);
   g_free (self->summary);
+  g_strfreev (self->channel_names);
   g_clear_pointer (&self->result, json_object_unref);
   G_OBJECT_CLASS (qf_plot_view_parent_class)->finalize (object);
 }

@@ -29,6 +29,9 @@ void       qf_plot_view_reset       (QfPlotView       *self,
                                      gboolean          area,
                                      const QfPlotLimit *limits,
                                      guint             n_limits);
+/* Legend names of the sample channels 0, 1, … (before the samples arrive); NULL: "Channel N". */
+void       qf_plot_view_set_channel_names (QfPlotView *self,
+                                     const char *const *names);
 /* Queues samples (t_ns on CLOCK_MONOTONIC); they are folded in on the next frame. Main thread. */
 void       qf_plot_view_add_samples (QfPlotView       *self,
                                      const QfSample   *samples,

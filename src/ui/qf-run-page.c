@@ -35,6 +35,7 @@ struct _QfRunPage
   GtkWidget      *histogram;     /* QfPlotView (borrowed) */
   GtkWidget      *series;        /* QfPlotView (borrowed) */
   gboolean        running;
+  gboolean        live;          /* the current step's samples are plotted */
 };
 
 G_DEFINE_FINAL_TYPE (QfRunPage, qf_run_page, ADW_TYPE_BIN)
@@ -121,6 +122,10 @@ free_limits (GArray *limits)
   g_array_unref (limits);
 }
 
+/* What the runner's samples mean for each step (the engines say which): rt pushes each cycle's
+ * latency in ns per measurement thread, bandwidth each interval's bit/s in total on channel 0,
+ * and with both directions PC to helper on 1 and helper to PC on 2. Other steps' samples are not plotted live; their finished result
+ * is drawn from the session like the report does. */
 static void
 step_started (QfRunPage *self,
               guint      index)
@@ -132,11 +137,29 @@ step_started (QfRunPage *self,
   const char *unit = "µs";
   const char *axis = _("Latency (µs)");
   gboolean area = FALSE;
+  gboolean plots = TRUE;
 
-  if (g_strcmp0 (test, "bandwidth") == 0)
-    unit_ns = 1e6, unit = "Mbit/s", axis = _("Throughput (Mbit/s)"), area = TRUE;
+  self->live = FALSE;
+  if (g_strcmp0 (test, "rt") == 0)
+    {
+      const char *names[] = { _("Thread 1"), _("Thread 2"), _("Thread 3"), _("Thread 4"), NULL };
+
+      self->live = TRUE;
+      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->histogram), names);
+      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
+    }
+  else if (g_strcmp0 (test, "bandwidth") == 0)
+    {
+      const char *names[] = { _("Total"), _("PC to helper"), _("Helper to PC"), NULL };
+
+      self->live = TRUE;
+      unit_ns = 1e6, unit = "Mbit/s", axis = _("Throughput (Mbit/s)"), area = TRUE;
+      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
+    }
   else if (g_strcmp0 (test, "ping") == 0)
-    unit_ns = 1e6, unit = "ms", axis = _("Round trip (ms)");
+    unit = "ms", axis = _("Round trip (ms)");
+  else if (g_strcmp0 (test, "latency") != 0 && g_strcmp0 (test, "cycle") != 0)
+    plots = FALSE;  /* stress, monitor: their figures are in the text above */
 
   gtk_label_set_text (self->title_label, qf_session_get_step_title (session, index));
   gtk_progress_bar_set_fraction (self->step_progress, 0);
@@ -149,7 +172,8 @@ step_started (QfRunPage *self,
   qf_plot_view_reset (QF_PLOT_VIEW (self->series), unit_ns, axis, area,
                       (QfPlotLimit *) limits->data, limits->len);
   free_limits (limits);
-  gtk_widget_set_visible (self->histogram, !area);
+  gtk_widget_set_visible (self->histogram, plots && !area);
+  gtk_widget_set_visible (self->series, plots);
   qf_plot_view_set_summary (QF_PLOT_VIEW (self->histogram), _("No samples yet"));
   qf_plot_view_set_summary (QF_PLOT_VIEW (self->series), _("No samples yet"));
 }
@@ -210,6 +234,8 @@ samples (QfRunPage      *self,
          const QfSample *data,
          guint           n)
 {
+  if (!self->live)
+    return;
   qf_plot_view_add_samples (QF_PLOT_VIEW (self->histogram), data, n);
   qf_plot_view_add_samples (QF_PLOT_VIEW (self->series), data, n);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """test-network.py — the Network page against python-dbusmock's NetworkManager on a private
 system bus (one ethernet and one Wi-Fi device with SSID, signal and IPv4): both listed with
-their details, a device added while the page is open appears; then with no NetworkManager the
+their details, a device added while the page is open appears, "Check peer" reports on loopback;
+then with no NetworkManager the
 kernel's interfaces are listed with a note saying so (tests/ui)."""
 import os
 import subprocess
@@ -11,6 +12,11 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qftest import App, Tap, click, find_in, need_display  # noqa: E402
+
+import gi  # noqa: E402
+
+gi.require_version("Atspi", "2.0")
+from gi.repository import Atspi  # noqa: E402
 
 warnings.simplefilter("ignore", DeprecationWarning)
 NM = "/org/freedesktop/NetworkManager"
@@ -23,6 +29,20 @@ def wait_for(cond, timeout):
         if value:
             return value
         time.sleep(0.3)
+    return None
+
+
+def find_switch(node, name, depth=0):
+    try:
+        if node.get_name() in (name, f"{name} {name}") and node.get_role_name() in (
+                "switch", "toggle button", "check box"):
+            return node
+        for i in range(node.get_child_count()):
+            hit = find_switch(node.get_child_at_index(i), name, depth + 1)
+            if hit is not None:
+                return hit
+    except Exception:
+        return None
     return None
 
 
@@ -98,6 +118,25 @@ def main():
             mock.AddEthernetDevice("mock_Eth2", "enx001122", 30)
             added = wait_for(lambda: row(app, "enx001122 — Wired: Disconnected"), 15)
             tap.ok(added is not None, "a device added while the page is open appears")
+
+            # Check peer on loopback: whatever listens there (or nothing), the page says so
+            builtin = find_switch(app.app, "This PC only (built-in peer)")
+            if builtin is not None and builtin.get_state_set().contains(Atspi.StateType.CHECKED):
+                click(builtin)
+                time.sleep(0.5)
+            address = app.find("text", "Helper machine address")
+            tap.ok(address is not None, "the helper machine's address can be typed")
+            if address is not None:
+                address.get_editable_text_iface().set_text_contents("127.0.0.1")
+                time.sleep(0.3)
+            check = app.find_button("Check peer")
+            tap.ok(check is not None, "the page has Check peer")
+            if check is not None:
+                click(check)
+            said = wait_for(lambda: find_in(app.app, "label", lambda n: n.startswith("127.0.0.1 answers")
+                                            or n.startswith("Nothing answers on 127.0.0.1")
+                                            or n.startswith("No latency responder answers on 127.0.0.1")), 30)
+            tap.ok(said is not None, "Check peer says who answers on 127.0.0.1", said.get_name() if said else None)
         finally:
             app.quit()
     finally:

@@ -140,7 +140,10 @@ latency_run (JsonObject     *params,
     }
   ok = qf_sockperf_client_run (client, ctx != NULL ? ctx->samples : NULL,
                                ctx != NULL ? ctx->cancel : NULL, on_progress, ctx, &r, &net_error);
-  *result = build_result (&config, &r);
+  /* A partial result when something was measured or the run was stopped; none when the peer
+   * could not be reached at all. */
+  if (ok || r.sent > 0 || g_error_matches (net_error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED))
+    *result = build_result (&config, &r);
   if (!ok)
     _qf_step_net_propagate (error, net_error);
   return ok;

@@ -173,6 +173,10 @@ qf_cli_ping (int    argc,
     qf_cli_print_json (result);
   else if (result != NULL)
     print_summary (result, argv[1]);
+  /* Ctrl-C ends an open-ended ping as it does iputils': a summary, and success if replies came. */
+  if (!ok && g_error_matches (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED)
+      && result != NULL && qf_cli_net_int (result, "received") > 0)
+    return QF_CLI_EXIT_OK;
   if (!ok)
     return qf_cli_error ("ping", error);
   return QF_CLI_EXIT_OK;

@@ -26,8 +26,10 @@
 #define DEFAULT_REPLY_TIMEOUT_NS  (200 * QF_NSEC_PER_MSEC)
 #define TCP_REPLY_TIMEOUT_NS      (5 * QF_NSEC_PER_SEC)
 #define CONNECT_TIMEOUT_MS        5000
-/* Upper bound of the message rate the arrays are sized for: sockperf's own MPS_MAX_PP. */
-#define MAX_MESSAGES_PER_S        600000
+/* The arrays are sized for this message rate (a 5 µs round trip) and doubled between two
+ * messages if a faster link needs more — after a reply is stamped and before the next request
+ * is, so no measured round trip contains the copy. sockperf's own MPS_MAX_PP is 600 000. */
+#define INITIAL_MESSAGES_PER_S    200000
 #define MAX_SAMPLES               (G_GUINT64_CONSTANT (1) << 27)
 #define PROGRESS_NS               (250 * QF_NSEC_PER_MSEC)
 
@@ -95,7 +97,9 @@ qf_sockperf_client_new (const QfSockperfConfig  *config,
     return NULL;
 
   total_s = (QF_SOCKPERF_WARMUP_MS + QF_SOCKPERF_COOLDOWN_MS) / 1000.0 + config->time_s;
-  self->capacity = MIN ((guint64) ceil (total_s * MAX_MESSAGES_PER_S) + 16, MAX_SAMPLES);
+  self->capacity = config->initial_capacity > 0
+                     ? MIN (config->initial_capacity, MAX_SAMPLES)
+                     : MIN ((guint64) ceil (total_s * INITIAL_MESSAGES_PER_S) + 16, MAX_SAMPLES);
   /* Pages are only touched as the run fills them. */
   self->tx_ns = g_try_new0 (gint64, self->capacity);
   self->rx_ns = g_try_new0 (gint64, self->capacity);
@@ -129,6 +133,29 @@ qf_sockperf_client_free (QfSockperfClient *self)
   g_free (self->host);
   g_free (self->iface);
   g_free (self);
+}
+
+/* Doubles the per-sequence arrays; FALSE when the memory is not there (the run then ends). */
+static gboolean
+grow_arrays (QfSockperfClient *self)
+{
+  guint64 capacity = MIN (self->capacity * 2, MAX_SAMPLES);
+  gint64 *tx, *rx;
+
+  if (capacity <= self->capacity)
+    return FALSE;
+  tx = g_try_realloc (self->tx_ns, capacity * sizeof (gint64));
+  if (tx == NULL)
+    return FALSE;
+  self->tx_ns = tx;
+  rx = g_try_realloc (self->rx_ns, capacity * sizeof (gint64));
+  if (rx == NULL)
+    return FALSE;
+  self->rx_ns = rx;
+  memset (tx + self->capacity, 0, (capacity - self->capacity) * sizeof (gint64));
+  memset (rx + self->capacity, 0, (capacity - self->capacity) * sizeof (gint64));
+  self->capacity = capacity;
+  return TRUE;
 }
 
 static int
@@ -466,7 +493,7 @@ qf_sockperf_client_run (QfSockperfClient        *self,
                                  + QF_SOCKPERF_COOLDOWN_MS) * QF_NSEC_PER_MSEC);
   next_progress = start_ns + PROGRESS_NS;
 
-  while (seq < self->capacity)
+  for (;;)
     {
       gint64 tx, rx = 0, reply_deadline;
       gsize have = 0;
@@ -476,6 +503,8 @@ qf_sockperf_client_run (QfSockperfClient        *self,
           cancelled = TRUE;
           break;
         }
+      if (seq >= self->capacity && !grow_arrays (self))
+        break;
       seq++;
       req.seq = seq;
       qf_sockperf_header_write (self->request, &req);

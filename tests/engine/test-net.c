@@ -305,6 +305,30 @@ test_latency_loopback (void)
 }
 
 static void
+test_latency_arrays_grow (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSockperfClient) client = NULL;
+  Fixture f;
+  QfSockperfResult r;
+
+  /* Arrays for 16 messages: they double between messages and every reply is still counted. */
+  fixture_start (&f, 0, NULL);
+  {
+    QfSockperfConfig config = {
+      .host = "127.0.0.1", .port = f.port, .protocol = QF_SOCKPERF_TCP, .msg_size = 14,
+      .time_s = 0.2, .initial_capacity = 16,
+    };
+    client = qf_sockperf_client_new (&config, &error);
+    g_assert_no_error (error);
+    g_assert_true (qf_sockperf_client_run (client, NULL, NULL, NULL, NULL, &r, &error));
+  }
+  g_assert_cmpuint (r.sent, >, 16);
+  assert_latency_sane (&r);
+  fixture_stop (&f);
+}
+
+static void
 test_responder_malformed (void)
 {
   Fixture f;
@@ -525,6 +549,7 @@ main (int    argc,
   g_test_add_func ("/engine/ping/iputils-mdev", test_iputils_mdev);
   g_test_add_func ("/engine/responder/emulation-parse", test_emulation_parse);
   g_test_add_func ("/engine/responder/latency-loopback", test_latency_loopback);
+  g_test_add_func ("/engine/sockperf/arrays-grow", test_latency_arrays_grow);
   g_test_add_func ("/engine/responder/malformed", test_responder_malformed);
   g_test_add_func ("/engine/responder/max-clients", test_responder_max_clients);
   g_test_add_func ("/engine/responder/emulated-delay", test_responder_emulated_delay);

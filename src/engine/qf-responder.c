@@ -632,8 +632,9 @@ conn_handle_message (QfResponder            *self,
   if (emulating (self))
     {
       gint64 due = qf_clock_now_ns () + emulated_delay_ns (self);
-      /* A stream delivers in order: a reply never overtakes the one before it. */
-      due = MAX (due, c->last_due_ns);
+      /* A stream delivers in order: a reply never overtakes the one before it (strictly later,
+       * since the heap does not keep the order of equal times). */
+      due = MAX (due, c->last_due_ns + 1);
       c->last_due_ns = due;
       if (!hold_reply (self, due, TRUE, index, NULL, 0, msg, h->length))
         {

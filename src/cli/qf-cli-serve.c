@@ -188,14 +188,18 @@ quit_loop (gpointer data)
 }
 
 static int
-serve_builtin (gboolean json)
+serve_builtin (const char *emulate,
+               gboolean    json)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  QfResponderEmulation emulation;
   QfBuiltinPeer *peer;
   guint sigint, sigterm;
 
-  peer = qf_builtin_peer_start (NULL, &error);
+  if (!qf_responder_emulation_parse (emulate, &emulation, &error))
+    return qf_cli_error ("serve", error);
+  peer = qf_builtin_peer_start (&emulation, &error);
   if (peer == NULL)
     return qf_cli_error ("serve", error);
   if (json)
@@ -274,7 +278,7 @@ qf_cli_serve (int    argc,
     return qf_cli_errorf ("serve", _("--max-test-seconds must be at least 1"));
 
   if (builtin)
-    return serve_builtin (json);
+    return serve_builtin (serve.emulate, json);
 
   g_mutex_init (&serve.failure_lock);
   serve.loop = g_main_loop_new (NULL, FALSE);

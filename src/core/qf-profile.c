@@ -510,6 +510,7 @@ qf_profile_load_data (const char  *data,
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(QfProfile) self = NULL;
   g_autoptr(GError) local_error = NULL;
+  g_autoptr(JsonNode) empty = NULL;
   Checker checker = { display_name, error };
 
   g_return_val_if_fail (data != NULL, NULL);
@@ -522,7 +523,10 @@ qf_profile_load_data (const char  *data,
       return NULL;
     }
   self = g_object_new (QF_TYPE_PROFILE, NULL);
-  if (!parse_profile (self, &checker, json_parser_get_root (parser)))
+  /* An empty file parses to no root at all: check it as null (an error, not an assertion). */
+  if (json_parser_get_root (parser) == NULL)
+    empty = json_node_new (JSON_NODE_NULL);
+  if (!parse_profile (self, &checker, empty != NULL ? empty : json_parser_get_root (parser)))
     return NULL;
   return g_steal_pointer (&self);
 }

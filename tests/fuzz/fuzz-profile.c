@@ -12,7 +12,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(QfProfile) profile = qf_profile_load_data ((const char *) data, size, "fuzz.json", &error);
+  g_autoptr(QfProfile) profile = qf_profile_load_data ((const char *) data, size, "fuzz.json",
+                                                      &error);
   g_autoptr(JsonObject) json = NULL;
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *text = NULL;

@@ -13,6 +13,7 @@
 #include <gnutls/x509.h>
 #include <string.h>
 
+#include "qf-json.h"
 #include "qf-pdf-sign.h"
 #include "qf-report-private.h"
 #include "qf-verify.h"
@@ -229,12 +230,14 @@ note_session (QfVerifyResult *r,
               QfReport       *report)
 {
   JsonObject *s = qf_report_get_session (report);
-  JsonObject *v = json_object_get_object_member (s, "verdict");
-  const char *id = json_object_get_string_member_with_default (s, "id", NULL);
+  /* The embedded session comes from the file being checked: missing or mistyped members are
+   * read as absent (qf_json_get_*), never asserted. */
+  JsonObject *v = qf_json_get_object (s, "verdict");
+  const char *id = qf_json_get_string (s, "id", NULL);
 
   r->session_id = g_strdup (id);
   if (v != NULL)
-    r->overall_verdict = g_strdup (json_object_get_string_member_with_default (v, "overall", NULL));
+    r->overall_verdict = g_strdup (qf_json_get_string (v, "overall", NULL));
 }
 
 /* pdftotext may drop or add spaces between glyphs: compare without them. */

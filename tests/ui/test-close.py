@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """test-close.py — closing the window during a test asks first; "Keep testing" goes on, "Stop
 and close" stops the run cleanly: the process exits, the session on disk is "cancelled" with the
-running step marked cancelled and the finished ones kept (tests/ui)."""
+running step marked cancelled and the finished ones kept; the next start offers Resume, which runs that step again (tests/ui)."""
 import glob
 import json
 import os
@@ -63,8 +63,9 @@ def main():
     need_display(tap)
     tmp = tempfile.mkdtemp(prefix="qf-ui-close-")
     data_home = os.path.join(tmp, "data")
-    app = App(extra_env={"XDG_DATA_HOME": data_home, "XDG_CONFIG_HOME": os.path.join(tmp, "config"),
-                         "LANGUAGE": "en", "LANG": "C.UTF-8"})
+    env = {"XDG_DATA_HOME": data_home, "XDG_CONFIG_HOME": os.path.join(tmp, "config"),
+           "LANGUAGE": "en", "LANG": "C.UTF-8"}
+    app = App(extra_env=env)
     try:
         app.wait_app()
         for label in ("Start", "Next", "Next"):
@@ -101,6 +102,21 @@ def main():
         tap.ok(saved.get("state") == "cancelled", "the session is saved as cancelled", saved.get("state"))
         tap.ok(list(statuses.values()).count("cancelled") == 1, "the running step is marked cancelled", statuses)
         tap.ok(statuses.get("rt") == "done", "the finished steps are kept", statuses)
+        cancelled_key = next((k for k, v in statuses.items() if v == "cancelled"), None)
+
+        # the next start offers to resume it, and resuming runs the cancelled step again
+        app.quit()
+        app = App(extra_env=env)
+        app.wait_app()
+        resume = app.find_button("Resume", timeout=20)
+        tap.ok(resume is not None, "the welcome page offers Resume for the unfinished session")
+        if resume is not None:
+            click(resume)
+        again = wait_for(lambda: any(s.get("key") == cancelled_key and s.get("status") in ("running", "done")
+                                     for s in (session(data_home) or {}).get("steps", [])), 60)
+        steps = {s.get("key"): s.get("status") for s in (session(data_home) or {}).get("steps", [])}
+        tap.ok(again and steps.get("rt") == "done", "Resume runs the cancelled step again and keeps the done ones",
+               steps)
     finally:
         app.quit()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -179,6 +179,17 @@ tick (GtkWidget     *widget,
   return G_SOURCE_REMOVE;
 }
 
+static gdouble
+largest_limit (QfPlotView *self,
+               gdouble     fallback)
+{
+  gdouble largest = 0;
+
+  for (guint i = 0; i < self->n_limits; i++)
+    largest = MAX (largest, self->limits[i].value);
+  return largest > 0 ? largest : fallback;
+}
+
 void
 qf_plot_view_draw (QfPlotView *self,
                    cairo_t    *cr,
@@ -212,8 +223,10 @@ qf_plot_view_draw (QfPlotView *self,
       options.y_label = _("Samples");
       if (self->fixed)
         {
+          /* still axes: up to a quarter past the largest limit (the profile's, so two runs
+           * against the same profile share the scale) */
           options.fixed_scale = TRUE;
-          options.x_min = 0, options.x_max = 200;
+          options.x_min = 0, options.x_max = largest_limit (self, 200) * 1.25;
           options.y_min = 1, options.y_max = 1e7;
         }
       for (guint i = 0; i < self->n_channels; i++)
@@ -236,10 +249,17 @@ qf_plot_view_draw (QfPlotView *self,
       options.y_label = self->axis_label;
       if (self->fixed)
         {
+          gdouble newest = 0;
+
+          /* the value axis stays still; time keeps scrolling through the last 60 s */
+          for (guint i = 0; i < self->n_channels; i++)
+            if (self->channels[i].t_s->len > 0)
+              newest = MAX (newest, g_array_index (self->channels[i].t_s, gdouble, self->channels[i].t_s->len - 1));
           options.fixed_scale = TRUE;
-          options.x_min = 0, options.x_max = 60;
+          options.x_max = MAX (60, newest);
+          options.x_min = options.x_max - 60;
           options.y_min = 0;
-          options.y_max = self->n_limits > 0 ? self->limits[self->n_limits - 1].value * 2 : 1000;
+          options.y_max = largest_limit (self, 500) * 2;
         }
       for (guint i = 0; i < self->n_channels; i++)
         series[i] = (QfPlotSeries) {
@@ -419,6 +439,9 @@ qf_plot_view_init (QfPlotView *self)
   self->unit_ns = 1000;
   self->max_value = NAN;
   self->limits = g_new0 (QfPlotLimit, 1);
+  /* follow the system's dark style: the plot paints its own background */
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (gtk_widget_queue_draw), self, G_CONNECT_SWAPPED);
   gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
 }

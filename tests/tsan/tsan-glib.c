@@ -1,9 +1,9 @@
-/* tsan-glib.c — preloaded into the ThreadSanitizer run of the engine tests only (build-tsan,
- * ./run-tests --sanitize). GLib's GMutex and GCond are futex-based inside libglib, which is not
- * instrumented, so TSan cannot see that they order memory and reports every access they guard
- * as a race. These wrappers call the real functions and tell TSan what they do (acquire after
- * lock, release before unlock and around a condition wait), so only real races remain.
- * No race is suppressed. */
+/* tsan-glib.c — preloaded into the ThreadSanitizer run of the engine tests and the core
+ * runner's (build-tsan, ./run-tests --sanitize). GLib's GMutex, GCond and GAsyncQueue are
+ * futex-based inside libglib, which is not instrumented, so TSan cannot see that they order
+ * memory and reports every access they guard as a race. These wrappers call the real functions
+ * and tell TSan what they do (acquire after a lock or a pop, release before an unlock, a push or
+ * a condition wait), so only real races remain. No race is suppressed. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <glib.h>
@@ -79,4 +79,48 @@ g_cond_wait_until (GCond  *cond,
   ok = real_g_cond_wait_until (cond, mutex, end_time);
   acquire (mutex);
   return ok;
+}
+
+/* GAsyncQueue locks its own GMutex inside libglib, where the wrappers above do not reach: a push
+ * releases, a pop that returns an item acquires. */
+void
+g_async_queue_push (GAsyncQueue *queue,
+                    gpointer     data)
+{
+  REAL (g_async_queue_push);
+  release (queue);
+  real_g_async_queue_push (queue, data);
+}
+
+gpointer
+g_async_queue_pop (GAsyncQueue *queue)
+{
+  gpointer item;
+  REAL (g_async_queue_pop);
+  item = real_g_async_queue_pop (queue);
+  acquire (queue);
+  return item;
+}
+
+gpointer
+g_async_queue_try_pop (GAsyncQueue *queue)
+{
+  gpointer item;
+  REAL (g_async_queue_try_pop);
+  item = real_g_async_queue_try_pop (queue);
+  if (item != NULL)
+    acquire (queue);
+  return item;
+}
+
+gpointer
+g_async_queue_timeout_pop (GAsyncQueue *queue,
+                           guint64      timeout)
+{
+  gpointer item;
+  REAL (g_async_queue_timeout_pop);
+  item = real_g_async_queue_timeout_pop (queue, timeout);
+  if (item != NULL)
+    acquire (queue);
+  return item;
 }

@@ -1,6 +1,6 @@
 /* qf-results-page.c — step 6 of the wizard (src/ui): the session's overall verdict (symbol,
  * word and colour), one row per criterion with the measured value and the limit, the advice the
- * core wrote for each FAIL and WARN, and the comparison with the previous session of this PC.
+ * core wrote for each FAIL and WARN with a "Re-run this test" button, and the comparison with the previous session of this PC.
  * Every figure and word comes from the session; this page only lays them out.
  * Template: ui/qf-results-page.ui. */
 #include "config.h"
@@ -113,6 +113,16 @@ show_criteria (QfResultsPage *self,
     }
 }
 
+enum { RERUN, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void
+rerun_clicked (QfResultsPage *self,
+               GtkButton     *button)
+{
+  g_signal_emit (self, signals[RERUN], 0, g_object_get_data (G_OBJECT (button), "qf-key"));
+}
+
 static void
 show_advice (QfResultsPage *self,
              QfSession     *session)
@@ -123,8 +133,27 @@ show_advice (QfResultsPage *self,
   for (guint i = 0; i < n; i++)
     {
       JsonObject *a = json_array_get_object_element (advice, i);
+      GtkWidget *row = text_row (qf_json_get_string (a, "text", ""));
+      GtkWidget *label = gtk_list_box_row_get_child (GTK_LIST_BOX_ROW (row));
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      GtkWidget *rerun = gtk_button_new_with_mnemonic (_("Re-_run this test"));
+      const char *key = qf_json_get_string (a, "key", NULL);
 
-      add_row (self, self->advice_group, text_row (qf_json_get_string (a, "text", "")));
+      g_object_ref (label);
+      gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+      gtk_widget_set_hexpand (label, TRUE);
+      gtk_box_append (GTK_BOX (box), label);
+      g_object_unref (label);
+      gtk_widget_set_valign (rerun, GTK_ALIGN_CENTER);
+      gtk_widget_set_margin_end (rerun, 12);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (rerun), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      _("Re-run this test"), -1);
+      g_object_set_data_full (G_OBJECT (rerun), "qf-key", g_strdup (key), g_free);
+      g_signal_connect_swapped (rerun, "clicked", G_CALLBACK (rerun_clicked), self);
+      gtk_widget_set_visible (rerun, key != NULL);
+      g_object_set_data (G_OBJECT (rerun), "qf-page", self);
+      gtk_box_append (GTK_BOX (box), rerun);
+      add_row (self, self->advice_group, row);
     }
   gtk_widget_set_visible (GTK_WIDGET (self->advice_group), n > 0);
 }
@@ -237,6 +266,9 @@ qf_results_page_class_init (QfResultsPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   G_OBJECT_CLASS (klass)->dispose = qf_results_page_dispose;
+  /* rerun (const char *key): the person asked to run this test again */
+  signals[RERUN] = g_signal_new ("rerun", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                 NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-results-page.ui");
   gtk_widget_class_bind_template_child (widget_class, QfResultsPage, verdict_label);
   gtk_widget_class_bind_template_child (widget_class, QfResultsPage, verdict_detail);

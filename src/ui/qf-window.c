@@ -192,13 +192,15 @@ start_runner (QfWindow *self,
   return TRUE;
 }
 
+/* A new session of the run profile; only the tests in keys run (NULL: the plan's choice). */
 static gboolean
-start_tests (QfWindow *self)
+start_tests (QfWindow          *self,
+             const char *const *only)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(QfSession) session = NULL;
   g_autoptr(QfRunner) runner = NULL;
-  g_auto(GStrv) keys = qf_plan_page_get_enabled_keys (self->plan_page);
+  g_auto(GStrv) keys = only ? g_strdupv ((GStrv) only) : qf_plan_page_get_enabled_keys (self->plan_page);
   g_autofree char *operator_name = g_settings_get_string (self->settings, "operator");
   g_autofree char *customer = g_settings_get_string (self->settings, "customer");
   g_autofree char *site = g_settings_get_string (self->settings, "site");
@@ -229,6 +231,9 @@ start_tests (QfWindow *self)
   if (qf_welcome_page_get_quick (self->welcome_page))
     qf_session_add_note (session, "quick",
                          _("Quick run: the profile's limits with short test durations. Not an acceptance test."));
+  if (only != NULL)
+    qf_session_add_note (session, "rerun",
+                         _("Only this test was run again; the other tests of the profile are in the earlier session, so this one cannot pass the PC on its own."));
   if (!qf_session_set_dir (session, NULL, &error))
     goto failed;
 
@@ -328,7 +333,7 @@ next_activated (GtkWidget  *widget,
       }
       break;
     case PAGE_PLAN:
-      start_tests (self);
+      start_tests (self, NULL);
       break;
     case PAGE_RUN:
       if (!self->run_done)
@@ -390,6 +395,18 @@ resume_activated (GtkWidget  *widget,
   qf_session_prepare_resume (session);
   runner = qf_runner_new (session);
   start_runner (self, runner);
+}
+
+static void
+rerun_requested (QfWindow   *self,
+                 const char *key)
+{
+  const char *only[] = { key, NULL };
+
+  if (key == NULL || self->session == NULL || qf_run_page_is_running (self->run_page))
+    return;
+  g_set_object (&self->run_profile, qf_session_get_profile (self->session));
+  start_tests (self, only);
 }
 
 static void
@@ -493,6 +510,7 @@ qf_window_class_init (QfWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, QfWindow, back_button);
   gtk_widget_class_bind_template_child (widget_class, QfWindow, next_button);
   gtk_widget_class_bind_template_callback (widget_class, run_finished);
+  gtk_widget_class_bind_template_callback (widget_class, rerun_requested);
 
   gtk_widget_class_install_action (widget_class, "win.next", NULL, next_activated);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);

@@ -200,6 +200,25 @@ def main():
             tap.ok(wait_for(lambda: os.path.exists(os.path.join(folder, "report.pdf"))
                             and os.path.exists(os.path.join(folder, "report.html")), 60),
                    "the report is exported beside the session")
+
+            # back to the results: "Re-run this test" on an advice runs that test alone again
+            click(app.find_button("Back", timeout=10))
+            rerun = app.find_button("Re-run this test", timeout=10)
+            advice = session.get("advice", [])
+            tap.ok((rerun is not None) == bool(advice), "each advice offers Re-run this test",
+                   f"{len(advice)} advice")
+            if rerun is not None:
+                key = advice[0]["key"]
+                click(rerun)
+                tap.ok(wait_for(lambda: see.get_name().endswith("See results") and sensitive(see), 120),
+                       "the re-run finishes")
+                new = [p for p in sessions(data_home) if p not in first_run]
+                again = load(new[0]) if len(new) == 1 else {}
+                ran = [s["key"] for s in again.get("steps", []) if s.get("status") != "not-run"]
+                tap.ok(ran == [key], f"a new session ran only “{key}”", ran)
+                tap.ok(any(n.get("id") == "rerun" for n in again.get("notes", [])),
+                       "the new session says it is a re-run of one test")
+                first_run.extend(new)
         finally:
             app.quit()
 

@@ -1,5 +1,6 @@
-/* qf-application.c — application-wide actions (quit, about, help) and the main window
- * (src/ui). Dark style follows the system through AdwStyleManager's default scheme. */
+/* qf-application.c — application-wide actions (quit, about, help), the main window and the
+ * --replay option for trainers (src/ui). Dark style follows the system through
+ * AdwStyleManager's default scheme. */
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -10,6 +11,9 @@
 struct _QfApplication
 {
   AdwApplication parent_instance;
+
+  char          *replay_path;   /* --replay: a recorded session to play back at start */
+  gdouble        replay_speed;
 };
 
 G_DEFINE_FINAL_TYPE (QfApplication, qf_application, ADW_TYPE_APPLICATION)
@@ -29,9 +33,17 @@ qf_application_activate (GApplication *app)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
+  QfApplication *self = QF_APPLICATION (app);
+
   if (window == NULL)
-    window = GTK_WINDOW (qf_window_new (QF_APPLICATION (app)));
+    window = GTK_WINDOW (qf_window_new (self));
   gtk_window_present (window);
+  if (self->replay_path != NULL)
+    {
+      g_autofree char *path = g_steal_pointer (&self->replay_path);
+
+      qf_window_replay (QF_WINDOW (window), path, self->replay_speed);
+    }
 }
 
 static void
@@ -102,16 +114,52 @@ qf_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.help", help_accels);
 }
 
+static gint
+qf_application_handle_local_options (GApplication *app,
+                                     GVariantDict *options)
+{
+  QfApplication *self = QF_APPLICATION (app);
+  const char *path = NULL;
+
+  if (g_variant_dict_lookup (options, "replay", "^&ay", &path) && path != NULL && *path != '\0')
+    {
+      g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+
+      self->replay_path = g_file_get_path (file);
+    }
+  if (!g_variant_dict_lookup (options, "speed", "d", &self->replay_speed) || !(self->replay_speed > 0))
+    self->replay_speed = 1.0;
+  return -1;  /* go on: activate */
+}
+
+static void
+qf_application_finalize (GObject *object)
+{
+  g_free (QF_APPLICATION (object)->replay_path);
+  G_OBJECT_CLASS (qf_application_parent_class)->finalize (object);
+}
+
 static void
 qf_application_class_init (QfApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->finalize = qf_application_finalize;
   app_class->activate = qf_application_activate;
   app_class->startup = qf_application_startup;
+  app_class->handle_local_options = qf_application_handle_local_options;
 }
 
 static void
 qf_application_init (QfApplication *self)
 {
+  const GOptionEntry entries[] = {
+    { "replay", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      N_("Play back a recorded session with its live plots (training)"), N_("SESSION.json") },
+    { "speed", 0, 0, G_OPTION_ARG_DOUBLE, NULL,
+      N_("Replay speed factor (default 1 = real time)"), N_("X") },
+    { NULL }
+  };
+
+  g_application_add_main_option_entries (G_APPLICATION (self), entries);
 }

@@ -247,15 +247,36 @@ failed:
   return FALSE;
 }
 
+gboolean
+qf_window_replay (QfWindow   *self,
+                  const char *path,
+                  gdouble     speed)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSession) recorded = NULL;
+  g_autoptr(QfRunner) runner = NULL;
+
+  g_return_val_if_fail (QF_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (qf_run_page_is_running (self->run_page))
+    return FALSE;
+  recorded = qf_session_load (path, &error);
+  if (recorded == NULL)
+    {
+      qf_window_toast (self, error->message);
+      return FALSE;
+    }
+  runner = qf_runner_new_replay (recorded, speed > 0 ? speed : 1.0);
+  return start_runner (self, runner);
+}
+
 static void
 replay_chosen (GtkNativeDialog *dialog,
                int              response,
                QfWindow        *self)
 {
   g_autoptr(GFile) file = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(QfSession) recorded = NULL;
-  g_autoptr(QfRunner) runner = NULL;
   g_autofree char *path = NULL;
 
   if (response == GTK_RESPONSE_ACCEPT)
@@ -264,14 +285,7 @@ replay_chosen (GtkNativeDialog *dialog,
   if (file == NULL)
     return;
   path = g_file_get_path (file);
-  recorded = qf_session_load (path, &error);
-  if (recorded == NULL)
-    {
-      qf_window_toast (self, error->message);
-      return;
-    }
-  runner = qf_runner_new_replay (recorded, 1.0);
-  start_runner (self, runner);
+  qf_window_replay (self, path, 1.0);
 }
 
 static void

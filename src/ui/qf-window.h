@@ -13,6 +13,10 @@ G_DECLARE_FINAL_TYPE (QfWindow, qf_window, QF, WINDOW, AdwApplicationWindow)
 QfWindow   *qf_window_new           (QfApplication *app);
 /* The Mallard page id of the step on screen ("welcome", "system", …) for F1. */
 const char *qf_window_get_help_page (QfWindow      *self);
+/* Training: plays back the recorded session at path on the run page (speed 1 = real time). */
+gboolean    qf_window_replay        (QfWindow      *self,
+                                     const char    *path,
+                                     gdouble        speed);
 /* Shows a short message at the bottom of the window. */
 void        qf_window_toast         (QfWindow      *self,
                                      const char    *message);

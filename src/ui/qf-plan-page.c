@@ -101,6 +101,11 @@ qf_plan_page_set_profile (QfPlanPage *self,
     adw_preferences_group_remove (self->tests_group, g_ptr_array_index (self->rows, i));
   g_ptr_array_set_size (self->rows, 0);
   g_set_object (&self->profile, profile);
+  {
+    g_autofree char *title = g_strdup_printf (_("Test plan: %s"), qf_profile_get_name (profile));
+
+    adw_preferences_group_set_title (self->tests_group, title);
+  }
 
   for (guint i = 0; i < qf_profile_get_n_tests (profile); i++)
     {

@@ -46,6 +46,20 @@ def find_switch(node, name, depth=0):
     return None
 
 
+def find_switch_like(node, prefix, depth=0):
+    """The radio (a check box in GTK 4.8) of an interface row, not the row."""
+    try:
+        if node.get_name().startswith(prefix) and node.get_role_name() in ("radio button", "check box"):
+            return node
+        for i in range(node.get_child_count()):
+            hit = find_switch_like(node.get_child_at_index(i), prefix, depth + 1)
+            if hit is not None:
+                return hit
+    except Exception:
+        return None
+    return None
+
+
 def row(app, prefix):
     return find_in(app.app, None, lambda n: n.startswith(prefix))
 
@@ -137,6 +151,22 @@ def main():
                                             or n.startswith("Nothing answers on 127.0.0.1")
                                             or n.startswith("No latency responder answers on 127.0.0.1")), 30)
             tap.ok(said is not None, "Check peer says who answers on 127.0.0.1", said.get_name() if said else None)
+
+            # a Wi-Fi link with a helper machine selects the wireless profile
+            radio = find_switch_like(app.app, "wlan0 — Wireless: ")
+            tap.ok(radio is not None, "the Wi-Fi device can be chosen")
+            if radio is not None:
+                # GTK 4.8 gives a grouped check button no accessible action: click it with the
+                # pointer, as a person would. GTK reports window coordinates; on Xvfb without a
+                # window manager the window sits at 0,0, so they are screen coordinates too.
+                box = radio.get_component_iface().get_extents(Atspi.CoordType.SCREEN)
+                Atspi.generate_mouse_event(box.x + box.width // 2, box.y + box.height // 2, "b1c")
+                checked = wait_for(lambda: radio.get_state_set().contains(Atspi.StateType.CHECKED), 10)
+                tap.ok(checked, "the Wi-Fi device is chosen")
+            click(app.find_button("Next", timeout=10))
+            plan = app.find("label", lambda n: n.startswith("Test plan: "), timeout=15)
+            tap.ok(plan is not None and "wireless" in plan.get_name(),
+                   "choosing the Wi-Fi device selects the wireless profile", plan.get_name() if plan else None)
         finally:
             app.quit()
     finally:

@@ -125,7 +125,8 @@ def walk_to_run(tap, app, first):
     tap.ok(app.find("list", "Network interfaces", timeout=5) is not None, "Network page lists the interfaces")
     click(next_button(app, "Next"))
 
-    tap.ok(app.find("label", "Test plan", timeout=15) is not None, "Plan page shows the test plan")
+    tap.ok(app.find("label", lambda n: n.startswith("Test plan: ARCS controller, wired network"), timeout=15)
+           is not None, "Plan page shows the test plan of the wired profile")
     tap.ok(find_in(app.app, None, lambda n: n == "Real-time performance") is not None,
            "Plan lists the real-time test")
     start_tests = next_button(app, "Start tests")

@@ -458,7 +458,9 @@ qf_session_set_dir (QfSession   *self,
 
       path = g_build_filename (base, name, NULL);
     }
-  if (g_mkdir_with_parents (path, 0755) != 0)
+  /* Folders we create are private to the operator (docs/security.md); the session and its
+   * reports inside stay 0644. An existing --out folder keeps the mode its owner gave it. */
+  if (g_mkdir_with_parents (path, 0700) != 0)
     {
       int saved = errno;
       g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,

@@ -369,6 +369,33 @@ test_default_dir (void)
   g_assert_nonnull (strstr (base, "-desk-01-"));
 }
 
+/* A session folder Qualify creates is 0700; session.json in it is 0644 (docs/security.md). */
+static void
+test_private_dir (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *parent = g_dir_make_tmp ("qf-session-mode-XXXXXX", &error);
+  g_autofree char *dir = g_build_filename (parent, "a", "b", NULL);
+  g_autofree char *file = g_build_filename (dir, "session.json", NULL);
+  GStatBuf st;
+
+  g_assert_no_error (error);
+  g_assert_true (qf_session_set_dir (session, dir, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_stat (dir, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0700);
+  g_assert_cmpint (g_stat (file, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0644);
+
+  g_remove (file);
+  g_rmdir (dir);
+  g_free (dir);
+  dir = g_build_filename (parent, "a", NULL);
+  g_rmdir (dir);
+  g_rmdir (parent);
+}
+
 /* The CLI's interface facts from sysfs: kind, link speed, USB adapter, Wi-Fi signal. */
 static void
 test_network_from_sysfs (void)
@@ -440,6 +467,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/core/session/round-trip", test_round_trip);
+  g_test_add_func ("/core/session/private-dir", test_private_dir);
   g_test_add_func ("/core/session/refuses-other-files", test_refuses_other_files);
   g_test_add_func ("/core/session/verdicts-and-advice", test_verdicts_and_advice);
   g_test_add_func ("/core/session/invalid-rt", test_invalid_rt);

@@ -139,6 +139,18 @@ void     _qf_bw_stream_join         (QfBwStream *stream);
 void     _qf_bw_stream_clear        (QfBwStream *stream);   /* joins, closes fd, frees */
 /* TCP_INFO tcpi_total_retrans of the socket, or -1. Any thread. */
 gint64   _qf_bw_tcp_total_retrans   (int fd);
+/* Writes one object of iperf3's results "streams" array — our client and our server send the
+ * same shape — counting from the omit baseline: bytes, errors and packets minus their base_*,
+ * retransmits as the TCP_INFO delta from base_retrans (-1 unless a TCP sender with a baseline).
+ * Thread that owns w. */
+void     _qf_bw_write_stream_result (QfJsonWriter     *w,
+                                     const QfBwStream *s,
+                                     gboolean          tcp,
+                                     guint64           base_bytes,
+                                     guint64           base_errors,
+                                     guint64           base_packets,
+                                     gint64            base_retrans,
+                                     gdouble           duration_s);
 /* Current jitter in seconds (racy read of a double the worker updates; display only). */
 gdouble  _qf_bw_stream_jitter       (const QfBwStream *stream);
 

@@ -75,6 +75,43 @@ stream_fail (QfBwStream *s,
   g_atomic_int_set (&s->failed, 1);
 }
 
+void
+_qf_bw_write_stream_result (QfJsonWriter     *w,
+                            const QfBwStream *s,
+                            gboolean          tcp,
+                            guint64           base_bytes,
+                            guint64           base_errors,
+                            guint64           base_packets,
+                            gint64            base_retrans,
+                            gdouble           duration_s)
+{
+  gint64 retrans = -1;
+
+  if (s->sender && tcp && base_retrans >= 0)
+    {
+      gint64 now = _qf_bw_tcp_total_retrans (s->fd);
+      retrans = now >= 0 ? now - base_retrans : -1;
+    }
+  qf_json_writer_begin_object (w);
+  qf_json_writer_key (w, "id");
+  qf_json_writer_int (w, s->id);
+  qf_json_writer_key (w, "bytes");
+  qf_json_writer_uint (w, s->bytes - base_bytes);
+  qf_json_writer_key (w, "retransmits");
+  qf_json_writer_int (w, retrans);
+  qf_json_writer_key (w, "jitter");
+  qf_json_writer_double (w, s->sender ? 0 : s->jitter_s);
+  qf_json_writer_key (w, "errors");
+  qf_json_writer_uint (w, s->sender ? 0 : s->errors - base_errors);
+  qf_json_writer_key (w, "packets");
+  qf_json_writer_uint (w, s->packets - base_packets);
+  qf_json_writer_key (w, "start_time");
+  qf_json_writer_int (w, 0);
+  qf_json_writer_key (w, "end_time");
+  qf_json_writer_double (w, duration_s);
+  qf_json_writer_end_object (w);
+}
+
 gint64
 _qf_bw_tcp_total_retrans (int fd)
 {
@@ -923,32 +960,11 @@ write_client_results (Run     *run,
   qf_json_writer_begin_array (&w);
   for (guint i = 0; i < run->n_streams; i++)
     {
-      QfBwStream *s = &run->streams[i];
-      gint64 retrans = -1;
+      const QfBwStream *s = &run->streams[i];
 
-      if (s->sender && s->protocol == QF_BW_TCP && run->base_retrans[i] >= 0)
-        {
-          gint64 now = _qf_bw_tcp_total_retrans (s->fd);
-          retrans = now >= 0 ? now - run->base_retrans[i] : -1;
-        }
-      qf_json_writer_begin_object (&w);
-      qf_json_writer_key (&w, "id");
-      qf_json_writer_int (&w, s->id);
-      qf_json_writer_key (&w, "bytes");
-      qf_json_writer_uint (&w, s->bytes - run->base_bytes[i]);
-      qf_json_writer_key (&w, "retransmits");
-      qf_json_writer_int (&w, retrans);
-      qf_json_writer_key (&w, "jitter");
-      qf_json_writer_double (&w, s->sender ? 0 : s->jitter_s);
-      qf_json_writer_key (&w, "errors");
-      qf_json_writer_uint (&w, s->sender ? 0 : s->errors - run->base_errors[i]);
-      qf_json_writer_key (&w, "packets");
-      qf_json_writer_uint (&w, s->packets - run->base_packets[i]);
-      qf_json_writer_key (&w, "start_time");
-      qf_json_writer_int (&w, 0);
-      qf_json_writer_key (&w, "end_time");
-      qf_json_writer_double (&w, duration_s);
-      qf_json_writer_end_object (&w);
+      _qf_bw_write_stream_result (&w, s, s->protocol == QF_BW_TCP, run->base_bytes[i],
+                                  run->base_errors[i], run->base_packets[i],
+                                  run->base_retrans[i], duration_s);
     }
   qf_json_writer_end_array (&w);
   qf_json_writer_end_object (&w);

@@ -781,32 +781,10 @@ write_server_results (Test            *t,
   qf_json_writer_begin_array (&w);
   for (guint i = 0; i < t->n_streams; i++)
     {
-      QfBwStream *s = &t->streams[i];
-      gint64 retrans = -1;
+      const QfBwStream *s = &t->streams[i];
 
-      if (s->sender && !t->p.udp && t->base_retrans[i] >= 0)
-        {
-          gint64 r = _qf_bw_tcp_total_retrans (s->fd);
-          retrans = r >= 0 ? r - t->base_retrans[i] : -1;
-        }
-      qf_json_writer_begin_object (&w);
-      qf_json_writer_key (&w, "id");
-      qf_json_writer_int (&w, s->id);
-      qf_json_writer_key (&w, "bytes");
-      qf_json_writer_uint (&w, s->bytes - t->base_bytes[i]);
-      qf_json_writer_key (&w, "retransmits");
-      qf_json_writer_int (&w, retrans);
-      qf_json_writer_key (&w, "jitter");
-      qf_json_writer_double (&w, s->sender ? 0 : s->jitter_s);
-      qf_json_writer_key (&w, "errors");
-      qf_json_writer_uint (&w, s->sender ? 0 : s->errors - t->base_errors[i]);
-      qf_json_writer_key (&w, "packets");
-      qf_json_writer_uint (&w, s->packets - t->base_packets[i]);
-      qf_json_writer_key (&w, "start_time");
-      qf_json_writer_int (&w, 0);
-      qf_json_writer_key (&w, "end_time");
-      qf_json_writer_double (&w, duration_s);
-      qf_json_writer_end_object (&w);
+      _qf_bw_write_stream_result (&w, s, !t->p.udp, t->base_bytes[i], t->base_errors[i],
+                                  t->base_packets[i], t->base_retrans[i], duration_s);
     }
   qf_json_writer_end_array (&w);
   qf_json_writer_end_object (&w);

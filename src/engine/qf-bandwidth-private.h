@@ -143,6 +143,12 @@ gint64   _qf_bw_tcp_total_retrans   (int fd);
  * same shape — counting from the omit baseline: bytes, errors and packets minus their base_*,
  * retransmits as the TCP_INFO delta from base_retrans (-1 unless a TCP sender with a baseline).
  * Thread that owns w. */
+/* Opens iperf3's results object and writes its common head: the CPU use since `since` and
+ * sender_has_retransmits (1 for a TCP sender, -1 otherwise). Both ends then add their own keys
+ * and the "streams" array. Thread that owns w. */
+void     _qf_bw_write_results_head  (QfJsonWriter     *w,
+                                     const QfCpuMark  *since,
+                                     gboolean          tcp_sender);
 void     _qf_bw_write_stream_result (QfJsonWriter     *w,
                                      const QfBwStream *s,
                                      gboolean          tcp,

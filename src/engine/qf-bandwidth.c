@@ -939,23 +939,12 @@ write_client_results (Run     *run,
                       GString *out)
 {
   QfJsonWriter w;
-  gdouble user, sys, total;
   gboolean tcp_sender = FALSE;
 
   for (guint i = 0; i < run->n_streams; i++)
     tcp_sender |= run->streams[i].sender && run->streams[i].protocol == QF_BW_TCP;
-  _qf_cpu_util (cpu_start, &user, &sys, &total);
-
   qf_json_writer_init (&w, out);
-  qf_json_writer_begin_object (&w);
-  qf_json_writer_key (&w, "cpu_util_total");
-  qf_json_writer_double (&w, total);
-  qf_json_writer_key (&w, "cpu_util_user");
-  qf_json_writer_double (&w, user);
-  qf_json_writer_key (&w, "cpu_util_system");
-  qf_json_writer_double (&w, sys);
-  qf_json_writer_key (&w, "sender_has_retransmits");
-  qf_json_writer_int (&w, tcp_sender ? 1 : -1);
+  _qf_bw_write_results_head (&w, cpu_start, tcp_sender);
   qf_json_writer_key (&w, "streams");
   qf_json_writer_begin_array (&w);
   for (guint i = 0; i < run->n_streams; i++)

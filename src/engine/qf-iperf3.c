@@ -233,6 +233,25 @@ _qf_cpu_util (const QfCpuMark *since,
   *total = *user + *system;
 }
 
+void
+_qf_bw_write_results_head (QfJsonWriter    *w,
+                           const QfCpuMark *since,
+                           gboolean         tcp_sender)
+{
+  gdouble user, sys, total;
+
+  _qf_cpu_util (since, &user, &sys, &total);
+  qf_json_writer_begin_object (w);
+  qf_json_writer_key (w, "cpu_util_total");
+  qf_json_writer_double (w, total);
+  qf_json_writer_key (w, "cpu_util_user");
+  qf_json_writer_double (w, user);
+  qf_json_writer_key (w, "cpu_util_system");
+  qf_json_writer_double (w, sys);
+  qf_json_writer_key (w, "sender_has_retransmits");
+  qf_json_writer_int (w, tcp_sender ? 1 : -1);
+}
+
 /* ---------------------------------------------------------------- responder */
 
 struct QfIperf3Server
@@ -752,23 +771,12 @@ write_server_results (Test            *t,
                       GString         *out)
 {
   QfJsonWriter w;
-  gdouble user, sys, total;
   gboolean tcp_sender = FALSE;
 
   for (guint i = 0; i < t->n_streams; i++)
     tcp_sender |= t->streams[i].sender && !t->p.udp;
-  _qf_cpu_util (cpu, &user, &sys, &total);
-
   qf_json_writer_init (&w, out);
-  qf_json_writer_begin_object (&w);
-  qf_json_writer_key (&w, "cpu_util_total");
-  qf_json_writer_double (&w, total);
-  qf_json_writer_key (&w, "cpu_util_user");
-  qf_json_writer_double (&w, user);
-  qf_json_writer_key (&w, "cpu_util_system");
-  qf_json_writer_double (&w, sys);
-  qf_json_writer_key (&w, "sender_has_retransmits");
-  qf_json_writer_int (&w, tcp_sender ? 1 : -1);
+  _qf_bw_write_results_head (&w, cpu, tcp_sender);
   if (t->p.server_output)
     {
       qf_json_writer_key (&w, "server_output_text");

@@ -938,42 +938,80 @@ qf_plot_time_series (cairo_t             *cr,
         }
       else
         {
-          /* Dense: the envelope of min/max per column, upper edge left to right, lower edge
-           * back; an empty column ends a segment. */
-          guint c = 0;
-          while (c < ncol)
+          /* Dense: one bar per column from its min to its max, stretched to meet the
+           * neighbouring column so the trace stays connected, at least a line wide. All bars
+           * are one rectilinear path filled once without antialiasing: cairo's box fast path,
+           * a fraction of a millisecond even for a 4K-wide plot (a filled and stroked
+           * envelope polygon took 6 ms at 960 columns). */
+          gdouble min_h = 1.0, dummy = 0;
+          gboolean prev = FALSE;
+
+          cairo_device_to_user_distance (cr, &dummy, &min_h);
+          min_h = MAX (fabs (min_h), 0.5);
+          for (guint k = 0; k < ncol; k++)
             {
-              guint start, end;
-              if (cnt[c] == 0)
+              gdouble hi, lo, y_hi, y_lo;
+
+              if (cnt[k] == 0)
                 {
-                  c++;
+                  prev = FALSE;
                   continue;
                 }
-              start = c;
-              while (c < ncol && cnt[c] > 0)
-                c++;
-              end = c;
-              cairo_move_to (cr, f.x0 + start * colw, map_y (&f, &ay, cmax[start]));
-              for (guint k = start; k < end; k++)
+              hi = cmax[k];
+              lo = ser->area ? MAX (ay.min, 0) : cmin[k];
+              if (prev && !ser->area)
                 {
-                  cairo_line_to (cr, f.x0 + k * colw, map_y (&f, &ay, cmax[k]));
-                  cairo_line_to (cr, f.x0 + (k + 1) * colw, map_y (&f, &ay, cmax[k]));
+                  hi = MAX (hi, cmin[k - 1]);
+                  lo = MIN (lo, cmax[k - 1]);
                 }
-              for (guint k = end; k-- > start; )
+              y_hi = map_y (&f, &ay, hi);
+              y_lo = map_y (&f, &ay, lo);
+              if (y_lo - y_hi < min_h)
                 {
-                  gdouble lo = ser->area ? MAX (ay.min, 0) : cmin[k];
-                  cairo_line_to (cr, f.x0 + (k + 1) * colw, map_y (&f, &ay, lo));
-                  cairo_line_to (cr, f.x0 + k * colw, map_y (&f, &ay, lo));
+                  gdouble mid = (y_lo + y_hi) / 2;
+                  y_hi = mid - min_h / 2;
+                  y_lo = mid + min_h / 2;
                 }
-              cairo_close_path (cr);
+              cairo_rectangle (cr, f.x0 + k * colw, y_hi, colw, y_lo - y_hi);
+              prev = TRUE;
             }
         }
 
-      cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
-      cairo_set_line_width (cr, dense ? 0.6 : 1.2);
-      if (ser->area || dense)
+      if (dense && ser->area)
         {
-          cairo_set_source_rgba (cr, r, g, b, ser->area ? 0.35 : 0.6);
+          /* the area's top edge as a line: a second box path at each column's max */
+          cairo_antialias_t antialias = cairo_get_antialias (cr);
+          gdouble min_h = 1.0, dummy = 0;
+
+          cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+          cairo_set_source_rgba (cr, r, g, b, 0.35);
+          cairo_fill (cr);
+          cairo_device_to_user_distance (cr, &dummy, &min_h);
+          min_h = MAX (fabs (min_h), 0.5);
+          for (guint k = 0; k < ncol; k++)
+            if (cnt[k] > 0)
+              cairo_rectangle (cr, f.x0 + k * colw, map_y (&f, &ay, cmax[k]) - min_h / 2, colw, min_h);
+          cairo_set_source_rgb (cr, r, g, b);
+          cairo_fill (cr);
+          cairo_set_antialias (cr, antialias);
+          continue;
+        }
+
+      if (dense)
+        {
+          cairo_antialias_t antialias = cairo_get_antialias (cr);
+
+          cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+          cairo_set_source_rgba (cr, r, g, b, ser->area ? 0.6 : 0.9);
+          cairo_fill (cr);
+          cairo_set_antialias (cr, antialias);
+          continue;
+        }
+      cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+      cairo_set_line_width (cr, 1.2);
+      if (ser->area)
+        {
+          cairo_set_source_rgba (cr, r, g, b, 0.35);
           cairo_fill_preserve (cr);
         }
       cairo_set_source_rgb (cr, r, g, b);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "qf-cli.h"
+#include "qf-json.h"
 
 gboolean
 qf_cli_parse_options (const char          *command,
@@ -79,15 +80,8 @@ qf_cli_errorf (const char *command,
 void
 qf_cli_print_json (JsonObject *obj)
 {
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autofree char *text = NULL;
+  g_autofree char *text = qf_json_to_text (obj, TRUE);
 
-  json_node_set_object (node, obj);
-  json_generator_set_root (gen, node);
-  json_generator_set_pretty (gen, TRUE);
-  text = json_generator_to_data (gen, NULL);
   fputs (text, stdout);
-  fputc ('\n', stdout);
   fflush (stdout);
 }

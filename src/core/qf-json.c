@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -163,18 +164,175 @@ qf_json_get_array (JsonObject *object,
   return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
 }
 
+/* The shortest decimal text that reads back as exactly this double (json-glib prints 17
+ * significant digits, so 13.357 became 13.356999999999999: the same number, but not the figure a
+ * person expects to read). Integral values keep a ".0" so they stay doubles when read back. */
+static void
+append_double (GString *out,
+               gdouble  value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (value))
+    {
+      g_string_append (out, "null");   /* JSON has no NaN or infinity */
+      return;
+    }
+  for (int digits = 15; digits <= 17; digits++)
+    {
+      char format[8];
+      g_snprintf (format, sizeof format, "%%.%dg", digits);
+      g_ascii_formatd (buf, sizeof buf, format, value);
+      if (g_ascii_strtod (buf, NULL) == value)
+        break;
+    }
+  g_string_append (out, buf);
+  if (strpbrk (buf, ".eE") == NULL)
+    g_string_append (out, ".0");
+}
+
+static void
+append_string (GString    *out,
+               const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const guchar *p = (const guchar *) s; *p != '\0'; p++)
+    switch (*p)
+      {
+      case '"':  g_string_append (out, "\\\""); break;
+      case '\\': g_string_append (out, "\\\\"); break;
+      case '\b': g_string_append (out, "\\b"); break;
+      case '\f': g_string_append (out, "\\f"); break;
+      case '\n': g_string_append (out, "\\n"); break;
+      case '\r': g_string_append (out, "\\r"); break;
+      case '\t': g_string_append (out, "\\t"); break;
+      default:
+        if (*p < 0x20)
+          g_string_append_printf (out, "\\u%04x", *p);
+        else
+          g_string_append_c (out, (char) *p);
+      }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_indent (GString *out,
+               gboolean pretty,
+               guint    level)
+{
+  if (pretty)
+    {
+      g_string_append_c (out, '\n');
+      for (guint i = 0; i < level; i++)
+        g_string_append (out, "  ");
+    }
+}
+
+/* Writes node as json-glib's generator does (same layout, same escapes), except doubles. */
+static void
+append_node (GString  *out,
+             JsonNode *node,
+             gboolean  pretty,
+             guint     level)
+{
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *object = json_node_get_object (node);
+        JsonObjectIter iter;
+        const char *key;
+        JsonNode *member;
+        gboolean first = TRUE;
+
+        if (json_object_get_size (object) == 0)
+          {
+            g_string_append (out, pretty ? "{  }" : "{}");
+            return;
+          }
+        g_string_append_c (out, '{');
+        json_object_iter_init_ordered (&iter, object);
+        while (json_object_iter_next_ordered (&iter, &key, &member))
+          {
+            if (!first)
+              g_string_append_c (out, ',');
+            first = FALSE;
+            append_indent (out, pretty, level + 1);
+            append_string (out, key);
+            g_string_append (out, pretty ? " : " : ":");
+            append_node (out, member, pretty, level + 1);
+          }
+        append_indent (out, pretty, level);
+        g_string_append_c (out, '}');
+        return;
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+
+        if (n == 0)
+          {
+            g_string_append (out, "[]");
+            return;
+          }
+        g_string_append_c (out, '[');
+        for (guint i = 0; i < n; i++)
+          {
+            if (i > 0)
+              g_string_append_c (out, ',');
+            append_indent (out, pretty, level + 1);
+            append_node (out, json_array_get_element (array, i), pretty, level + 1);
+          }
+        append_indent (out, pretty, level);
+        g_string_append_c (out, ']');
+        return;
+      }
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_DOUBLE:
+          append_double (out, json_node_get_double (node));
+          return;
+        case G_TYPE_BOOLEAN:
+          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
+          return;
+        case G_TYPE_STRING:
+          append_string (out, json_node_get_string (node));
+          return;
+        case G_TYPE_INT64:
+        default:
+          g_string_append_printf (out, "%lld", (long long) json_node_get_int (node));
+          return;
+        }
+    case JSON_NODE_NULL:
+    default:
+      g_string_append (out, "null");
+      return;
+    }
+}
+
+char *
+qf_json_node_to_text (JsonNode *node,
+                      gboolean  pretty)
+{
+  GString *out = g_string_sized_new (256);
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  append_node (out, node, pretty, 0);
+  return g_string_free (out, FALSE);
+}
+
 char *
 qf_json_to_text (JsonObject *object,
                  gboolean    pretty)
 {
   g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autofree char *text = NULL;
 
   json_node_set_object (node, object);
-  json_generator_set_root (gen, node);
-  json_generator_set_pretty (gen, pretty);
-  text = json_generator_to_data (gen, NULL);
+  text = qf_json_node_to_text (node, pretty);
   return g_strconcat (text, "\n", NULL);
 }
 

@@ -33,7 +33,11 @@ JsonObject *qf_json_get_object       (JsonObject  *object,
 JsonArray  *qf_json_get_array        (JsonObject  *object,
                                       const char  *key);
 
-/* Pretty-printed text of an object (newline-terminated). */
+/* Text of a node laid out as json-glib's generator does, but each double written with the
+ * fewest digits that read back as exactly the same double (13.357, not 13.356999999999999). */
+char       *qf_json_node_to_text     (JsonNode    *node,
+                                      gboolean     pretty);
+/* The same for an object, newline-terminated. */
 char       *qf_json_to_text          (JsonObject  *object,
                                       gboolean     pretty);
 

@@ -139,9 +139,7 @@ describe_node (JsonNode *node)
     case JSON_NODE_VALUE:
     default:
       {
-        g_autoptr(JsonGenerator) gen = json_generator_new ();
-        json_generator_set_root (gen, node);
-        return json_generator_to_data (gen, NULL);
+        return qf_json_node_to_text (node, FALSE);
       }
     }
 }

@@ -149,6 +149,27 @@ qf_builtin_peer_get_bandwidth_port (QfBuiltinPeer *self)
   return self->bandwidth_port;
 }
 
+static const QfLinkPreset presets[] = {
+  { "good-wired", N_("Good wired link"), { 0, 0, 0 } },
+  { "poor-wireless", N_("Poor wireless link"), { 20, 15, 5 } },
+  { NULL, NULL, { 0, 0, 0 } },
+};
+
+const QfLinkPreset *
+qf_builtin_peer_get_presets (void)
+{
+  return presets;
+}
+
+const QfLinkPreset *
+qf_builtin_peer_find_preset (const char *id)
+{
+  for (guint i = 0; id != NULL && presets[i].id != NULL; i++)
+    if (g_str_equal (presets[i].id, id))
+      return &presets[i];
+  return NULL;
+}
+
 void
 qf_builtin_peer_stop (QfBuiltinPeer *self)
 {

@@ -28,6 +28,21 @@ const char    *qf_builtin_peer_get_host           (QfBuiltinPeer              *p
 guint16        qf_builtin_peer_get_latency_port   (QfBuiltinPeer              *peer);
 /* TCP/UDP port of the bandwidth server; 0 while this build has none. */
 guint16        qf_builtin_peer_get_bandwidth_port (QfBuiltinPeer              *peer);
+/* Training presets of the emulated link (the wizard's choices): "good-wired" adds nothing (the
+ * responder's timer has millisecond steps, finer than any wired link's delay, so loopback as it
+ * is stands for a good wired link); "poor-wireless" holds each reply 20 ms ± 15 ms and drops 5 %
+ * of UDP replies. name is N_() marked. NULL-terminated by a NULL id. */
+typedef struct
+{
+  const char           *id;
+  const char           *name;
+  QfResponderEmulation  emulate;
+} QfLinkPreset;
+
+const QfLinkPreset *qf_builtin_peer_get_presets    (void);
+/* The preset with this id, or NULL. */
+const QfLinkPreset *qf_builtin_peer_find_preset    (const char                 *id);
+
 /* Stop = set the flag, join every thread, free. NULL is allowed. */
 void           qf_builtin_peer_stop               (QfBuiltinPeer              *peer);
 

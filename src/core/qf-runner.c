@@ -70,6 +70,8 @@ struct _QfRunner
   GStrv          only;
   GError        *save_error;
   QfBuiltinPeer *builtin_peer;
+  gboolean       emulate_set;     /* training: the built-in peer emulates a link */
+  QfResponderEmulation emulate;
   char          *peer;
   char          *iface;
 
@@ -591,6 +593,53 @@ worker (gpointer data)
   return NULL;
 }
 
+void
+qf_runner_set_emulation (QfRunner                   *self,
+                         const QfResponderEmulation *emulate)
+{
+  g_return_if_fail (QF_IS_RUNNER (self));
+  g_return_if_fail (!self->running);
+
+  self->emulate_set = emulate != NULL;
+  if (emulate != NULL)
+    self->emulate = *emulate;
+}
+
+/* Training: the emulation asked for, or the one a resumed training session recorded; written
+ * into the session with a note in the run's language. FALSE when it cannot apply. */
+static gboolean
+prepare_emulation (QfRunner  *self,
+                   GError   **error)
+{
+  JsonObject *training = qf_session_get_training (self->session);
+  g_autofree char *delay = NULL, *jitter = NULL, *loss = NULL, *text = NULL;
+
+  if (!self->emulate_set && training != NULL)
+    {
+      self->emulate.delay_ms = qf_json_get_double (training, "delay_ms", 0);
+      self->emulate.jitter_ms = qf_json_get_double (training, "jitter_ms", 0);
+      self->emulate.loss_pct = qf_json_get_double (training, "loss_pct", 0);
+      self->emulate_set = TRUE;
+    }
+  if (!self->emulate_set)
+    return TRUE;
+  if (g_strcmp0 (qf_session_get_peer_kind (self->session), "builtin") != 0)
+    {
+      g_set_error_literal (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+                           _("An emulated link needs the built-in peer: choose “This PC only” (--peer builtin)."));
+      return FALSE;
+    }
+  qf_session_set_training (self->session, self->emulate.delay_ms, self->emulate.jitter_ms,
+                           self->emulate.loss_pct);
+  delay = g_strdup_printf ("%.3g", self->emulate.delay_ms);
+  jitter = g_strdup_printf ("%.3g", self->emulate.jitter_ms);
+  loss = g_strdup_printf ("%.3g", self->emulate.loss_pct);
+  text = g_strdup_printf (_("Training run, not an acceptance test: the built-in peer imitated a link that holds each reply %s ms ± %s ms and loses %s %% of UDP replies. Only the socket-latency and control-cycle tests go through it; ping and bandwidth measure this PC's loopback."),
+                          delay, jitter, loss);
+  qf_session_add_note (self->session, "training", text);
+  return TRUE;
+}
+
 /* Adds the built-in peer's port to the params of the steps that talk to it. */
 static void
 add_builtin_ports (QfRunner   *self,
@@ -633,9 +682,11 @@ qf_runner_start (QfRunner  *self,
   self->peer = g_strdup (qf_session_get_peer_address (self->session));
   g_free (self->iface);
   self->iface = g_strdup (qf_session_get_iface (self->session));
+  if (!prepare_emulation (self, error))
+    return FALSE;
   if (g_strcmp0 (qf_session_get_peer_kind (self->session), "builtin") == 0)
     {
-      self->builtin_peer = qf_builtin_peer_start (NULL, error);
+      self->builtin_peer = qf_builtin_peer_start (self->emulate_set ? &self->emulate : NULL, error);
       if (self->builtin_peer == NULL)
         return FALSE;
       g_free (self->peer);

@@ -21,6 +21,7 @@
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
+#include "qf-responder.h"
 #include "qf-ring.h"
 #include "qf-session.h"
 
@@ -50,6 +51,13 @@ QfSession *qf_runner_get_session (QfRunner           *self);
  * Before start. */
 void       qf_runner_set_only    (QfRunner           *self,
                                   const char *const  *keys);
+/* Training: the built-in peer answers as this emulated link would (extra reply delay ± jitter,
+ * UDP replies lost; see qf-responder.h). The session's peer kind must be "builtin". Start records
+ * it in the session (qf_session_set_training and a "training" note), so the run can never pass
+ * for an acceptance. A resumed training session keeps its emulation without this call. NULL: a
+ * real run. Before start. */
+void       qf_runner_set_emulation (QfRunner                   *self,
+                                    const QfResponderEmulation *emulate);
 /* Runs every pending step (after qf_session_prepare_resume() that is what a resume runs). */
 gboolean   qf_runner_start       (QfRunner           *self,
                                   GError            **error);

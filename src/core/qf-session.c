@@ -232,6 +232,7 @@ qf_session_new (QfProfile *profile)
   json_object_set_null_member (peer, "address");
   json_object_set_string_member (peer, "kind", "none");
   json_object_set_object_member (root, "peer", peer);
+  json_object_set_null_member (root, "training");
 
   json_object_set_null_member (root, "audit");
   json_object_set_array_member (root, "notes", json_array_new ());
@@ -568,6 +569,31 @@ qf_session_get_peer_kind (QfSession *self)
 {
   g_return_val_if_fail (QF_IS_SESSION (self), NULL);
   return qf_json_get_string (qf_json_get_object (self->root, "peer"), "kind", "none");
+}
+
+void
+qf_session_set_training (QfSession *self,
+                         gdouble    delay_ms,
+                         gdouble    jitter_ms,
+                         gdouble    loss_pct)
+{
+  JsonObject *training = json_object_new ();
+
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  json_object_set_string_member (training, "kind", "emulated-link");
+  json_object_set_double_member (training, "delay_ms", delay_ms);
+  json_object_set_double_member (training, "jitter_ms", jitter_ms);
+  json_object_set_double_member (training, "loss_pct", loss_pct);
+  json_object_set_object_member (self->root, "training", training);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+JsonObject *
+qf_session_get_training (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  return qf_json_get_object (self->root, "training");
 }
 
 void

@@ -94,6 +94,16 @@ void         qf_session_set_peer           (QfSession    *self,
                                             const char   *kind);
 const char  *qf_session_get_peer_address   (QfSession    *self);
 const char  *qf_session_get_peer_kind      (QfSession    *self);
+/* Marks a training run against the built-in peer answering as an emulated link (the peer's
+ * extra reply delay, ± jitter and UDP loss): "training" in session.json. Such a session is never
+ * an acceptance; the results page and the report say so. */
+void         qf_session_set_training       (QfSession    *self,
+                                            gdouble       delay_ms,
+                                            gdouble       jitter_ms,
+                                            gdouble       loss_pct);
+/* The "training" object ({"kind": "emulated-link", "delay_ms", "jitter_ms", "loss_pct"}) or
+ * NULL for a real run. Borrowed. */
+JsonObject  *qf_session_get_training       (QfSession    *self);
 /* kind: "wired", "wireless", "loopback", "unknown"; speed 0, signal < 0, usb < 0: unknown. */
 void         qf_session_set_network        (QfSession    *self,
                                             const char   *iface,

@@ -7,6 +7,7 @@
 #include <locale.h>
 #include <string.h>
 
+#include "qf-builtin-peer.h"
 #include "qf-clock.h"
 #include "qf-json.h"
 #include "qf-runner.h"
@@ -305,6 +306,83 @@ test_dispose_while_running (void)
     ;
 }
 
+/* Training: with an emulated poor link the built-in peer holds every reply, so the socket
+ * latency the step measures (half a round trip) is at least half the shortest hold; the session
+ * records the emulation and says it is training. Without the built-in peer it is refused. */
+#define TRAINING_PROFILE \
+  "{\"id\": \"training-test\", \"version\": 1, \"name\": \"Training test\", \"description\": \"\"," \
+  " \"network_kind\": \"any\", \"tests\": {" \
+  "  \"latency\": {\"params\": {\"protocol\": \"tcp\", \"msg_size\": 14, \"time_s\": 1}," \
+  "             \"criteria\": [{\"metric\": \"avg_us\", \"label\": \"Average socket latency\", \"comparison\": \"<=\"," \
+  "                            \"limit\": 70, \"unit\": \"µs\", \"role\": \"decides\"}]}}}"
+
+static void
+test_training_emulation (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfProfile) profile = qf_profile_load_data (TRAINING_PROFILE, -1, "training-test.json", &error);
+  g_autoptr(QfSession) session = NULL;
+  g_autoptr(QfSession) refused_session = NULL;
+  g_autoptr(QfRunner) runner = NULL;
+  g_autoptr(QfRunner) refused = NULL;
+  const QfLinkPreset *poor = qf_builtin_peer_find_preset ("poor-wireless");
+  Trace trace = { .cancel_at_start = -1, .skip_at_start = -1 };
+  JsonObject *training, *result;
+  JsonArray *notes;
+  gboolean noted = FALSE;
+  gdouble min_hold_ms;
+
+  g_assert_no_error (error);
+  if (qf_step_lookup ("latency") == NULL)
+    {
+      g_test_skip ("this build has no latency step yet");
+      return;
+    }
+  g_assert_nonnull (poor);
+  g_assert_null (qf_builtin_peer_find_preset ("no-such-link"));
+  g_assert_nonnull (qf_builtin_peer_find_preset ("good-wired"));
+  min_hold_ms = poor->emulate.delay_ms - poor->emulate.jitter_ms;
+  g_assert_cmpfloat (min_hold_ms, >, 1);
+
+  /* an emulated link is a property of the built-in peer only */
+  refused_session = qf_session_new (profile);
+  qf_session_set_peer (refused_session, "192.0.2.1", "remote");
+  refused = qf_runner_new (refused_session);
+  qf_runner_set_emulation (refused, &poor->emulate);
+  g_assert_false (qf_runner_start (refused, &error));
+  g_assert_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS);
+  g_assert_nonnull (strstr (error->message, "built-in peer"));
+  g_assert_null (qf_session_get_training (refused_session));
+  g_clear_error (&error);
+
+  session = qf_session_new (profile);
+  qf_session_set_peer (session, "127.0.0.1", "builtin");
+  g_assert_null (qf_session_get_training (session));
+  runner = qf_runner_new (session);
+  qf_runner_set_emulation (runner, &poor->emulate);
+  run (runner, &trace);
+  g_assert_false (trace.cancelled);
+  g_assert_cmpint (qf_session_get_step_status (session, 0), ==, QF_STEP_STATUS_DONE);
+
+  training = qf_session_get_training (session);
+  g_assert_nonnull (training);
+  g_assert_cmpstr (qf_json_get_string (training, "kind", NULL), ==, "emulated-link");
+  g_assert_cmpfloat (qf_json_get_double (training, "delay_ms", 0), ==, poor->emulate.delay_ms);
+  g_assert_cmpfloat (qf_json_get_double (training, "jitter_ms", 0), ==, poor->emulate.jitter_ms);
+  g_assert_cmpfloat (qf_json_get_double (training, "loss_pct", 0), ==, poor->emulate.loss_pct);
+  notes = qf_json_get_array (qf_session_get_json (session), "notes");
+  for (guint i = 0; notes != NULL && i < json_array_get_length (notes); i++)
+    noted |= g_strcmp0 (qf_json_get_string (json_array_get_object_element (notes, i), "id", NULL), "training") == 0;
+  g_assert_true (noted);
+
+  /* the engine's figure went through the emulated link: every reply was held */
+  result = qf_json_get_object (qf_session_get_step (session, 0), "result");
+  g_assert_nonnull (result);
+  g_assert_cmpfloat (qf_json_get_double (result, "avg_us", 0), >=, min_hold_ms * 1000 / 2);
+  g_assert_cmpint (qf_session_get_overall (session, NULL), ==, QF_OVERALL_FAIL);
+  g_string_free (trace.order, TRUE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -320,5 +398,6 @@ main (int   argc,
   g_test_add_func ("/core/runner/cancel-within-a-second", test_cancel_within_a_second);
   g_test_add_func ("/core/runner/skip-and-only", test_skip_and_only);
   g_test_add_func ("/core/runner/dispose-while-running", test_dispose_while_running);
+  g_test_add_func ("/core/runner/training-emulated-link", test_training_emulation);
   return g_test_run ();
 }

@@ -166,12 +166,202 @@ _qf_report_tr (QfReport   *report,
   return s != NULL && *s != '\0' ? s : msgid;
 }
 
+/* Shape of the session (issue 11): well-formed JSON whose members have the wrong type would
+ * otherwise make an empty-looking report. Every member the report reads must be absent, null or
+ * of the type docs/session-format.md gives; the error names the key path that is wrong. */
+
+static JsonObject *obj (JsonObject *o,
+                        const char *key);
+
+typedef enum
+{
+  SHAPE_OBJECT,
+  SHAPE_ARRAY,
+  SHAPE_STRING,
+  SHAPE_NUMBER,
+} Shape;
+
+typedef struct
+{
+  const char *key;
+  Shape       shape;
+} ShapeRule;
+
+static const ShapeRule session_rules[] = {
+  { "id", SHAPE_STRING }, { "state", SHAPE_STRING }, { "app_version", SHAPE_STRING },
+  { "created_at", SHAPE_STRING }, { "finished_at", SHAPE_STRING }, { "customer", SHAPE_STRING },
+  { "site", SHAPE_STRING }, { "schema_version", SHAPE_NUMBER }, { "pc", SHAPE_OBJECT },
+  { "profile", SHAPE_OBJECT }, { "network", SHAPE_OBJECT }, { "peer", SHAPE_OBJECT },
+  { "verdict", SHAPE_OBJECT }, { "comparison", SHAPE_OBJECT }, { "steps", SHAPE_ARRAY },
+  { "notes", SHAPE_ARRAY }, { "advice", SHAPE_ARRAY }, { NULL, 0 }
+};
+static const ShapeRule step_rules[] = {
+  { "key", SHAPE_STRING }, { "test", SHAPE_STRING }, { "title", SHAPE_STRING },
+  { "status", SHAPE_STRING }, { "params", SHAPE_OBJECT }, { "result", SHAPE_OBJECT },
+  { "error", SHAPE_OBJECT }, { "samples", SHAPE_OBJECT }, { "verdicts", SHAPE_ARRAY }, { NULL, 0 }
+};
+static const ShapeRule verdict_rules[] = { { "criteria", SHAPE_ARRAY }, { NULL, 0 } };
+static const ShapeRule comparison_rules[] = { { "metrics", SHAPE_ARRAY }, { NULL, 0 } };
+
+static const char *
+shape_name (Shape shape)
+{
+  switch (shape)
+    {
+    case SHAPE_OBJECT:
+      return _("an object");
+    case SHAPE_ARRAY:
+      return _("a list");
+    case SHAPE_STRING:
+      return _("text");
+    case SHAPE_NUMBER:
+    default:
+      return _("a number");
+    }
+}
+
+static const char *
+node_shape_name (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return _("an object");
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    return _("a list");
+  if (json_node_get_value_type (node) == G_TYPE_STRING)
+    return _("text");
+  if (json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+    return _("true or false");
+  return _("a number");
+}
+
+static gboolean
+node_has_shape (JsonNode *node,
+                Shape     shape)
+{
+  switch (shape)
+    {
+    case SHAPE_OBJECT:
+      return JSON_NODE_HOLDS_OBJECT (node);
+    case SHAPE_ARRAY:
+      return JSON_NODE_HOLDS_ARRAY (node);
+    case SHAPE_STRING:
+      return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
+    case SHAPE_NUMBER:
+    default:
+      return JSON_NODE_HOLDS_VALUE (node)
+             && (json_node_get_value_type (node) == G_TYPE_INT64
+                 || json_node_get_value_type (node) == G_TYPE_DOUBLE);
+    }
+}
+
+static gboolean
+shape_fail (const char  *path,
+            JsonNode    *node,
+            const char  *expected,
+            GError     **error)
+{
+  if (node == NULL)
+    g_set_error (error, QF_REPORT_ERROR, QF_REPORT_ERROR_FORMAT,
+                 _("the session has no “%s” (%s expected). This is not a session Qualify wrote, "
+                   "or it was edited; report from the session.json Qualify saved."),
+                 path, expected);
+  else
+    g_set_error (error, QF_REPORT_ERROR, QF_REPORT_ERROR_FORMAT,
+                 _("the session's “%s” is %s where %s is expected. This is not a session Qualify "
+                   "wrote, or it was edited; report from the session.json Qualify saved."),
+                 path, node_shape_name (node), expected);
+  return FALSE;
+}
+
+static gboolean
+check_members (JsonObject      *o,
+               const char      *prefix,
+               const ShapeRule *rules,
+               GError         **error)
+{
+  for (guint i = 0; rules[i].key != NULL; i++)
+    {
+      JsonNode *n = json_object_get_member (o, rules[i].key);
+      if (n != NULL && !JSON_NODE_HOLDS_NULL (n) && !node_has_shape (n, rules[i].shape))
+        {
+          g_autofree char *path = g_strconcat (prefix, rules[i].key, NULL);
+          return shape_fail (path, n, shape_name (rules[i].shape), error);
+        }
+    }
+  return TRUE;
+}
+
+/* Every element of o.key (when it is a list) must be an object. */
+static gboolean
+check_objects (JsonObject  *o,
+               const char  *prefix,
+               const char  *key,
+               GError     **error)
+{
+  JsonNode *n = o != NULL ? json_object_get_member (o, key) : NULL;
+  JsonArray *a;
+
+  if (n == NULL || !JSON_NODE_HOLDS_ARRAY (n))
+    return TRUE;
+  a = json_node_get_array (n);
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    if (!JSON_NODE_HOLDS_OBJECT (json_array_get_element (a, i)))
+      {
+        g_autofree char *path = g_strdup_printf ("%s%s[%u]", prefix, key, i);
+        return shape_fail (path, json_array_get_element (a, i), shape_name (SHAPE_OBJECT), error);
+      }
+  return TRUE;
+}
+
+static gboolean
+check_session_shape (JsonObject  *s,
+                     gboolean     complete,
+                     GError     **error)
+{
+  static const char *const required[] = { "id", "profile", "steps", NULL };
+  JsonObject *verdict = obj (s, "verdict"), *cmp = obj (s, "comparison");
+  JsonNode *steps_node;
+
+  if (complete)
+    for (guint i = 0; required[i] != NULL; i++)
+      {
+        JsonNode *n = json_object_get_member (s, required[i]);
+        if (n == NULL || JSON_NODE_HOLDS_NULL (n))
+          return shape_fail (required[i], NULL,
+                             g_str_equal (required[i], "id") ? shape_name (SHAPE_STRING)
+                             : g_str_equal (required[i], "profile") ? shape_name (SHAPE_OBJECT)
+                             : shape_name (SHAPE_ARRAY), error);
+      }
+  if (!check_members (s, "", session_rules, error)
+      || !check_objects (s, "", "steps", error) || !check_objects (s, "", "notes", error)
+      || !check_objects (s, "", "advice", error)
+      || (verdict != NULL && !check_members (verdict, "verdict.", verdict_rules, error))
+      || (cmp != NULL && !check_members (cmp, "comparison.", comparison_rules, error))
+      || !check_objects (cmp, "comparison.", "metrics", error))
+    return FALSE;
+  steps_node = json_object_get_member (s, "steps");
+  if (steps_node != NULL && JSON_NODE_HOLDS_ARRAY (steps_node))
+    {
+      JsonArray *steps = json_node_get_array (steps_node);
+      for (guint i = 0; i < json_array_get_length (steps); i++)
+        {
+          JsonObject *step = json_array_get_object_element (steps, i);
+          g_autofree char *prefix = g_strdup_printf ("steps[%u].", i);
+          if (!check_members (step, prefix, step_rules, error)
+              || !check_objects (step, prefix, "verdicts", error))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* Loading */
 
 static QfReport *
-report_new (char    *text,
-            gsize    length,
-            GError **error)
+report_new (char     *text,
+            gsize     length,
+            gboolean  complete,
+            GError  **error)
 {
   g_autoptr(QfReport) report = g_new0 (QfReport, 1);
   g_autoptr(JsonParser) parser = json_parser_new ();
@@ -212,6 +402,8 @@ report_new (char    *text,
                    (long long) json_object_get_int_member (report->session, "schema_version"));
       return NULL;
     }
+  if (!check_session_shape (report->session, complete, error))
+    return NULL;
   return g_steal_pointer (&report);
 }
 
@@ -224,7 +416,7 @@ qf_report_new_from_data (const char *json,
 
   g_return_val_if_fail (json != NULL, NULL);
   len = length < 0 ? strlen (json) : (gsize) length;
-  return report_new (g_strndup (json, len), len, error);
+  return report_new (g_strndup (json, len), len, FALSE, error);
 }
 
 QfReport *
@@ -249,7 +441,7 @@ qf_report_new_from_path (const char *path,
       return NULL;
     }
   /* Messages name the file: the person has to find the damaged one. */
-  report = report_new (text, len, &local);
+  report = report_new (text, len, TRUE, &local);
   if (report == NULL)
     g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", file);
   return report;
@@ -906,6 +1098,8 @@ _qf_report_build (QfReport *report)
   JsonObject *s = report->session, *pc = obj (s, "pc"), *profile = obj (s, "profile");
   JsonObject *network = obj (s, "network"), *peer = obj (s, "peer"), *audit = obj (s, "audit");
   JsonArray *steps = arr (s, "steps"), *notes = arr (s, "notes"), *advice = arr (s, "advice");
+  JsonObject *training = obj (s, "training");
+  g_autofree char *training_note = NULL;
   const char *host = str (pc, "hostname") ? str (pc, "hostname") : "?";
   g_autofree char *date = format_time (str (s, "finished_at") ? str (s, "finished_at") : str (s, "created_at"));
   QfBlock *b;
@@ -914,13 +1108,15 @@ _qf_report_build (QfReport *report)
     return;
 
   g_free (report->title);
-  report->title = g_strdup (TR (N_("Acceptance report")));
+  /* a training run must never pass for an acceptance: it says so in the title and every header */
+  report->title = g_strdup (training != NULL ? TR (N_("Training session — not an acceptance report"))
+                                             : TR (N_("Acceptance report")));
   g_free (report->header_left);
   report->header_left = g_strdup_printf ("%s — %s", report->title, host);
   g_free (report->header_right);
   report->header_right = g_strdup (date);
 
-  b = add_block (report, QF_BLOCK_TITLE, TR (N_("Real-time PC acceptance report")));
+  b = add_block (report, QF_BLOCK_TITLE, training != NULL ? report->title : TR (N_("Real-time PC acceptance report")));
   b->text2 = g_strdup_printf ("%s · %s", host, str (s, "customer") && *str (s, "customer") ? str (s, "customer") : "—");
 
   b = add_table (report, QF_BLOCK_KEY_VALUE);
@@ -969,6 +1165,12 @@ _qf_report_build (QfReport *report)
       b->text2 = g_strdup_printf ("%s: %.0f", TR (N_("Warnings")), warnings);
     else
       b->text2 = g_strdup (TR (N_("Overall verdict")));
+    if (training != NULL)
+      {
+        g_autofree char *with = g_strdup_printf ("%s — %s", b->text2, TR (N_("training run, not an acceptance")));
+        g_free (b->text2);
+        b->text2 = g_steal_pointer (&with);
+      }
   }
 
   for (guint i = 0; notes != NULL && i < json_array_get_length (notes); i++)
@@ -977,6 +1179,17 @@ _qf_report_build (QfReport *report)
       const char *id = str (n, "id"), *text = str (n, "text");
       if (g_strcmp0 (id, "builtin-peer") == 0)
         text = TR (N_("Network figures were measured on this PC's loopback with the built-in peer, not over a real link to a helper machine."));
+      else if (g_strcmp0 (id, "training") == 0 && training != NULL)
+        {
+          gdouble delay_ms = 0, jitter_ms = 0, loss_pct = 0;
+          g_autofree char *delay = (num (training, "delay_ms", &delay_ms), g_strdup_printf ("%.3g", delay_ms));
+          g_autofree char *jitter = (num (training, "jitter_ms", &jitter_ms), g_strdup_printf ("%.3g", jitter_ms));
+          g_autofree char *loss = (num (training, "loss_pct", &loss_pct), g_strdup_printf ("%.3g", loss_pct));
+
+          g_free (training_note);
+          text = training_note = g_strdup_printf (TR (N_("Training run, not an acceptance test: the built-in peer imitated a link that holds each reply %s ms ± %s ms and loses %s %% of UDP replies. Only the socket-latency and control-cycle tests go through it; ping and bandwidth measure this PC's loopback.")),
+                                                  delay, jitter, loss);
+        }
       else if (g_strcmp0 (id, "demo-profile") == 0)
         text = TR (N_("The limits come from a demonstration profile, not from the procedure."));
       if (text != NULL)

@@ -188,6 +188,67 @@ test_report_unsigned_chinese (void)
   g_assert_nonnull (strstr (err, "zh_CN"));
 }
 
+/* Well-formed JSON of the wrong shape (issue 11): exit 2, one line naming the file and the key
+ * path that is wrong, no report written. The good fixture with one member broken each time. */
+static void
+test_report_wrong_shape (void)
+{
+  g_autofree char *good = NULL;
+  g_autofree char *pdf = tmp_path ("shape.pdf");
+  g_autofree char *fixture_path = fixture ("fail.json");
+  struct { const char *member; const char *value; const char *path; } cases[] = {
+    { "steps", "5", "“steps”" },
+    { "steps", "[1]", "“steps[0]”" },
+    { "verdict", "[]", "“verdict”" },
+    { "pc", "\"x\"", "“pc”" },
+    { "id", "null", "“id”" },
+  };
+
+  g_assert_true (g_file_get_contents (fixture_path, &good, NULL, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonGenerator) gen = json_generator_new ();
+      g_autoptr(JsonParser) value = json_parser_new ();
+      g_autofree char *name = g_strdup_printf ("shape-%u.json", i);
+      g_autofree char *path = tmp_path (name);
+      g_autofree char *err = NULL;
+      JsonObject *root;
+
+      g_assert_true (json_parser_load_from_data (parser, good, -1, NULL));
+      g_assert_true (json_parser_load_from_data (value, cases[i].value, -1, NULL));
+      root = json_node_get_object (json_parser_get_root (parser));
+      json_object_set_member (root, cases[i].member, json_node_copy (json_parser_get_root (value)));
+      json_generator_set_root (gen, json_parser_get_root (parser));
+      g_assert_true (json_generator_to_file (gen, path, NULL));
+      g_remove (pdf);
+      g_assert_cmpint (qf_test_run_cli (NULL, &err, "report", path, "--pdf", pdf, "--no-sign", NULL),
+                       ==, 2);
+      g_assert_nonnull (strstr (err, path));
+      g_assert_nonnull (strstr (err, cases[i].path));
+      g_assert_null (strchr (strchr (err, '\n') + 1, '\n'));
+      g_assert_false (g_file_test (pdf, G_FILE_TEST_EXISTS));
+    }
+  /* {} and a session without steps are refused too. */
+  {
+    g_autofree char *path = tmp_path ("shape-empty.json");
+    g_autofree char *err = NULL;
+    g_assert_true (g_file_set_contents (path, "{\"format\": \"qualify-session\", \"id\": \"x\", "
+                                        "\"profile\": {}}", -1, NULL));
+    g_assert_cmpint (qf_test_run_cli (NULL, &err, "report", path, "--pdf", pdf, "--no-sign", NULL),
+                     ==, 2);
+    g_assert_nonnull (strstr (err, "“steps”"));
+    g_clear_pointer (&err, g_free);
+    g_assert_true (g_file_set_contents (path, "{}", -1, NULL));
+    g_assert_cmpint (qf_test_run_cli (NULL, &err, "report", path, "--pdf", pdf, "--no-sign", NULL),
+                     ==, 2);
+    g_assert_nonnull (strstr (err, path));
+  }
+  /* The good fixture still reports. */
+  g_assert_cmpint (qf_test_run_cli (NULL, NULL, "report", fixture_path, "--pdf", pdf, "--no-sign",
+                                    NULL), ==, 0);
+}
+
 static void
 drop_root (gpointer data)
 {
@@ -254,6 +315,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/report/verify-not-a-report", test_verify_not_a_report);
   g_test_add_func ("/cli/report/unsigned-chinese", test_report_unsigned_chinese);
   g_test_add_func ("/cli/report/read-only-folder", test_report_read_only_folder);
+  g_test_add_func ("/cli/report/wrong-shape", test_report_wrong_shape);
 
   ret = g_test_run ();
   {

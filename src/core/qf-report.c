@@ -1187,8 +1187,11 @@ _qf_report_build (QfReport *report)
           g_autofree char *loss = (num (training, "loss_pct", &loss_pct), g_strdup_printf ("%.3g", loss_pct));
 
           g_free (training_note);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
           text = training_note = g_strdup_printf (TR (N_("Training run, not an acceptance test: the built-in peer imitated a link that holds each reply %s ms ± %s ms and loses %s %% of UDP replies. Only the socket-latency and control-cycle tests go through it; ping and bandwidth measure this PC's loopback.")),
                                                   delay, jitter, loss);
+#pragma GCC diagnostic pop
         }
       else if (g_strcmp0 (id, "demo-profile") == 0)
         text = TR (N_("The limits come from a demonstration profile, not from the procedure."));

@@ -10,8 +10,10 @@
 #include "qf-builtin-peer.h"
 #include "qf-clock.h"
 #include "qf-json.h"
+#include "qf-report.h"
 #include "qf-runner.h"
 #include "qf-step.h"
+#include "../qf-test-time.h"
 
 #define PROFILE_TEXT \
   "{\"id\": \"runner-test\", \"version\": 1, \"name\": \"Runner test\", \"description\": \"\"," \
@@ -381,6 +383,23 @@ test_training_emulation (void)
   g_assert_cmpfloat (qf_json_get_double (result, "avg_us", 0), >=, min_hold_ms * 1000 / 2);
   g_assert_cmpint (qf_session_get_overall (session, NULL), ==, QF_OVERALL_FAIL);
   g_string_free (trace.order, TRUE);
+
+  /* the report says it is training, in its title (and so every page header), never acceptance */
+  {
+    g_autofree char *data = qf_session_to_data (session);
+    QfReport *report = qf_report_new_from_data (data, -1, &error);
+    g_autoptr(GBytes) html = NULL;
+    g_autofree char *text = NULL;
+
+    g_assert_no_error (error);
+    html = qf_report_render_html (report, NULL, &error);
+    g_assert_no_error (error);
+    text = g_strndup (g_bytes_get_data (html, NULL), g_bytes_get_size (html));
+    g_assert_nonnull (strstr (text, "Training session — not an acceptance report"));
+    g_assert_nonnull (strstr (text, "the built-in peer imitated a link"));
+    g_assert_null (strstr (text, "Real-time PC acceptance report"));
+    qf_report_free (report);
+  }
 }
 
 int

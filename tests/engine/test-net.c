@@ -17,6 +17,7 @@
 #include "qf-ping.h"
 #include "qf-responder.h"
 #include "qf-sockperf.h"
+#include "../qf-test-time.h"
 
 /* ---- a responder on 127.0.0.1 on its own thread ------------------------------------------ */
 
@@ -85,7 +86,7 @@ fixture_stop (Fixture *f)
   g_atomic_int_set (&f->stop, 1);
   g_thread_join (f->thread);
   /* The stop flag is honoured within 100 ms (+ scheduling slack). */
-  g_assert_cmpint (qf_clock_now_ns () - t0, <, 2 * QF_NSEC_PER_SEC);
+  g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (2 * QF_NSEC_PER_SEC));
   qf_responder_free (f->responder);
   g_ptr_array_unref (f->log);
   g_mutex_clear (&f->lock);
@@ -119,7 +120,7 @@ tcp_connect (guint16 port)
 static gboolean
 wait_closed (int fd)
 {
-  gint64 deadline = qf_clock_now_ns () + 3 * QF_NSEC_PER_SEC;
+  gint64 deadline = qf_clock_now_ns () + qf_test_ns (3 * QF_NSEC_PER_SEC);
   char buf[256];
 
   while (qf_clock_now_ns () < deadline)

@@ -10,6 +10,7 @@
 
 #include "qf-clock.h"
 #include "qf-rt.h"
+#include "../qf-test-time.h"
 
 static QfRtConfig
 short_config (void)
@@ -221,8 +222,8 @@ test_stop_in_time (void)
 
   g_assert_true (qf_rt_engine_stopped_early (engine));
   g_assert_cmpint (returned_ns - c.set_at_ns, <=,
-                   100 * QF_NSEC_PER_MSEC + config.interval_us * QF_NSEC_PER_USEC
-                   + 50 * QF_NSEC_PER_MSEC);
+                   qf_test_ns (100 * QF_NSEC_PER_MSEC + config.interval_us * QF_NSEC_PER_USEC
+                               + 50 * QF_NSEC_PER_MSEC));
   assert_histogram_consistent (qf_rt_engine_thread (engine, 0)->hist,
                                qf_rt_engine_thread (engine, 0)->hist->count);
   g_assert_cmpuint (qf_rt_engine_thread (engine, 0)->hist->count, >, 0);

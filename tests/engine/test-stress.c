@@ -15,6 +15,7 @@
 
 #include "qf-clock.h"
 #include "qf-stress.h"
+#include "../qf-test-time.h"
 
 static gboolean
 pid_alive (gint pid)
@@ -83,7 +84,7 @@ run_one (const QfStressConfig *config,
   r = qf_stress_get_result (stress);
   g_assert_false (r->cancelled);
   g_assert_cmpfloat (r->duration_s, >=, config->timeout_s);
-  g_assert_cmpfloat (r->duration_s, <, config->timeout_s + 2.0);
+  g_assert_cmpfloat (r->duration_s, <, config->timeout_s + qf_test_s (2.0));
   g_assert_cmpuint (pids->len, ==, config->cpu + config->io + config->vm + config->hdd);
   for (guint i = 0; i < pids->len; i++)
     g_assert_false (pid_alive (g_array_index (pids, gint, i)));
@@ -91,6 +92,8 @@ run_one (const QfStressConfig *config,
   *out_stress = stress;
 }
 
+/* Each run lasts long enough (scaled for slow builds, tests/qf-test-time.h) that its workers are
+ * forked, ticked and at work before it ends, however slowly fork runs. */
 static void
 test_each_kind (void)
 {
@@ -99,27 +102,28 @@ test_each_kind (void)
   QfStress *s;
 
   {
-    QfStressConfig c = { .cpu = 1, .timeout_s = 0.3 };
+    QfStressConfig c = { .cpu = 1, .timeout_s = qf_test_s (0.3) };
     run_one (&c, &r, &s);
     g_assert_cmpuint (r->cpu_loops, >, 0);
     g_assert_cmpuint (r->bytes_written, ==, 0);
     qf_stress_free (s);
   }
   {
-    QfStressConfig c = { .io = 1, .timeout_s = 0.3 };
+    QfStressConfig c = { .io = 1, .timeout_s = qf_test_s (0.3) };
     run_one (&c, &r, &s);
     g_assert_cmpuint (r->io_syncs, >, 0);
     qf_stress_free (s);
   }
   {
-    QfStressConfig c = { .vm = 1, .vm_bytes = 8 << 20, .vm_hang_s = -1, .timeout_s = 0.3 };
+    QfStressConfig c = { .vm = 1, .vm_bytes = 8 << 20, .vm_hang_s = -1,
+                         .timeout_s = qf_test_s (0.3) };
     run_one (&c, &r, &s);
     g_assert_cmpuint (r->vm_bytes_touched, >=, 8 << 20);
     g_assert_cmpuint (r->vm_bytes_touched % (8 << 20), ==, 0);
     qf_stress_free (s);
   }
   {
-    QfStressConfig c = { .hdd = 1, .hdd_bytes = 4 << 20, .dir = dir, .timeout_s = 0.3 };
+    QfStressConfig c = { .hdd = 1, .hdd_bytes = 4 << 20, .dir = dir, .timeout_s = qf_test_s (0.3) };
     run_one (&c, &r, &s);
     g_assert_cmpuint (r->bytes_written, >, 0);
     g_assert_nonnull (r->hdd_mode);
@@ -130,7 +134,7 @@ test_each_kind (void)
   }
   {
     /* Default directory: a fresh temp subdirectory, removed at the end. */
-    QfStressConfig c = { .hdd = 1, .hdd_bytes = 1 << 20, .timeout_s = 0.2 };
+    QfStressConfig c = { .hdd = 1, .hdd_bytes = 1 << 20, .timeout_s = qf_test_s (0.2) };
     g_autofree char *used = NULL;
     run_one (&c, &r, &s);
     used = g_strdup (r->hdd_dir);
@@ -175,7 +179,7 @@ test_cancel (void)
   r = qf_stress_get_result (stress);
   g_assert_true (r->cancelled);
   /* Cancel came after 0.2 s; the run must be over (workers reaped) within 1 s of it. */
-  g_assert_cmpint (qf_clock_now_ns () - t0, <, 1200 * QF_NSEC_PER_MSEC);
+  g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (1200 * QF_NSEC_PER_MSEC));
 }
 
 static void

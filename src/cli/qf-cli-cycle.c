@@ -36,6 +36,7 @@ qf_cli_cycle (int    argc,
   g_autoptr(JsonObject) params = json_object_new ();
   g_autoptr(JsonObject) result = NULL;
   g_autofree char *iface = NULL;
+  g_autofree char *token_file = NULL;
   int port = 11111, rate_hz = 1000;
   gdouble time_s = 10;
   gboolean json = FALSE, ok;
@@ -47,6 +48,8 @@ qf_cli_cycle (int    argc,
       N_("Cycles per second (default 1000; robots also run at 500)"), N_("HZ") },
     { "time", 't', 0, G_OPTION_ARG_DOUBLE, &time_s, N_("Run for S seconds (default 10)"), N_("S") },
     { "iface", 0, 0, G_OPTION_ARG_STRING, &iface, N_("Send from this interface"), N_("IF") },
+    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
+      N_("Prove the responder's access token read from FILE (serve --token-file)"), N_("FILE") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
     { NULL }
   };
@@ -67,6 +70,8 @@ qf_cli_cycle (int    argc,
   json_object_set_double_member (params, "time_s", time_s);
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
+  if (token_file != NULL)
+    json_object_set_string_member (params, "token_file", token_file);
 
   ok = qf_cli_net_run_step (&qf_step_cycle, params, &ctx, &result, &error);
   if (json && result != NULL)

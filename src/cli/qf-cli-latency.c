@@ -54,6 +54,7 @@ qf_cli_latency (int    argc,
   g_autoptr(JsonObject) params = json_object_new ();
   g_autoptr(JsonObject) result = NULL;
   g_autofree char *iface = NULL;
+  g_autofree char *token_file = NULL;
   int port = QF_SOCKPERF_DEFAULT_PORT, msg_size = QF_SOCKPERF_MIN_MSG_SIZE;
   gdouble time_s = 30;
   gboolean tcp = FALSE, udp = FALSE, full_rtt = FALSE, spin = FALSE, json = FALSE, ok;
@@ -72,6 +73,8 @@ qf_cli_latency (int    argc,
     { "spin", 0, 0, G_OPTION_ARG_NONE, &spin,
       N_("Busy-poll the receive (like sockperf --nonblocked): the link's floor"), NULL },
     { "iface", 0, 0, G_OPTION_ARG_STRING, &iface, N_("Send from this interface"), N_("IF") },
+    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
+      N_("Prove the responder's access token read from FILE (serve --token-file)"), N_("FILE") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
     { NULL }
   };
@@ -98,6 +101,8 @@ qf_cli_latency (int    argc,
   json_object_set_boolean_member (params, "spin", spin);
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
+  if (token_file != NULL)
+    json_object_set_string_member (params, "token_file", token_file);
 
   if (!json)
     g_printerr (_("%s ping-pong to %s port %d, %d-byte messages, %g s (+0.45 s warm-up and "

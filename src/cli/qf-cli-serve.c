@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "qf-auth.h"
 #include "qf-builtin-peer.h"
 #include "qf-cli.h"
 #include "qf-iperf3.h"
@@ -35,6 +36,8 @@ typedef struct
   /* Latency service (this issue) */
   int           latency_port;
   char         *emulate;
+  char         *token_file;     /* access token (qf-auth.h); the token itself is never logged */
+  gboolean      allow_classic;
   QfResponder  *responder;
   GThread      *responder_thread;
 
@@ -85,6 +88,7 @@ static gboolean
 start_latency_service (QfServe  *serve,
                        GError  **error)
 {
+  g_autoptr(GBytes) token = NULL;
   QfResponderConfig config = {
     .bind_address = serve->bind_address,
     .latency_port = (guint16) serve->latency_port,
@@ -97,6 +101,14 @@ start_latency_service (QfServe  *serve,
 
   if (!qf_responder_emulation_parse (serve->emulate, &config.emulate, error))
     return FALSE;
+  if (serve->token_file != NULL)
+    {
+      token = qf_auth_token_load (serve->token_file, error);
+      if (token == NULL)
+        return FALSE;
+    }
+  config.token = token;
+  config.allow_classic = serve->allow_classic;
   serve->responder = qf_responder_new (&config, error);
   if (serve->responder == NULL)
     return FALSE;
@@ -117,6 +129,19 @@ announce_latency_service (QfServe *serve)
                               "port %u"),
                             qf_responder_get_port (serve->responder));
   serve_log (line, serve);
+  if (serve->token_file != NULL)
+    {
+      g_autofree char *access = NULL;
+      if (serve->allow_classic)
+        access = g_strdup_printf (_("latency responder: clients prove the access token of %s; "
+                                    "classic clients (sockperf) are served without one "
+                                    "(--allow-classic)"), serve->token_file);
+      else
+        access = g_strdup_printf (_("latency responder: clients must prove the access token of "
+                                    "%s; classic clients (sockperf) are refused"),
+                                  serve->token_file);
+      serve_log (access, serve);
+    }
   serve->responder_thread = g_thread_new ("qf-responder", responder_thread, serve);
 }
 
@@ -253,6 +278,12 @@ qf_cli_serve (int    argc,
       N_("Serve at most N clients at once (default 64)"), N_("N") },
     { "max-test-seconds", 0, 0, G_OPTION_ARG_INT, &serve.max_test_seconds,
       N_("End a test that runs longer than S seconds (default 3600)"), N_("S") },
+    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &serve.token_file,
+      N_("Serve latency and cycle tests only to clients that prove the access token in FILE "
+         "(owner-readable only; an HMAC challenge, the token never crosses the wire)"), N_("FILE") },
+    { "allow-classic", 0, 0, G_OPTION_ARG_NONE, &serve.allow_classic,
+      N_("With --token-file: still serve clients that cannot prove a token (stock sockperf pp)"),
+      NULL },
     { "emulate", 0, 0, G_OPTION_ARG_STRING, &serve.emulate,
       N_("Answer latency and cycle tests as a poor link would, e.g. delay=5,jitter=2,loss=1 "
          "(ms, ms, %)"), N_("SPEC") },
@@ -277,6 +308,10 @@ qf_cli_serve (int    argc,
   if (serve.max_test_seconds < 1)
     return qf_cli_errorf ("serve", _("--max-test-seconds must be at least 1"));
 
+  if (serve.allow_classic && serve.token_file == NULL)
+    return qf_cli_errorf ("serve", _("--allow-classic only makes sense with --token-file"));
+  if (builtin && serve.token_file != NULL)
+    return qf_cli_errorf ("serve", _("--builtin serves loopback only and takes no --token-file"));
   if (builtin)
     return serve_builtin (serve.emulate, json);
 
@@ -315,5 +350,6 @@ qf_cli_serve (int    argc,
   g_free (serve.bind_address);
   g_free (serve.iface);
   g_free (serve.emulate);
+  g_free (serve.token_file);
   return exit_code;
 }

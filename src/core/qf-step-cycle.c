@@ -2,7 +2,8 @@
  * our responder (src/core). No classic tool measures this.
  *
  * Params (all optional): host (default: the context's peer), iface, port (11111), rate_hz (1000;
- * the procedure's robots also run at 500), time_s (10).
+ * the procedure's robots also run at 500), time_s (10), token_file (the responder's access token,
+ * `serve --token-file`; only the path is stored).
  * Result: the `qualify-cli cycle --json` object. Samples: RTT ns per reply, flags 1 when that
  * cycle missed its deadline. A stop request is honoured within one period + 0.5 s.
  */
@@ -74,6 +75,7 @@ cycle_run (JsonObject     *params,
 {
   g_autoptr(QfCycleTest) test = NULL;
   QfCycleConfig config = { 0 };
+  g_autoptr(GBytes) token = NULL;
   QfCycleResult r;
   GError *net_error = NULL;
   gint64 port, rate_hz;
@@ -86,8 +88,10 @@ cycle_run (JsonObject     *params,
       !_qf_step_net_iface (params, ctx, &config.iface, error) ||
       !qf_step_param_int (params, "port", 11111, 1, 65535, &port, error) ||
       !qf_step_param_int (params, "rate_hz", 1000, 1, 10000, &rate_hz, error) ||
-      !qf_step_param_double (params, "time_s", 10, 0.01, 86400, &config.time_s, error))
+      !qf_step_param_double (params, "time_s", 10, 0.01, 86400, &config.time_s, error) ||
+      !_qf_step_net_token (params, &token, error))
     return FALSE;
+  config.token = token;
   config.port = (guint16) port;
   config.rate_hz = (guint) rate_hz;
 

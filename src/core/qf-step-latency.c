@@ -4,7 +4,8 @@
  * Params (all optional): host (default: the context's peer), iface, port (11111), protocol
  * ("tcp" or "udp"; "tcp"), time_s (30), msg_size (14), full_rtt (false: half the round trip, as
  * sockperf reports), spin (false: blocking receive, sockperf's default and the way the standard
- * value was obtained; true: busy-polling, the link's floor).
+ * value was obtained; true: busy-polling, the link's floor), token_file (the responder's access
+ * token, `serve --token-file`; only the path is stored).
  * Result: the `qualify-cli latency --json` object; "mode" always says which mode measured it and
  * "one_way" whether the figures are half round trips. A stop request is honoured within 100 ms.
  */
@@ -122,6 +123,7 @@ latency_run (JsonObject     *params,
              GError        **error)
 {
   g_autoptr(QfSockperfClient) client = NULL;
+  g_autoptr(GBytes) token = NULL;
   QfSockperfConfig config = { 0 };
   QfSockperfResult r;
   GError *net_error = NULL;
@@ -130,8 +132,9 @@ latency_run (JsonObject     *params,
   g_return_val_if_fail (result != NULL, FALSE);
   *result = NULL;
 
-  if (!parse_config (params, ctx, &config, error))
+  if (!parse_config (params, ctx, &config, error) || !_qf_step_net_token (params, &token, error))
     return FALSE;
+  config.token = token;
   client = qf_sockperf_client_new (&config, &net_error);
   if (client == NULL)
     {

@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "qf-auth.h"
 #include "qf-histogram.h"
 #include "qf-net.h"
 #include "qf-step.h"
@@ -73,6 +74,30 @@ _qf_step_net_propagate (GError **dest,
     }
   g_set_error_literal (dest, QF_STEP_ERROR, code, src->message);
   g_error_free (src);
+}
+
+/* "token_file" (optional): the responder's access token, read from that file (qf-auth.h). Only
+ * the path is in the params (and so in the session); the token stays in memory. */
+static inline gboolean
+_qf_step_net_token (JsonObject  *params,
+                    GBytes     **token,
+                    GError     **error)
+{
+  const char *path = NULL;
+  GError *net_error = NULL;
+
+  *token = NULL;
+  if (!qf_step_param_string (params, "token_file", NULL, &path, error))
+    return FALSE;
+  if (path == NULL || path[0] == '\0')
+    return TRUE;
+  *token = qf_auth_token_load (path, &net_error);
+  if (*token == NULL)
+    {
+      _qf_step_net_propagate (error, net_error);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* Three decimals in ms or µs: the figures are exact to the ns or µs behind them. */

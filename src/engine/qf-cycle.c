@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "qf-auth.h"
 #include "qf-clock.h"
 #include "qf-cycle.h"
 #include "qf-net.h"
@@ -36,6 +37,7 @@ struct QfCycleTest
   gint64                  *tx_ns;
   gint64                  *rtt_ns;   /* -1 = no reply (yet) */
   int                      fd;
+  char                    *where;    /* the peer, for messages */
 };
 
 QfCycleTest *
@@ -68,6 +70,7 @@ qf_cycle_test_new (const QfCycleConfig  *config,
   self->iface = g_strdup (config->iface);
   self->config.host = self->host;
   self->config.iface = self->iface;
+  self->config.token = config->token != NULL ? g_bytes_ref (config->token) : NULL;
   if (self->config.port == 0)
     self->config.port = DEFAULT_PORT;
   if (self->config.grace_ns <= 0)
@@ -98,6 +101,8 @@ qf_cycle_test_free (QfCycleTest *self)
   g_free (self->rtt_ns);
   g_free (self->host);
   g_free (self->iface);
+  g_clear_pointer (&self->config.token, g_bytes_unref);
+  g_free (self->where);
   g_free (self);
 }
 
@@ -133,6 +138,8 @@ drain (QfCycleTest   *self,
           qf_net_set_errno_error (error, errno, _("Receiving from the peer failed"));
           return FALSE;
         }
+      if (qf_auth_refusal (buf, n, self->where, error))
+        return FALSE;
       if (!qf_cycle_packet_is_cycle (buf, n) || buf[5] != QF_CYCLE_KIND_REPLY)
         continue;
       memcpy (&seq, buf + 8, 8);
@@ -243,6 +250,12 @@ qf_cycle_test_run (QfCycleTest          *self,
       qf_net_set_errno_error (error, errno, _("Cannot reach %s"), where);
       return FALSE;
     }
+  g_free (self->where);
+  self->where = qf_net_address_to_string ((struct sockaddr *) &self->addr, TRUE);
+  if (self->config.token != NULL
+      && !qf_auth_client_handshake (self->fd, FALSE, self->config.token, self->where, cancel,
+                                    error))
+    return FALSE;
 
   memcpy (packet, QF_CYCLE_MAGIC, 4);
   packet[4] = QF_CYCLE_VERSION;

@@ -47,6 +47,7 @@ typedef struct
   gdouble     time_s;
   const char *iface;         /* may be NULL */
   gint64      grace_ns;      /* wait for stragglers after the last send; 0 = 500 ms */
+  GBytes     *token;         /* access token to prove to our responder (qf-auth.h); NULL = none */
 } QfCycleConfig;
 
 typedef struct

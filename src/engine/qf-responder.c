@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "qf-auth.h"
 #include "qf-clock.h"
 #include "qf-cycle.h"
 #include "qf-net.h"
@@ -35,6 +36,14 @@
 #define UDP_READS_PER_WAKE       16
 #define FAST_TURNS               256
 #define FAST_WAIT_NS             (10 * QF_NSEC_PER_MSEC)
+#define UDP_REFUSALS_PER_S       100    /* refusals are no larger than what they answer; still few */
+
+enum
+{
+  AUTH_OPEN,          /* no token needed, the token was proved, or a classic client allowed */
+  AUTH_NEEDED,        /* a token is needed and the client has not said HELLO yet */
+  AUTH_CHALLENGED,    /* CHALLENGE sent, waiting for the RESPONSE */
+};
 
 enum
 {
@@ -62,6 +71,8 @@ typedef struct
   guint8                 *out;
   gsize                   out_off, out_len;
   gint64                  last_due_ns;    /* emulated replies keep their order on a stream */
+  guint                   auth;           /* AUTH_* */
+  guint8                  nonce[QF_AUTH_NONCE_SIZE];
 } Conn;
 
 typedef struct
@@ -74,6 +85,7 @@ typedef struct
   gboolean                cycle;
   gboolean                spin;
   gboolean                expired;
+  gboolean                authed;         /* proved the access token */
 } UdpPeer;
 
 typedef struct
@@ -108,6 +120,11 @@ struct QfResponder
   gint64             last_reject_log_ns;
   gboolean           spin_udp;     /* a UDP client asked for busy-polling (housekeeping) */
   QfResponderStats   stats;
+  GBytes            *token;
+  guint8             udp_secret[QF_AUTH_MAC_SIZE];   /* keys the stateless UDP nonces */
+  gint64             start_ns;
+  gint64             refusal_second;
+  guint              refusals_in_second;
 };
 
 static void
@@ -308,8 +325,19 @@ qf_responder_new (const QfResponderConfig  *config,
       return NULL;
     }
 
+  if (config->token != NULL && config->max_msg_size != 0 && config->max_msg_size < QF_AUTH_MAX_SIZE)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+                   _("With an access token the largest message must be at least %u bytes"),
+                   QF_AUTH_MAX_SIZE);
+      return NULL;
+    }
+
   self = g_new0 (QfResponder, 1);
   self->config = *config;
+  self->token = config->token != NULL ? g_bytes_ref (config->token) : NULL;
+  self->config.token = self->token;
+  self->start_ns = qf_clock_now_ns ();
   self->bind_address = g_strdup (config->bind_address);
   self->iface = g_strdup (config->iface);
   self->config.bind_address = self->bind_address;
@@ -331,6 +359,8 @@ qf_responder_new (const QfResponderConfig  *config,
   self->udp_buf = g_malloc (UDP_BUFFER_SIZE);
   self->held = g_new0 (Held, MAX_HELD);
   self->rand = g_rand_new ();
+  if (self->token != NULL && !qf_auth_random (self->udp_secret, sizeof self->udp_secret, error))
+    return NULL;
 
   self->tcp_fd = open_socket (self, SOCK_STREAM, config->latency_port, error);
   if (self->tcp_fd < 0)
@@ -389,6 +419,61 @@ conn_close (QfResponder *self,
   g_clear_pointer (&c->out, g_free);
 }
 
+/* Sends a REFUSE on a TCP socket and closes it so the client reads the refusal rather than a
+ * reset: what the client sent is read first (closing with unread bytes would reset at once),
+ * then our side is shut down. The 14 bytes fit any fresh socket's send buffer. */
+static void
+refuse_tcp (int          fd,
+            QfAuthReason reason,
+            guint        value)
+{
+  guint8 msg[QF_AUTH_HEADER_SIZE], sink[4096];
+
+  qf_auth_write (msg, QF_AUTH_REFUSE, reason, value, sizeof msg);
+  send (fd, msg, sizeof msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+  for (guint i = 0; i < 16 && recv (fd, sink, sizeof sink, MSG_DONTWAIT) > 0; i++)
+    ;
+  shutdown (fd, SHUT_WR);
+}
+
+static void
+conn_refuse (QfResponder  *self,
+             guint         index,
+             QfAuthReason  reason,
+             const char   *why)
+{
+  refuse_tcp (self->conns[index].fd, reason, 0);
+  self->stats.rejected++;
+  conn_close (self, index, why);
+}
+
+/* UDP refusals answer a datagram at least as large; at most UDP_REFUSALS_PER_S a second, so the
+ * responder cannot be used to reflect a flood. */
+static void
+refuse_udp (QfResponder           *self,
+            QfAuthReason           reason,
+            guint                  value,
+            gsize                  request_len,
+            const struct sockaddr *addr,
+            socklen_t              addr_len,
+            gint64                 now_ns)
+{
+  guint8 msg[QF_AUTH_HEADER_SIZE];
+  gint64 second = now_ns / QF_NSEC_PER_SEC;
+
+  if (request_len < sizeof msg)
+    return;
+  if (second != self->refusal_second)
+    {
+      self->refusal_second = second;
+      self->refusals_in_second = 0;
+    }
+  if (self->refusals_in_second++ >= UDP_REFUSALS_PER_S)
+    return;
+  qf_auth_write (msg, QF_AUTH_REFUSE, reason, value, sizeof msg);
+  sendto (self->udp_fd, msg, sizeof msg, MSG_DONTWAIT, addr, addr_len);
+}
+
 static void
 accept_connection (QfResponder *self)
 {
@@ -408,6 +493,7 @@ accept_connection (QfResponder *self)
   if (index == self->n_conns)
     {
       log_reject (self, (struct sockaddr *) &ss, _("too many clients (see --max-clients)"));
+      refuse_tcp (fd, QF_AUTH_REASON_BUSY, self->config.max_clients);
       close (fd);
       return;
     }
@@ -430,6 +516,7 @@ accept_connection (QfResponder *self)
   c->out = g_malloc (2 * self->max_msg);
   c->out_off = c->out_len = 0;
   c->last_due_ns = 0;
+  c->auth = self->token != NULL ? AUTH_NEEDED : AUTH_OPEN;
   ev.events = EPOLLIN | EPOLLRDHUP;
   ev.data.u64 = MAKE_TAG (TAG_CONN, index);
   epoll_ctl (self->epfd, EPOLL_CTL_ADD, fd, &ev);
@@ -648,6 +735,65 @@ conn_handle_message (QfResponder            *self,
   return conn_flush (self, index);
 }
 
+/* One access-token message on a TCP connection (qf-auth.h); FALSE when the connection was
+ * closed. */
+static gboolean
+conn_auth_message (QfResponder  *self,
+                   guint         index,
+                   const guint8 *msg,
+                   gsize         len)
+{
+  Conn *c = &self->conns[index];
+  guint8 out[QF_AUTH_CHALLENGE_SIZE];
+  guint8 mac[QF_AUTH_MAC_SIZE];
+  QfAuthMessage m;
+
+  if (!qf_auth_parse (msg, len, &m))
+    {
+      self->stats.rejected++;
+      conn_close (self, index, _("dropped: a malformed access-token message"));
+      return FALSE;
+    }
+  if (m.kind == QF_AUTH_HELLO && c->auth == AUTH_OPEN)
+    {
+      qf_auth_write (out, QF_AUTH_ACCEPT, 0, 0, QF_AUTH_HEADER_SIZE);
+      return conn_queue (self, index, out, QF_AUTH_HEADER_SIZE) && conn_flush (self, index);
+    }
+  if (m.kind == QF_AUTH_HELLO && c->auth == AUTH_NEEDED)
+    {
+      g_autoptr(GError) error = NULL;
+      if (!qf_auth_random (c->nonce, sizeof c->nonce, &error))
+        {
+          conn_close (self, index, error->message);
+          return FALSE;
+        }
+      qf_auth_write (out, QF_AUTH_CHALLENGE, 0, 0, QF_AUTH_CHALLENGE_SIZE);
+      memcpy (out + QF_AUTH_HEADER_SIZE, c->nonce, QF_AUTH_NONCE_SIZE);
+      c->auth = AUTH_CHALLENGED;
+      return conn_queue (self, index, out, QF_AUTH_CHALLENGE_SIZE) && conn_flush (self, index);
+    }
+  if (m.kind == QF_AUTH_RESPONSE && c->auth == AUTH_CHALLENGED)
+    {
+      gboolean good;
+
+      qf_auth_mac (self->token, TRUE, c->nonce, mac);
+      good = qf_auth_equal (msg + QF_AUTH_HEADER_SIZE, c->nonce, QF_AUTH_NONCE_SIZE);
+      good &= qf_auth_equal (msg + QF_AUTH_HEADER_SIZE + QF_AUTH_NONCE_SIZE, mac, QF_AUTH_MAC_SIZE);
+      memset (c->nonce, 0, sizeof c->nonce);
+      if (!good)
+        {
+          conn_refuse (self, index, QF_AUTH_REASON_TOKEN_WRONG, _("refused: wrong access token"));
+          return FALSE;
+        }
+      c->auth = AUTH_OPEN;
+      qf_auth_write (out, QF_AUTH_ACCEPT, 0, 0, QF_AUTH_HEADER_SIZE);
+      return conn_queue (self, index, out, QF_AUTH_HEADER_SIZE) && conn_flush (self, index);
+    }
+  self->stats.rejected++;
+  conn_close (self, index, _("dropped: an access-token message out of order"));
+  return FALSE;
+}
+
 /* Reads what the connection has (waiting up to SO_RCVTIMEO when block and the socket is in
  * blocking mode) and answers every whole message. Returns whether bytes arrived. */
 static gboolean
@@ -698,6 +844,24 @@ conn_readable (QfResponder *self,
         }
       if (c->in_len - off < h.length)
         break;
+      if (h.flags & QF_AUTH_FLAG)
+        {
+          if (!conn_auth_message (self, index, c->in + off, h.length))
+            return TRUE;
+          off += h.length;
+          continue;
+        }
+      if (c->auth != AUTH_OPEN)
+        {
+          if (c->auth == AUTH_CHALLENGED || !self->config.allow_classic)
+            {
+              conn_refuse (self, index, QF_AUTH_REASON_TOKEN_REQUIRED,
+                           _("refused: no access token (a client that cannot prove one, such "
+                             "as sockperf, needs serve --allow-classic)"));
+              return TRUE;
+            }
+          c->auth = AUTH_OPEN;
+        }
       if (!conn_handle_message (self, index, c->in + off, &h))
         return TRUE;
       off += h.length;
@@ -716,6 +880,7 @@ static UdpPeer *
 udp_peer_find (QfResponder           *self,
                const struct sockaddr *addr,
                socklen_t              len,
+               gboolean               create,
                gint64                 now_ns)
 {
   UdpPeer *free_slot = NULL;
@@ -732,7 +897,7 @@ udp_peer_find (QfResponder           *self,
       if (p->addr_len == len && memcmp (&p->addr, addr, len) == 0)
         return p;
     }
-  if (free_slot == NULL)
+  if (free_slot == NULL || !create)
     return NULL;
   memset (free_slot, 0, sizeof *free_slot);
   free_slot->in_use = TRUE;
@@ -758,6 +923,65 @@ udp_peer_end (QfResponder *self,
   p->in_use = FALSE;
 }
 
+/* One access-token datagram (qf-auth.h). Keeps no state until the token is proved; every
+ * answer is smaller than the datagram it answers. */
+static void
+udp_auth_message (QfResponder            *self,
+                  const guint8           *buf,
+                  const QfAuthMessage    *m,
+                  const struct sockaddr  *addr,
+                  socklen_t               addr_len,
+                  gint64                  now_ns)
+{
+  guint8 out[QF_AUTH_CHALLENGE_SIZE];
+  guint8 nonce[QF_AUTH_NONCE_SIZE], mac[QF_AUTH_MAC_SIZE];
+  guint32 now_s = (guint32) ((now_ns - self->start_ns) / QF_NSEC_PER_SEC), then_s;
+  UdpPeer *p;
+  gboolean good;
+
+  if (m->kind != QF_AUTH_HELLO && m->kind != QF_AUTH_RESPONSE)
+    return;
+  if (self->token == NULL)
+    {
+      qf_auth_write (out, QF_AUTH_ACCEPT, 0, 0, QF_AUTH_HEADER_SIZE);
+      sendto (self->udp_fd, out, QF_AUTH_HEADER_SIZE, MSG_DONTWAIT, addr, addr_len);
+      return;
+    }
+  if (m->kind == QF_AUTH_HELLO)
+    {
+      qf_auth_write (out, QF_AUTH_CHALLENGE, 0, 0, QF_AUTH_CHALLENGE_SIZE);
+      qf_auth_udp_nonce (self->udp_secret, now_s, addr, addr_len, out + QF_AUTH_HEADER_SIZE);
+      sendto (self->udp_fd, out, QF_AUTH_CHALLENGE_SIZE, MSG_DONTWAIT, addr, addr_len);
+      return;
+    }
+
+  memcpy (&then_s, buf + QF_AUTH_HEADER_SIZE, 4);
+  then_s = GUINT32_FROM_BE (then_s);
+  qf_auth_udp_nonce (self->udp_secret, then_s, addr, addr_len, nonce);
+  qf_auth_mac (self->token, FALSE, nonce, mac);
+  good = then_s <= now_s && now_s - then_s <= QF_AUTH_NONCE_LIFETIME_S;
+  good &= qf_auth_equal (buf + QF_AUTH_HEADER_SIZE, nonce, QF_AUTH_NONCE_SIZE);
+  good &= qf_auth_equal (buf + QF_AUTH_HEADER_SIZE + QF_AUTH_NONCE_SIZE, mac, QF_AUTH_MAC_SIZE);
+  if (!good)
+    {
+      log_reject (self, addr, _("wrong access token"));
+      refuse_udp (self, QF_AUTH_REASON_TOKEN_WRONG, 0, QF_AUTH_RESPONSE_SIZE, addr, addr_len, now_ns);
+      return;
+    }
+  p = udp_peer_find (self, addr, addr_len, TRUE, now_ns);
+  if (p == NULL)
+    {
+      log_reject (self, addr, _("too many clients (see --max-clients)"));
+      refuse_udp (self, QF_AUTH_REASON_BUSY, self->config.max_clients, QF_AUTH_RESPONSE_SIZE,
+                  addr, addr_len, now_ns);
+      return;
+    }
+  p->authed = TRUE;
+  p->last_ns = now_ns;
+  qf_auth_write (out, QF_AUTH_ACCEPT, 0, 0, QF_AUTH_HEADER_SIZE);
+  sendto (self->udp_fd, out, QF_AUTH_HEADER_SIZE, MSG_DONTWAIT, addr, addr_len);
+}
+
 static void
 udp_datagram (QfResponder            *self,
               guint8                 *buf,
@@ -767,9 +991,15 @@ udp_datagram (QfResponder            *self,
               gint64                  now_ns)
 {
   UdpPeer *p;
-  gboolean cycle;
+  gboolean cycle, need_token = self->token != NULL && !self->config.allow_classic;
   QfSockperfHeader h = { 0 };
+  QfAuthMessage am;
 
+  if (qf_auth_parse (buf, len, &am))
+    {
+      udp_auth_message (self, buf, &am, addr, addr_len, now_ns);
+      return;
+    }
   cycle = qf_cycle_packet_is_cycle (buf, len);
   if (!cycle)
     {
@@ -788,10 +1018,18 @@ udp_datagram (QfResponder            *self,
   else if (buf[5] != QF_CYCLE_KIND_REQUEST)
     return;
 
-  p = udp_peer_find (self, addr, addr_len, now_ns);
+  p = udp_peer_find (self, addr, addr_len, !need_token, now_ns);
+  if (need_token && (p == NULL || !p->authed))
+    {
+      log_reject (self, addr, _("no access token (a client that cannot prove one, such as "
+                                "sockperf, needs serve --allow-classic)"));
+      refuse_udp (self, QF_AUTH_REASON_TOKEN_REQUIRED, 0, len, addr, addr_len, now_ns);
+      return;
+    }
   if (p == NULL)
     {
       log_reject (self, addr, _("too many clients (see --max-clients)"));
+      refuse_udp (self, QF_AUTH_REASON_BUSY, self->config.max_clients, len, addr, addr_len, now_ns);
       return;
     }
   p->last_ns = now_ns;
@@ -1097,5 +1335,7 @@ qf_responder_free (QfResponder *self)
     g_rand_free (self->rand);
   g_free (self->bind_address);
   g_free (self->iface);
+  g_clear_pointer (&self->token, g_bytes_unref);
+  memset (self->udp_secret, 0, sizeof self->udp_secret);
   g_free (self);
 }

@@ -12,6 +12,11 @@
  * Emulation (training demos, tests): replies to ping-pong and cycle requests can be held for
  * delay ± uniform jitter and dropped with a probability (UDP only: TCP cannot lose a reply, a
  * poor link shows up there as delay).
+ *
+ * Access token (qf-auth.h): with a token, a TCP connection must prove it before its first
+ * ping-pong message and a UDP peer before its first request; others get a REFUSE in sockperf's
+ * framing (our clients print why) and are dropped with one log line, unless allow_classic.
+ * A client beyond max_clients gets a REFUSE (busy) the same way, then the connection is closed.
  */
 #pragma once
 
@@ -39,6 +44,9 @@ typedef struct
   guint                max_test_seconds; /* a test longer than this is ended; 0 = 3600 */
   guint                max_msg_size;     /* largest accepted message; 0 = 65507 (sockperf sr) */
   QfResponderEmulation emulate;
+  GBytes              *token;            /* shared access token (qf-auth.h); NULL = none needed */
+  gboolean             allow_classic;    /* with a token: still serve clients that cannot prove
+                                          * it (stock sockperf pp) */
   QfResponderLogFunc   log;
   gpointer             log_data;
 } QfResponderConfig;

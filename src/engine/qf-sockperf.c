@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "qf-auth.h"
 #include "qf-clock.h"
 #include "qf-net.h"
 #include "qf-sockperf.h"
@@ -86,6 +87,7 @@ qf_sockperf_client_new (const QfSockperfConfig  *config,
   self->iface = g_strdup (config->iface);
   self->config.host = self->host;
   self->config.iface = self->iface;
+  self->config.token = config->token != NULL ? g_bytes_ref (config->token) : NULL;
   if (self->config.port == 0)
     self->config.port = QF_SOCKPERF_DEFAULT_PORT;
   if (self->config.reply_timeout_ns <= 0)
@@ -132,6 +134,7 @@ qf_sockperf_client_free (QfSockperfClient *self)
   g_free (self->reply);
   g_free (self->host);
   g_free (self->iface);
+  g_clear_pointer (&self->config.token, g_bytes_unref);
   g_free (self);
 }
 
@@ -470,6 +473,7 @@ qf_sockperf_client_run (QfSockperfClient        *self,
   guint64 seq = 0, received = 0;
   gint64 last_latency = 0;
   QfSockperfHeader req = { 0, QF_SOCKPERF_FLAG_CLIENT | QF_SOCKPERF_FLAG_PONG_REQUEST, 0 };
+  g_autofree char *where = NULL;
 
   g_return_val_if_fail (self != NULL && result != NULL, FALSE);
 
@@ -481,6 +485,14 @@ qf_sockperf_client_run (QfSockperfClient        *self,
 
   if (!open_socket (self, cancel, error))
     return FALSE;
+  where = qf_net_address_to_string ((struct sockaddr *) &self->addr, TRUE);
+  if (self->config.token != NULL
+      && !qf_auth_client_handshake (self->fd, tcp, self->config.token, where, cancel, error))
+    {
+      close (self->fd);
+      self->fd = -1;
+      return FALSE;
+    }
 
   if (self->config.spin)
     req.flags |= QF_SOCKPERF_FLAG_QF_SPIN;
@@ -511,6 +523,17 @@ qf_sockperf_client_run (QfSockperfClient        *self,
       tx = qf_clock_now_ns ();
       if (!send_all (self->fd, self->request, msg_size, error))
         {
+          guint8 refusal[QF_AUTH_HEADER_SIZE];
+          /* A responder that refused us (busy, token) sent why before closing. */
+          if (tcp && recv (self->fd, refusal, sizeof refusal, MSG_DONTWAIT) == sizeof refusal)
+            {
+              g_autoptr(GError) why = NULL;
+              if (qf_auth_refusal (refusal, sizeof refusal, where, &why))
+                {
+                  g_clear_error (error);
+                  g_propagate_error (error, g_steal_pointer (&why));
+                }
+            }
           ok = FALSE;
           seq--;
           break;
@@ -576,6 +599,13 @@ qf_sockperf_client_run (QfSockperfClient        *self,
           if (have < h.length)
             continue;
           have = 0;
+          if ((h.flags & QF_AUTH_FLAG) && qf_auth_refusal (self->reply, h.length, where, error))
+            {
+              /* Refused before anything was measured: nothing to report. */
+              seq = 0;
+              ok = FALSE;
+              break;
+            }
           if (h.flags & (QF_SOCKPERF_FLAG_CLIENT | QF_SOCKPERF_FLAG_WARMUP))
             continue;
           if (h.seq > seq || h.seq == 0)
@@ -638,7 +668,6 @@ qf_sockperf_client_run (QfSockperfClient        *self,
     }
   if (received == 0)
     {
-      g_autofree char *where = qf_net_address_to_string ((struct sockaddr *) &self->addr, TRUE);
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
                    _("No reply from %s. Is `qualify-cli serve` or `sockperf sr` running there, "
                      "and does a firewall let UDP through?"), where);

@@ -94,6 +94,8 @@ typedef struct
   const char         *iface;             /* may be NULL */
   gint64              reply_timeout_ns;  /* UDP: a reply later than this is dropped; 0 = 200 ms */
   guint64             initial_capacity;  /* messages the arrays start with; 0 = 200 000/s × time */
+  GBytes             *token;             /* access token to prove to our responder (qf-auth.h);
+                                          * NULL = none */
 } QfSockperfConfig;
 
 /* Percentiles in sockperf's print order, reversed: 25, 50, 75, 90, 99, 99.9, 99.99, 99.999. */

@@ -1,0 +1,446 @@
+/* qf-auth.c — the responder's shared access token and its HMAC challenge (src/engine).
+ * See qf-auth.h for the wire format.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gi18n.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "qf-auth.h"
+#include "qf-clock.h"
+#include "qf-net.h"
+
+#define TCP_TIMEOUT_NS    (5 * QF_NSEC_PER_SEC)
+#define UDP_WAIT_NS       (400 * QF_NSEC_PER_MSEC)
+#define UDP_ATTEMPTS      5
+
+GBytes *
+qf_auth_token_load (const char  *path,
+                    GError     **error)
+{
+  guint8 buf[QF_AUTH_TOKEN_MAX + 3];
+  struct stat st;
+  gsize len = 0;
+  int fd;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      int errsv = errno;
+      g_set_error (error, QF_NET_ERROR, errsv == EACCES ? QF_NET_ERROR_PERMISSION
+                                                        : QF_NET_ERROR_INVALID,
+                   _("Cannot read the access token file %s: %s"), path, g_strerror (errsv));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+                   _("The access token file %s is not a regular file."), path);
+      return NULL;
+    }
+  if ((st.st_mode & 077) != 0)
+    {
+      close (fd);
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,
+                   _("The access token file %s can be read by other users (mode %04o): a token "
+                     "must be private. Fix: chmod 600 %s"),
+                   path, (guint) (st.st_mode & 07777), path);
+      return NULL;
+    }
+  while (len < sizeof buf)
+    {
+      ssize_t n = read (fd, buf + len, sizeof buf - len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int errsv = errno;
+          close (fd);
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+                       _("Cannot read the access token file %s: %s"), path, g_strerror (errsv));
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      len += n;
+    }
+  close (fd);
+  if (len > 0 && buf[len - 1] == '\n')
+    len--;
+  if (len > 0 && buf[len - 1] == '\r')
+    len--;
+  if (len < QF_AUTH_TOKEN_MIN || len > QF_AUTH_TOKEN_MAX)
+    {
+      memset (buf, 0, sizeof buf);
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+                   _("The access token in %s must be %u to %u bytes long. Make one with: "
+                     "head -c 32 /dev/urandom | base64 > %s && chmod 600 %s"),
+                   path, QF_AUTH_TOKEN_MIN, QF_AUTH_TOKEN_MAX, path, path);
+      return NULL;
+    }
+  {
+    GBytes *token = g_bytes_new (buf, len);
+    memset (buf, 0, sizeof buf);
+    return token;
+  }
+}
+
+void
+qf_auth_write (guint8       *buf,
+               QfAuthKind    kind,
+               QfAuthReason  reason,
+               guint         value,
+               gsize         total_len)
+{
+  guint64 seq = GUINT64_TO_BE ((QF_AUTH_MAGIC << 32) | ((guint64) kind << 24)
+                               | ((guint64) reason << 16) | MIN (value, 0xffffu));
+  guint16 flags = GUINT16_TO_BE (QF_AUTH_FLAG);
+  guint32 length = GUINT32_TO_BE ((guint32) total_len);
+
+  memcpy (buf, &seq, 8);
+  memcpy (buf + 8, &flags, 2);
+  memcpy (buf + 10, &length, 4);
+}
+
+gboolean
+qf_auth_parse (const guint8  *buf,
+               gsize          len,
+               QfAuthMessage *msg)
+{
+  guint64 seq;
+  guint16 flags;
+  guint32 length;
+
+  if (len < QF_AUTH_HEADER_SIZE)
+    return FALSE;
+  memcpy (&seq, buf, 8);
+  memcpy (&flags, buf + 8, 2);
+  memcpy (&length, buf + 10, 4);
+  seq = GUINT64_FROM_BE (seq);
+  flags = GUINT16_FROM_BE (flags);
+  length = GUINT32_FROM_BE (length);
+  if (!(flags & QF_AUTH_FLAG) || (seq >> 32) != QF_AUTH_MAGIC || length != len)
+    return FALSE;
+  msg->kind = (seq >> 24) & 0xff;
+  msg->reason = (seq >> 16) & 0xff;
+  msg->value = seq & 0xffff;
+  switch (msg->kind)
+    {
+    case QF_AUTH_HELLO:
+      return len == QF_AUTH_HELLO_SIZE;
+    case QF_AUTH_CHALLENGE:
+      return len == QF_AUTH_CHALLENGE_SIZE;
+    case QF_AUTH_RESPONSE:
+      return len == QF_AUTH_RESPONSE_SIZE;
+    case QF_AUTH_ACCEPT:
+    case QF_AUTH_REFUSE:
+      return len == QF_AUTH_HEADER_SIZE;
+    default:
+      return FALSE;
+    }
+}
+
+void
+qf_auth_mac (GBytes       *token,
+             gboolean      tcp,
+             const guint8 *nonce,
+             guint8       *mac)
+{
+  const char *context = tcp ? "qualify-latency-auth-1/tcp" : "qualify-latency-auth-1/udp";
+  gsize token_len = 0;
+  const guint8 *key = g_bytes_get_data (token, &token_len);
+  GHmac *hmac = g_hmac_new (G_CHECKSUM_SHA256, key, token_len);
+  gsize mac_len = QF_AUTH_MAC_SIZE;
+
+  g_hmac_update (hmac, (const guchar *) context, strlen (context) + 1);
+  g_hmac_update (hmac, nonce, QF_AUTH_NONCE_SIZE);
+  g_hmac_get_digest (hmac, mac, &mac_len);
+  g_hmac_unref (hmac);
+}
+
+gboolean
+qf_auth_equal (const guint8 *a,
+               const guint8 *b,
+               gsize         len)
+{
+  volatile guint8 diff = 0;
+
+  for (gsize i = 0; i < len; i++)
+    diff |= a[i] ^ b[i];
+  return diff == 0;
+}
+
+gboolean
+qf_auth_random (guint8  *buf,
+                gsize    len,
+                GError **error)
+{
+  gsize off = 0;
+
+  while (off < len)
+    {
+      ssize_t n = getrandom (buf + off, len - off, 0);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          qf_net_set_errno_error (error, errno, _("Cannot draw random numbers"));
+          return FALSE;
+        }
+      off += n;
+    }
+  return TRUE;
+}
+
+void
+qf_auth_udp_nonce (const guint8          *secret,
+                   guint32                time_s,
+                   const struct sockaddr *addr,
+                   socklen_t              addr_len,
+                   guint8                *nonce)
+{
+  GHmac *hmac = g_hmac_new (G_CHECKSUM_SHA256, secret, QF_AUTH_MAC_SIZE);
+  guint8 digest[QF_AUTH_MAC_SIZE];
+  gsize digest_len = sizeof digest;
+  guint32 time_be = GUINT32_TO_BE (time_s);
+
+  g_hmac_update (hmac, (const guchar *) &time_be, 4);
+  /* Address and port only: the rest of a sockaddr (IPv6 flow info) may change between datagrams. */
+  if (addr->sa_family == AF_INET6 && addr_len >= sizeof (struct sockaddr_in6))
+    {
+      const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *) addr;
+      g_hmac_update (hmac, (const guchar *) &in6->sin6_addr, sizeof in6->sin6_addr);
+      g_hmac_update (hmac, (const guchar *) &in6->sin6_port, sizeof in6->sin6_port);
+    }
+  else if (addr->sa_family == AF_INET && addr_len >= sizeof (struct sockaddr_in))
+    {
+      const struct sockaddr_in *in = (const struct sockaddr_in *) addr;
+      g_hmac_update (hmac, (const guchar *) &in->sin_addr, sizeof in->sin_addr);
+      g_hmac_update (hmac, (const guchar *) &in->sin_port, sizeof in->sin_port);
+    }
+  g_hmac_get_digest (hmac, digest, &digest_len);
+  g_hmac_unref (hmac);
+  memcpy (nonce, &time_be, 4);
+  memcpy (nonce + 4, digest, QF_AUTH_NONCE_SIZE - 4);
+}
+
+gboolean
+qf_auth_refusal (const guint8  *buf,
+                 gsize          len,
+                 const char    *peer,
+                 GError       **error)
+{
+  QfAuthMessage msg;
+
+  if (!qf_auth_parse (buf, len, &msg) || msg.kind != QF_AUTH_REFUSE)
+    return FALSE;
+  switch (msg.reason)
+    {
+    case QF_AUTH_REASON_TOKEN_REQUIRED:
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,
+                   _("The responder %s requires an access token. Give the token file of "
+                     "`qualify-cli serve --token-file` there with --token-file FILE."), peer);
+      break;
+    case QF_AUTH_REASON_TOKEN_WRONG:
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,
+                   _("The responder %s refused the access token: it does not match the one in "
+                     "its --token-file. Copy the helper machine's token file here again."), peer);
+      break;
+    case QF_AUTH_REASON_BUSY:
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
+                   ngettext ("Responder %s busy: %u client at most (serve --max-clients); try "
+                             "again later, or raise --max-clients on the helper machine.",
+                             "Responder %s busy: %u clients at most (serve --max-clients); try "
+                             "again later, or raise --max-clients on the helper machine.",
+                             msg.value), peer, msg.value);
+      break;
+    case QF_AUTH_REASON_NONE:
+    default:
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
+                   _("The responder %s refused this client (reason %u)."), peer, msg.reason);
+      break;
+    }
+  return TRUE;
+}
+
+/* Waits for one control message (TCP: the next message on the stream; UDP: skips datagrams that
+ * are not ours). Returns its length, 0 on timeout, -1 with error set. */
+static gssize
+read_control (int          fd,
+              gboolean     tcp,
+              gboolean     want_challenge,
+              guint8      *buf,
+              gint64       deadline_ns,
+              const char  *peer,
+              const gint  *cancel,
+              GError     **error)
+{
+  gsize have = 0, want = QF_AUTH_HEADER_SIZE;
+
+  for (;;)
+    {
+      gint64 now = qf_clock_now_ns ();
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      ssize_t n;
+
+      if (cancel != NULL && g_atomic_int_get (cancel))
+        {
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped"));
+          return -1;
+        }
+      if (now >= deadline_ns)
+        return 0;
+      if (poll (&pfd, 1, (int) MIN ((deadline_ns - now) / QF_NSEC_PER_MSEC + 1, 100)) <= 0)
+        continue;
+      n = recv (fd, buf + have, tcp ? want - have : QF_AUTH_MAX_SIZE, MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        continue;
+      if (n < 0 && errno == ECONNREFUSED && !tcp)
+        {
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
+                       _("Nothing answers on %s (UDP port unreachable). Is `qualify-cli serve` "
+                         "running there?"), peer);
+          return -1;
+        }
+      if (n < 0)
+        {
+          qf_net_set_errno_error (error, errno, _("The connection to %s broke"), peer);
+          return -1;
+        }
+      if (n == 0 && tcp)
+        {
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
+                       _("The responder %s closed the connection during the access-token "
+                         "exchange."), peer);
+          return -1;
+        }
+      if (!tcp)
+        {
+          QfAuthMessage msg;
+          /* A second CHALLENGE answers a HELLO sent again: not the answer awaited now. */
+          if (qf_auth_parse (buf, n, &msg) && (want_challenge || msg.kind != QF_AUTH_CHALLENGE))
+            return n;
+          continue;
+        }
+      have += n;
+      if (have == QF_AUTH_HEADER_SIZE && want == QF_AUTH_HEADER_SIZE)
+        {
+          guint32 length;
+          memcpy (&length, buf + 10, 4);
+          length = GUINT32_FROM_BE (length);
+          if (length < QF_AUTH_HEADER_SIZE || length > QF_AUTH_MAX_SIZE)
+            {
+              g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
+                           _("%s answered the access-token exchange with a message of %u bytes: "
+                             "it is not `qualify-cli serve`."), peer, length);
+              return -1;
+            }
+          want = length;
+        }
+      if (have == want)
+        return have;
+    }
+}
+
+/* Sends msg and waits for the answer (UDP: sent again on silence). */
+static gssize
+exchange (int           fd,
+          gboolean      tcp,
+          const guint8 *msg,
+          gsize         len,
+          guint8       *answer,
+          const char   *peer,
+          const gint   *cancel,
+          GError      **error)
+{
+  guint attempts = tcp ? 1 : UDP_ATTEMPTS;
+
+  for (guint i = 0; i < attempts; i++)
+    {
+      gssize got;
+
+      if (send (fd, msg, len, MSG_NOSIGNAL) != (ssize_t) len)
+        {
+          int errsv = errno;
+
+          /* A refusal may already be waiting (the responder closed after it). */
+          if (tcp && recv (fd, answer, QF_AUTH_HEADER_SIZE, MSG_DONTWAIT) == QF_AUTH_HEADER_SIZE
+              && qf_auth_refusal (answer, QF_AUTH_HEADER_SIZE, peer, error))
+            return -1;
+          if (errsv == ECONNREFUSED)
+            g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
+                         _("Nothing answers on %s. Is `qualify-cli serve` running there?"), peer);
+          else
+            qf_net_set_errno_error (error, errsv, _("The connection to %s broke"), peer);
+          return -1;
+        }
+      got = read_control (fd, tcp, len == QF_AUTH_HELLO_SIZE, answer,
+                          qf_clock_now_ns () + (tcp ? TCP_TIMEOUT_NS : UDP_WAIT_NS),
+                          peer, cancel, error);
+      if (got != 0)
+        return got;
+    }
+  g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
+               _("%s does not answer the access-token challenge: it is not `qualify-cli serve` "
+                 "(stock sockperf cannot prove a token), or an older one. Run `qualify-cli serve` "
+                 "there, or measure without --token-file."), peer);
+  return -1;
+}
+
+gboolean
+qf_auth_client_handshake (int          fd,
+                          gboolean     tcp,
+                          GBytes      *token,
+                          const char  *peer,
+                          const gint  *cancel,
+                          GError     **error)
+{
+  guint8 out[QF_AUTH_MAX_SIZE] = { 0 }, in[QF_AUTH_MAX_SIZE];
+  QfAuthMessage msg = { 0 };
+  gssize got;
+
+  g_return_val_if_fail (token != NULL, FALSE);
+
+  for (guint round = 0; round < 2; round++)
+    {
+      if (round == 0)
+        qf_auth_write (out, QF_AUTH_HELLO, 0, 0, QF_AUTH_HELLO_SIZE);
+      got = exchange (fd, tcp, out, round == 0 ? QF_AUTH_HELLO_SIZE : QF_AUTH_RESPONSE_SIZE, in,
+                      peer, cancel, error);
+      if (got < 0)
+        return FALSE;
+      if (qf_auth_refusal (in, got, peer, error))
+        return FALSE;
+      if (!qf_auth_parse (in, got, &msg))
+        {
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
+                       _("%s answered the access-token exchange with something else: it is not "
+                         "`qualify-cli serve`."), peer);
+          return FALSE;
+        }
+      if (msg.kind == QF_AUTH_ACCEPT)
+        return TRUE;
+      if (round == 1 || msg.kind != QF_AUTH_CHALLENGE)
+        break;
+      /* RESPONSE: the nonce back (the UDP server keeps no state) and the proof. */
+      memset (out, 0, sizeof out);
+      qf_auth_write (out, QF_AUTH_RESPONSE, 0, 0, QF_AUTH_RESPONSE_SIZE);
+      memcpy (out + QF_AUTH_HEADER_SIZE, in + QF_AUTH_HEADER_SIZE, QF_AUTH_NONCE_SIZE);
+      qf_auth_mac (token, tcp, in + QF_AUTH_HEADER_SIZE,
+                   out + QF_AUTH_HEADER_SIZE + QF_AUTH_NONCE_SIZE);
+    }
+  g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
+               _("%s answered the access-token exchange out of order: it is not "
+                 "`qualify-cli serve`."), peer);
+  return FALSE;
+}

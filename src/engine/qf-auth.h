@@ -1,0 +1,122 @@
+/* qf-auth.h — the responder's shared access token and its HMAC challenge (src/engine).
+ *
+ * `qualify-cli serve --token-file FILE` makes the latency responder (ping-pong and cycle, TCP and
+ * UDP) answer only clients that prove they hold the same token; the token never crosses the wire.
+ * Control messages travel in sockperf's framing (14-byte header: u64 sequence, u16 flags,
+ * u32 whole length, big-endian) with the flag QF_AUTH_FLAG and a sequence whose top 32 bits are
+ * "QFAU"; the low 32 bits carry kind << 24 | reason << 16 | value (16 bits):
+ *
+ *   HELLO      client → server   QF_AUTH_HELLO_SIZE bytes (padding, so every answer is smaller)
+ *   CHALLENGE  server → client   header + 32-byte nonce
+ *   RESPONSE   client → server   header + the nonce + HMAC-SHA256 (token, context || 0 || nonce)
+ *   ACCEPT     server → client   header only
+ *   REFUSE     server → client   header only: reason (token required, wrong token, busy) and a
+ *                                value (busy: the --max-clients limit)
+ *
+ * The context is "qualify-latency-auth-1/tcp" or "…/udp", so an answer for one transport is
+ * useless on the other. On UDP the server keeps no state before the client has proved itself:
+ * its nonce is a timestamp plus a MAC of the timestamp and the client's address under a secret
+ * drawn at start (a SYN-cookie), checked when the RESPONSE comes back; it is valid for
+ * QF_AUTH_NONCE_LIFETIME_S. No answer is larger than the datagram it answers (no amplification).
+ */
+#pragma once
+
+#include <glib.h>
+#include <sys/socket.h>
+
+G_BEGIN_DECLS
+
+#define QF_AUTH_FLAG              0x0200
+#define QF_AUTH_MAGIC             G_GUINT64_CONSTANT (0x51464155)   /* "QFAU" */
+#define QF_AUTH_HEADER_SIZE       14
+#define QF_AUTH_NONCE_SIZE        32
+#define QF_AUTH_MAC_SIZE          32
+#define QF_AUTH_HELLO_SIZE        96
+#define QF_AUTH_CHALLENGE_SIZE    (QF_AUTH_HEADER_SIZE + QF_AUTH_NONCE_SIZE)
+#define QF_AUTH_RESPONSE_SIZE     (QF_AUTH_HEADER_SIZE + QF_AUTH_NONCE_SIZE + QF_AUTH_MAC_SIZE)
+#define QF_AUTH_MAX_SIZE          QF_AUTH_HELLO_SIZE
+#define QF_AUTH_TOKEN_MIN         16
+#define QF_AUTH_TOKEN_MAX         4096
+#define QF_AUTH_NONCE_LIFETIME_S  30
+
+typedef enum
+{
+  QF_AUTH_HELLO = 1,
+  QF_AUTH_CHALLENGE,
+  QF_AUTH_RESPONSE,
+  QF_AUTH_ACCEPT,
+  QF_AUTH_REFUSE,
+} QfAuthKind;
+
+typedef enum
+{
+  QF_AUTH_REASON_NONE = 0,
+  QF_AUTH_REASON_TOKEN_REQUIRED,
+  QF_AUTH_REASON_TOKEN_WRONG,
+  QF_AUTH_REASON_BUSY,
+} QfAuthReason;
+
+typedef struct
+{
+  QfAuthKind   kind;
+  QfAuthReason reason;
+  guint        value;
+} QfAuthMessage;
+
+/* Reads a token file: a regular file of QF_AUTH_TOKEN_MIN … QF_AUTH_TOKEN_MAX bytes once one
+ * trailing newline ("\n" or "\r\n") is stripped, readable by its owner only (like ssh, a file
+ * the group or others can read is refused with the chmod that fixes it). The token is never put
+ * into an error message. */
+GBytes  *qf_auth_token_load   (const char     *path,
+                               GError        **error);
+
+/* Writes a header-only message (ACCEPT, REFUSE) or the header of a longer one into buf. */
+void     qf_auth_write        (guint8         *buf,
+                               QfAuthKind      kind,
+                               QfAuthReason    reason,
+                               guint           value,
+                               gsize           total_len);
+/* Whether buf (len bytes, at least a header) is one of our control messages; fills *msg. */
+gboolean qf_auth_parse        (const guint8   *buf,
+                               gsize           len,
+                               QfAuthMessage  *msg);
+
+/* HMAC-SHA256 (token, context || 0 || nonce) into mac. */
+void     qf_auth_mac          (GBytes         *token,
+                               gboolean        tcp,
+                               const guint8   *nonce,
+                               guint8         *mac);
+/* Constant-time comparison. */
+gboolean qf_auth_equal        (const guint8   *a,
+                               const guint8   *b,
+                               gsize           len);
+/* Fills buf with len random bytes (getrandom). */
+gboolean qf_auth_random       (guint8         *buf,
+                               gsize           len,
+                               GError        **error);
+
+/* The UDP nonce of an address at a time (seconds on the server's clock). */
+void     qf_auth_udp_nonce    (const guint8          *secret,
+                               guint32                time_s,
+                               const struct sockaddr *addr,
+                               socklen_t              addr_len,
+                               guint8                *nonce);
+
+/* If buf is a REFUSE, sets error (the reason in the person's words, with the fix) and returns
+ * TRUE. peer names the responder in the message. */
+gboolean qf_auth_refusal      (const guint8   *buf,
+                               gsize           len,
+                               const char     *peer,
+                               GError        **error);
+
+/* Client side, on a connected socket (TCP in blocking mode, or UDP): proves the token and waits
+ * for ACCEPT. A responder that needs no token accepts at once; one that does not speak this
+ * protocol (stock sockperf) is reported after a timeout. */
+gboolean qf_auth_client_handshake (int          fd,
+                                   gboolean     tcp,
+                                   GBytes      *token,
+                                   const char  *peer,
+                                   const gint  *cancel,
+                                   GError     **error);
+
+G_END_DECLS

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-json.h"
 #include "qf-profile.h"
@@ -414,6 +415,34 @@ replay (const char *path,
   return exit_code;
 }
 
+/* --token-file: checked now (a bad mode or size stops the run before it starts), then its
+ * absolute path goes into the params of the tests that talk to our responder. The token itself
+ * never enters the session. */
+static gboolean
+set_token_file (QfSession   *session,
+                const char  *path,
+                GError     **error)
+{
+  g_autoptr(GBytes) token = qf_auth_token_load (path, error);
+  g_autofree char *absolute = NULL;
+  JsonArray *steps;
+
+  if (token == NULL)
+    return FALSE;
+  absolute = g_canonicalize_filename (path, NULL);
+  steps = qf_json_get_array (qf_session_get_json (session), "steps");
+  for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
+    {
+      JsonObject *step = json_array_get_object_element (steps, i);
+      const char *test = qf_json_get_string (step, "test", "");
+      JsonObject *params = qf_json_get_object (step, "params");
+
+      if (params != NULL && (g_str_equal (test, "latency") || g_str_equal (test, "cycle")))
+        json_object_set_string_member (params, "token_file", absolute);
+    }
+  return qf_session_save (session, error);
+}
+
 int
 qf_cli_run (int    argc,
             char **argv)
@@ -421,7 +450,7 @@ qf_cli_run (int    argc,
   g_autoptr(GError) error = NULL;
   g_autofree char *profile_id = NULL, *peer = NULL, *iface = NULL, *operator_name = NULL;
   g_autofree char *customer = NULL, *site = NULL, *out = NULL, *resume = NULL, *only = NULL;
-  g_autofree char *replay_path = NULL, *root = NULL;
+  g_autofree char *replay_path = NULL, *root = NULL, *token_file = NULL;
   g_autoptr(QfSession) session = NULL;
   g_autoptr(QfRunner) runner = NULL;
   g_auto(GStrv) only_keys = NULL;
@@ -433,6 +462,7 @@ qf_cli_run (int    argc,
     { "profile", 0, 0, G_OPTION_ARG_STRING, &profile_id, N_("Profile to judge against (see “qualify-cli profiles”)"), N_("ID") },
     { "peer", 0, 0, G_OPTION_ARG_STRING, &peer, N_("Helper machine running “qualify-cli serve”, or “builtin” for this PC's loopback"), N_("HOST") },
     { "iface", 0, 0, G_OPTION_ARG_STRING, &iface, N_("Network interface under test"), N_("IF") },
+    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file, N_("The helper machine's access token (serve --token-file) for the latency and cycle tests; only the path is kept in the session"), N_("FILE") },
     { "operator", 0, 0, G_OPTION_ARG_STRING, &operator_name, N_("Name of the person testing"), N_("NAME") },
     { "customer", 0, 0, G_OPTION_ARG_STRING, &customer, N_("Customer name for the report"), N_("NAME") },
     { "site", 0, 0, G_OPTION_ARG_STRING, &site, N_("Site name for the report"), N_("NAME") },
@@ -570,6 +600,8 @@ qf_cli_run (int    argc,
       if (qf_session_find_step (session, only_keys[i]) < 0)
         return qf_cli_errorf ("run", _("--only: the profile has no test “%s”"), only_keys[i]);
 
+  if (token_file != NULL && !set_token_file (session, token_file, &error))
+    return qf_cli_error ("run", error);
   runner = qf_runner_new (session);
   if (only_keys != NULL)
     qf_runner_set_only (runner, (const char *const *) only_keys);

@@ -1,0 +1,387 @@
+/* test-auth.c — the responder's access token and its refusals (tests/engine; issue 11).
+ *
+ * A responder on 127.0.0.1 (free port) on its own thread, with or without a token; our latency
+ * and cycle clients against it; raw sockets for what a stranger or a flood would send.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "qf-auth.h"
+#include "qf-cycle.h"
+#include "qf-net.h"
+#include "qf-responder.h"
+#include "qf-sockperf.h"
+
+#define TOKEN "correct horse battery staple 42"
+
+typedef struct
+{
+  QfResponder *responder;
+  GThread     *thread;
+  gint         stop;
+  guint16      port;
+  GAsyncQueue *log;    /* lines from the responder's thread */
+} Server;
+
+static void
+server_log (const char *line,
+            gpointer    user_data)
+{
+  g_async_queue_push (((Server *) user_data)->log, g_strdup (line));
+}
+
+static gpointer
+server_thread (gpointer data)
+{
+  Server *s = data;
+
+  g_assert_true (qf_responder_run (s->responder, &s->stop, NULL));
+  return NULL;
+}
+
+static Server *
+server_start (const char *token,
+              gboolean    allow_classic,
+              guint       max_clients)
+{
+  Server *s = g_new0 (Server, 1);
+  g_autoptr(GBytes) bytes = token != NULL ? g_bytes_new (token, strlen (token)) : NULL;
+  g_autoptr(GError) error = NULL;
+  QfResponderConfig config = {
+    .bind_address = "127.0.0.1",
+    .max_clients = max_clients,
+    .token = bytes,
+    .allow_classic = allow_classic,
+    .log = server_log,
+    .log_data = s,
+  };
+
+  s->log = g_async_queue_new_full (g_free);
+  s->responder = qf_responder_new (&config, &error);
+  g_assert_no_error (error);
+  s->port = qf_responder_get_port (s->responder);
+  s->thread = g_thread_new ("test-auth-responder", server_thread, s);
+  return s;
+}
+
+/* Stops the server and returns its log. */
+static char *
+server_stop (Server *s)
+{
+  GString *log = g_string_new (NULL);
+  char *line;
+
+  g_atomic_int_set (&s->stop, 1);
+  g_thread_join (s->thread);
+  qf_responder_free (s->responder);
+  while ((line = g_async_queue_try_pop (s->log)) != NULL)
+    {
+      g_string_append_printf (log, "%s\n", line);
+      g_free (line);
+    }
+  g_async_queue_unref (s->log);
+  g_free (s);
+  return g_string_free (log, FALSE);
+}
+
+/* One short latency run; returns whether it measured, error set otherwise. */
+static gboolean
+run_latency (guint16              port,
+             QfSockperfProtocol   protocol,
+             const char          *token,
+             GError             **error)
+{
+  g_autoptr(GBytes) bytes = token != NULL ? g_bytes_new (token, strlen (token)) : NULL;
+  QfSockperfConfig config = {
+    .host = "127.0.0.1",
+    .port = port,
+    .protocol = protocol,
+    .msg_size = 14,
+    .time_s = 0.1,
+    .token = bytes,
+  };
+  g_autoptr(QfSockperfClient) client = qf_sockperf_client_new (&config, error);
+  QfSockperfResult result;
+
+  g_assert_nonnull (client);
+  /* TRUE only when replies came back (how many fall in sockperf's window depends on load). */
+  if (!qf_sockperf_client_run (client, NULL, NULL, NULL, NULL, &result, error))
+    return FALSE;
+  g_assert_cmpuint (result.sent, >, 0);
+  return TRUE;
+}
+
+static gboolean
+run_cycle (guint16      port,
+           const char  *token,
+           GError     **error)
+{
+  g_autoptr(GBytes) bytes = token != NULL ? g_bytes_new (token, strlen (token)) : NULL;
+  QfCycleConfig config = {
+    .host = "127.0.0.1",
+    .port = port,
+    .rate_hz = 200,
+    .time_s = 0.1,
+    .grace_ns = 200 * G_GINT64_CONSTANT (1000000),
+    .token = bytes,
+  };
+  g_autoptr(QfCycleTest) test = qf_cycle_test_new (&config, error);
+  QfCycleResult result;
+
+  g_assert_nonnull (test);
+  if (!qf_cycle_test_run (test, NULL, NULL, NULL, NULL, &result, error))
+    return FALSE;
+  g_assert_cmpuint (result.replies, >, 0);
+  return TRUE;
+}
+
+static void
+test_token_load (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("qf-auth-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "token", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) token = NULL;
+  char big[QF_AUTH_TOKEN_MAX + 8];
+
+  /* Owner-only, trailing newline stripped. */
+  g_assert_true (g_file_set_contents (path, TOKEN "\r\n", -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0600), ==, 0);
+  token = qf_auth_token_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (token, NULL), g_bytes_get_size (token), TOKEN, strlen (TOKEN));
+
+  /* Group- or world-readable: refused with the fix, the token not in the message. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GBytes) none = NULL;
+      g_assert_cmpint (g_chmod (path, i == 0 ? 0640 : 0604), ==, 0);
+      none = qf_auth_token_load (path, &error);
+      g_assert_null (none);
+      g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION);
+      g_assert_nonnull (strstr (error->message, "chmod 600"));
+      g_assert_nonnull (strstr (error->message, path));
+      g_assert_null (strstr (error->message, "horse"));
+      g_clear_error (&error);
+    }
+
+  /* Too short, too long, missing. */
+  g_assert_true (g_file_set_contents (path, "short\n", -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0600), ==, 0);
+  g_assert_null (qf_auth_token_load (path, &error));
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID);
+  g_clear_error (&error);
+  memset (big, 'x', sizeof big);
+  g_assert_true (g_file_set_contents (path, big, sizeof big, NULL));
+  g_assert_cmpint (g_chmod (path, 0600), ==, 0);
+  g_assert_null (qf_auth_token_load (path, &error));
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID);
+  g_clear_error (&error);
+  g_remove (path);
+  g_assert_null (qf_auth_token_load (path, &error));
+  g_assert_nonnull (error);
+  g_rmdir (dir);
+}
+
+static void
+test_mac (void)
+{
+  g_autoptr(GBytes) a = g_bytes_new_static (TOKEN, strlen (TOKEN));
+  g_autoptr(GBytes) b = g_bytes_new_static (TOKEN "x", strlen (TOKEN) + 1);
+  guint8 nonce[QF_AUTH_NONCE_SIZE] = { 1, 2, 3 }, m1[QF_AUTH_MAC_SIZE], m2[QF_AUTH_MAC_SIZE];
+
+  qf_auth_mac (a, TRUE, nonce, m1);
+  qf_auth_mac (a, TRUE, nonce, m2);
+  g_assert_true (qf_auth_equal (m1, m2, sizeof m1));
+  /* Another token, another transport or another nonce: another answer. */
+  qf_auth_mac (b, TRUE, nonce, m2);
+  g_assert_false (qf_auth_equal (m1, m2, sizeof m1));
+  qf_auth_mac (a, FALSE, nonce, m2);
+  g_assert_false (qf_auth_equal (m1, m2, sizeof m1));
+  nonce[31] = 1;
+  qf_auth_mac (a, TRUE, nonce, m2);
+  g_assert_false (qf_auth_equal (m1, m2, sizeof m1));
+}
+
+static void
+test_token_required (void)
+{
+  Server *s = server_start (TOKEN, FALSE, 8);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *log = NULL;
+  QfSockperfProtocol protocols[] = { QF_SOCKPERF_TCP, QF_SOCKPERF_UDP };
+
+  for (guint i = 0; i < G_N_ELEMENTS (protocols); i++)
+    {
+      /* The right token measures. */
+      g_assert_true (run_latency (s->port, protocols[i], TOKEN, &error));
+      g_assert_no_error (error);
+      /* A wrong one is refused, saying so. */
+      g_assert_false (run_latency (s->port, protocols[i], TOKEN "-wrong", &error));
+      g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION);
+      g_assert_nonnull (strstr (error->message, "refused the access token"));
+      g_clear_error (&error);
+      /* None: refused, saying a token is needed. */
+      g_assert_false (run_latency (s->port, protocols[i], NULL, &error));
+      g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION);
+      g_assert_nonnull (strstr (error->message, "requires an access token"));
+      g_clear_error (&error);
+      /* UDP rejections are logged at most once a second. */
+      g_usleep (1100 * 1000);
+    }
+  g_assert_true (run_cycle (s->port, TOKEN, &error));
+  g_assert_no_error (error);
+  g_assert_false (run_cycle (s->port, NULL, &error));
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION);
+  g_clear_error (&error);
+  g_usleep (1100 * 1000);
+  g_assert_false (run_cycle (s->port, "another token, long enough", &error));
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION);
+
+  log = server_stop (s);
+  g_test_message ("%s", log);
+  g_assert_nonnull (strstr (log, "refused: wrong access token"));
+  g_assert_nonnull (strstr (log, "refused: no access token"));
+  g_assert_nonnull (strstr (log, "rejected 127.0.0.1"));
+  g_assert_null (strstr (log, "horse"));
+}
+
+static void
+test_allow_classic_and_no_token (void)
+{
+  g_autoptr(GError) error = NULL;
+  Server *s = server_start (TOKEN, TRUE, 8);
+  g_autofree char *log = NULL, *log2 = NULL;
+
+  /* --allow-classic: a client without a token is served, one with the token too. */
+  g_assert_true (run_latency (s->port, QF_SOCKPERF_TCP, NULL, &error));
+  g_assert_true (run_latency (s->port, QF_SOCKPERF_UDP, NULL, &error));
+  g_assert_true (run_latency (s->port, QF_SOCKPERF_TCP, TOKEN, &error));
+  /* ...but a wrong token is still refused. */
+  g_assert_false (run_latency (s->port, QF_SOCKPERF_TCP, TOKEN "-wrong", &error));
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION);
+  g_clear_error (&error);
+  log = server_stop (s);
+
+  /* A responder without a token accepts a client that brings one. */
+  s = server_start (NULL, FALSE, 8);
+  g_assert_true (run_latency (s->port, QF_SOCKPERF_TCP, TOKEN, &error));
+  g_assert_true (run_latency (s->port, QF_SOCKPERF_UDP, TOKEN, &error));
+  g_assert_true (run_cycle (s->port, TOKEN, &error));
+  g_assert_no_error (error);
+  log2 = server_stop (s);
+}
+
+/* What a stranger can make the UDP side send: never more bytes than it sent. */
+static void
+test_udp_no_amplification (void)
+{
+  Server *s = server_start (TOKEN, FALSE, 8);
+  struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons (s->port),
+                            .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  guint8 hello[QF_AUTH_HELLO_SIZE] = { 0 }, response[QF_AUTH_RESPONSE_SIZE] = { 0 };
+  guint8 ping[14] = { 0 }, buf[2048];
+  struct { const guint8 *data; gsize len; } sends[] = {
+    { hello, sizeof hello },
+    { response, sizeof response },
+    { ping, sizeof ping },
+  };
+  g_autofree char *log = NULL;
+
+  qf_auth_write (hello, QF_AUTH_HELLO, 0, 0, sizeof hello);
+  qf_auth_write (response, QF_AUTH_RESPONSE, 0, 0, sizeof response);
+  {
+    QfSockperfHeader h = { 1, QF_SOCKPERF_FLAG_CLIENT | QF_SOCKPERF_FLAG_PONG_REQUEST, 14 };
+    qf_sockperf_header_write (ping, &h);
+  }
+  g_assert_cmpint (connect (fd, (struct sockaddr *) &to, sizeof to), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (sends); i++)
+    {
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      ssize_t n;
+      QfAuthMessage m;
+
+      g_assert_cmpint (send (fd, sends[i].data, sends[i].len, 0), ==, (ssize_t) sends[i].len);
+      g_assert_cmpint (poll (&pfd, 1, 2000), ==, 1);
+      n = recv (fd, buf, sizeof buf, 0);
+      g_assert_cmpint (n, >, 0);
+      g_assert_cmpint (n, <=, (ssize_t) sends[i].len);
+      g_assert_true (qf_auth_parse (buf, n, &m));
+      /* HELLO → CHALLENGE; a RESPONSE with a forged nonce → REFUSE (wrong); a ping → REFUSE. */
+      g_assert_cmpint (m.kind, ==, i == 0 ? QF_AUTH_CHALLENGE : QF_AUTH_REFUSE);
+    }
+  /* A datagram shorter than a refusal gets nothing. */
+  {
+    struct pollfd pfd = { fd, POLLIN, 0 };
+    g_assert_cmpint (send (fd, ping, 10, 0), ==, 10);
+    g_assert_cmpint (poll (&pfd, 1, 300), ==, 0);
+  }
+  close (fd);
+  log = server_stop (s);
+}
+
+/* Clients beyond --max-clients are told the responder is busy (TCP and UDP), then served once
+ * a slot is free. */
+static void
+test_busy (void)
+{
+  Server *s = server_start (NULL, FALSE, 1);
+  struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons (s->port),
+                            .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  int holder = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int udp_holder = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  guint8 ping[14], reply[64];
+  QfSockperfHeader h = { 1, QF_SOCKPERF_FLAG_CLIENT | QF_SOCKPERF_FLAG_PONG_REQUEST, 14 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *log = NULL;
+
+  /* One TCP connection and one UDP peer hold the only slots (a UDP peer's lasts 2 s). */
+  g_assert_cmpint (connect (holder, (struct sockaddr *) &to, sizeof to), ==, 0);
+  qf_sockperf_header_write (ping, &h);
+  g_assert_cmpint (connect (udp_holder, (struct sockaddr *) &to, sizeof to), ==, 0);
+  g_assert_cmpint (send (udp_holder, ping, sizeof ping, 0), ==, sizeof ping);
+  g_assert_cmpint (recv (udp_holder, reply, sizeof reply, 0), ==, sizeof ping);
+  g_usleep (100 * 1000);
+  for (guint i = 0; i < 2; i++)
+    {
+      QfSockperfProtocol protocol = i == 0 ? QF_SOCKPERF_TCP : QF_SOCKPERF_UDP;
+      g_assert_false (run_latency (s->port, protocol, NULL, &error));
+      g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE);
+      g_assert_nonnull (strstr (error->message, "busy: 1 client at most (serve --max-clients)"));
+      g_clear_error (&error);
+    }
+  g_assert_cmpint (send (udp_holder, ping, sizeof ping, 0), ==, sizeof ping);
+  g_assert_false (run_cycle (s->port, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "busy"));
+  g_clear_error (&error);
+  close (holder);
+  close (udp_holder);
+  g_usleep (300 * 1000);
+  g_assert_true (run_latency (s->port, QF_SOCKPERF_TCP, NULL, &error));
+  g_assert_no_error (error);
+  log = server_stop (s);
+  g_assert_nonnull (strstr (log, "too many clients"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/engine/auth/token-load", test_token_load);
+  g_test_add_func ("/engine/auth/mac", test_mac);
+  g_test_add_func ("/engine/auth/token-required", test_token_required);
+  g_test_add_func ("/engine/auth/allow-classic-and-no-token", test_allow_classic_and_no_token);
+  g_test_add_func ("/engine/auth/udp-no-amplification", test_udp_no_amplification);
+  g_test_add_func ("/engine/auth/busy", test_busy);
+  return g_test_run ();
+}

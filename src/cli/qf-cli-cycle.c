@@ -4,6 +4,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-cli-net.h"
 #include "qf-steps.h"
@@ -71,7 +72,13 @@ qf_cli_cycle (int    argc,
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
   if (token_file != NULL)
-    json_object_set_string_member (params, "token_file", token_file);
+    {
+      /* A bad token file stops us before anything is printed or sent. */
+      g_autoptr(GBytes) token = qf_auth_token_load (token_file, &error);
+      if (token == NULL)
+        return qf_cli_error ("cycle", error);
+      json_object_set_string_member (params, "token_file", token_file);
+    }
 
   ok = qf_cli_net_run_step (&qf_step_cycle, params, &ctx, &result, &error);
   if (json && result != NULL)

@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-cli-net.h"
 #include "qf-sockperf.h"
@@ -102,7 +103,13 @@ qf_cli_latency (int    argc,
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
   if (token_file != NULL)
-    json_object_set_string_member (params, "token_file", token_file);
+    {
+      /* A bad token file stops us before anything is printed or sent. */
+      g_autoptr(GBytes) token = qf_auth_token_load (token_file, &error);
+      if (token == NULL)
+        return qf_cli_error ("latency", error);
+      json_object_set_string_member (params, "token_file", token_file);
+    }
 
   if (!json)
     g_printerr (_("%s ping-pong to %s port %d, %d-byte messages, %g s (+0.45 s warm-up and "

@@ -198,6 +198,16 @@ builtin_changed (QfNetworkPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->peer_status), FALSE);
 }
 
+void
+qf_network_page_set_builtin_only (QfNetworkPage *self,
+                                  gboolean       only)
+{
+  g_return_if_fail (QF_IS_NETWORK_PAGE (self));
+  if (only)
+    gtk_switch_set_active (self->builtin_switch, TRUE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->builtin_switch), !only);
+}
+
 static void
 check_done (GObject      *object,
             GAsyncResult *result,

@@ -69,6 +69,26 @@ update_summary (QfPlanPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->incomplete_label), incomplete);
 }
 
+/* AdwExpanderRow's enable switch has no name of its own: give it one ("Run Ping"), for screen
+ * readers and keyboard users. Returns TRUE once found. */
+static gboolean
+name_enable_switch (GtkWidget  *widget,
+                    const char *title)
+{
+  if (GTK_IS_SWITCH (widget))
+    {
+      g_autofree char *name = g_strdup_printf (_("Run “%s”"), title);
+
+      gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+      return TRUE;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (name_enable_switch (child, title))
+      return TRUE;
+  return FALSE;
+}
+
 static GtkWidget *
 detail_row (const char *title,
             const char *text)
@@ -128,6 +148,7 @@ qf_plan_page_set_profile (QfPlanPage *self,
       adw_expander_row_set_enable_expansion (ADW_EXPANDER_ROW (row), TRUE);
       adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), FALSE);
       gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+      name_enable_switch (GTK_WIDGET (row), title);
 
       if (info != NULL && info->classic_command != NULL)
         {

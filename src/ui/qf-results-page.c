@@ -217,6 +217,13 @@ qf_results_page_show (QfResultsPage *self,
   overall = qf_session_get_overall (session, &warnings);
   verdict = g_strdup_printf ("%s %s", qf_verdict_to_symbol (overall_as_verdict[overall]),
                              qf_overall_to_label (overall));
+  /* a training run must never look like an acceptance */
+  if (qf_session_get_training (session) != NULL)
+    {
+      g_autofree char *training = g_strdup_printf (_("Training: %s"), verdict);
+      g_free (verdict);
+      verdict = g_steal_pointer (&training);
+    }
   gtk_label_set_text (self->verdict_label, verdict);
   for (guint i = 0; i < G_N_ELEMENTS (verdict_classes); i++)
     gtk_widget_remove_css_class (GTK_WIDGET (self->verdict_label), verdict_classes[i]);
@@ -241,6 +248,12 @@ qf_results_page_show (QfResultsPage *self,
     {
       g_autofree char *with = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s %u warning.", "%s %u warnings.", warnings),
                                                detail, warnings);
+      g_free (detail);
+      detail = g_steal_pointer (&with);
+    }
+  if (qf_session_get_training (session) != NULL)
+    {
+      g_autofree char *with = g_strdup_printf ("%s %s", _("A training run against the built-in peer answering as an emulated link: it shows how Qualify judges such a link, and is not an acceptance of this PC."), detail);
       g_free (detail);
       detail = g_steal_pointer (&with);
     }

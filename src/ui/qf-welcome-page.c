@@ -1,7 +1,8 @@
 /* qf-welcome-page.c — step 1 of the wizard (src/ui): the operator, customer and site (kept in
  * GSettings), the profile (shipped and user profiles from the core, their limits one click
- * away), quick or full run, training mode, and "Resume" when an unfinished session exists (found
- * by a worker thread reading the sessions folder). Template: ui/qf-welcome-page.ui. */
+ * away), quick or full run, training mode (replay a recording, or measure live against the
+ * built-in peer answering as one of the core's emulated links), and "Resume" when an unfinished
+ * session exists (found by a worker thread reading the sessions folder). Template: ui/qf-welcome-page.ui. */
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -23,8 +24,12 @@ struct _QfWelcomePage
   AdwComboRow         *profile_row;
   GtkSwitch           *quick_switch;
   GtkSwitch           *training_switch;
+  AdwActionRow        *training_row;
+  GtkBox              *training_box;
+  GtkToggleButton     *replay_toggle;
 
   /* owned */
+  GPtrArray           *link_toggles;  /* GtkToggleButton per link preset (borrowed) */
   GSettings           *settings;
   GPtrArray           *profiles;     /* QfProfile, full profiles only */
   char                *resume_dir;
@@ -57,6 +62,65 @@ qf_welcome_page_get_training (QfWelcomePage *self)
 {
   g_return_val_if_fail (QF_IS_WELCOME_PAGE (self), FALSE);
   return gtk_switch_get_active (self->training_switch);
+}
+
+const QfLinkPreset *
+qf_welcome_page_get_training_link (QfWelcomePage *self)
+{
+  const QfLinkPreset *presets = qf_builtin_peer_get_presets ();
+
+  g_return_val_if_fail (QF_IS_WELCOME_PAGE (self), NULL);
+  if (self->link_toggles == NULL || !gtk_switch_get_active (self->training_switch))
+    return NULL;
+  for (guint i = 0; i < self->link_toggles->len; i++)
+    if (gtk_toggle_button_get_active (g_ptr_array_index (self->link_toggles, i)))
+      return &presets[i];
+  return NULL;
+}
+
+/* The row's subtitle says what the chosen kind of training does. */
+static void
+training_choice_changed (QfWelcomePage *self)
+{
+  const QfLinkPreset *link = qf_welcome_page_get_training_link (self);
+  g_autofree char *text = NULL;
+
+  if (self->training_row == NULL)
+    return;  /* still building the template */
+
+  if (link == NULL)
+    text = g_strdup (_("Plays a session file back with its live plots; nothing is measured."));
+  else if (link->emulate.delay_ms > 0 || link->emulate.jitter_ms > 0 || link->emulate.loss_pct > 0)
+    {
+      g_autofree char *delay = g_strdup_printf ("%.3g", link->emulate.delay_ms);
+      g_autofree char *jitter = g_strdup_printf ("%.3g", link->emulate.jitter_ms);
+      g_autofree char *loss = g_strdup_printf ("%.3g", link->emulate.loss_pct);
+
+      text = g_strdup_printf (_("Measures live against the built-in peer, which holds each reply %s ms ± %s ms and loses %s %% of UDP replies."),
+                              delay, jitter, loss);
+    }
+  else
+    text = g_strdup (_("Measures live against the built-in peer with nothing added: this PC's loopback."));
+  adw_action_row_set_subtitle (self->training_row, text);
+}
+
+/* One more choice per emulated link the core offers, grouped with "Recorded session". */
+static void
+add_link_choices (QfWelcomePage *self)
+{
+  const QfLinkPreset *presets = qf_builtin_peer_get_presets ();
+
+  for (guint i = 0; presets[i].id != NULL; i++)
+    {
+      GtkWidget *toggle = gtk_toggle_button_new_with_label (_(presets[i].name));
+
+      gtk_toggle_button_set_group (GTK_TOGGLE_BUTTON (toggle), self->replay_toggle);
+      g_signal_connect_object (toggle, "toggled", G_CALLBACK (training_choice_changed), self,
+                               G_CONNECT_SWAPPED);
+      gtk_box_append (self->training_box, toggle);
+      g_ptr_array_add (self->link_toggles, toggle);
+    }
+  training_choice_changed (self);
 }
 
 const char *
@@ -223,6 +287,7 @@ qf_welcome_page_finalize (GObject *object)
   g_clear_object (&self->settings);
   g_clear_pointer (&self->profiles, g_ptr_array_unref);
   g_clear_pointer (&self->resume_dir, g_free);
+  g_clear_pointer (&self->link_toggles, g_ptr_array_unref);
   g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (qf_welcome_page_parent_class)->finalize (object);
 }
@@ -245,6 +310,10 @@ qf_welcome_page_class_init (QfWelcomePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, profile_row);
   gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, quick_switch);
   gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, training_switch);
+  gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, training_row);
+  gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, training_box);
+  gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, replay_toggle);
+  gtk_widget_class_bind_template_callback (widget_class, training_choice_changed);
   gtk_widget_class_bind_template_callback (widget_class, limits_clicked);
 }
 
@@ -255,7 +324,9 @@ qf_welcome_page_init (QfWelcomePage *self)
 
   self->settings = g_settings_new (APP_ID);
   self->profiles = g_ptr_array_new_with_free_func (g_object_unref);
+  self->link_toggles = g_ptr_array_new ();
   self->cancellable = g_cancellable_new ();
+  add_link_choices (self);
   g_settings_bind (self->settings, "operator", self->operator_row, "text", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "customer", self->customer_row, "text", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "site", self->site_row, "text", G_SETTINGS_BIND_DEFAULT);

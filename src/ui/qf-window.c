@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-json.h"
 #include "qf-network-page.h"
 #include "qf-plan-page.h"
 #include "qf-report-page.h"
@@ -206,7 +207,24 @@ start_tests (QfWindow          *self,
   g_autofree char *site = g_settings_get_string (self->settings, "site");
   const char *peer_kind = qf_network_page_get_peer_kind (self->network_page);
   QfNetIface *iface = qf_network_page_get_iface (self->network_page);
+  const QfLinkPreset *link = qf_welcome_page_get_training_link (self->welcome_page);
+  JsonObject *training = self->session != NULL ? qf_session_get_training (self->session) : NULL;
+  QfResponderEmulation emulate = { 0 };
+  gboolean emulated = FALSE;
 
+  /* a re-run repeats the session it comes from, training or not */
+  if (only != NULL && training != NULL)
+    {
+      emulate.delay_ms = qf_json_get_double (training, "delay_ms", 0);
+      emulate.jitter_ms = qf_json_get_double (training, "jitter_ms", 0);
+      emulate.loss_pct = qf_json_get_double (training, "loss_pct", 0);
+      emulated = TRUE;
+    }
+  else if (only == NULL && link != NULL)
+    {
+      emulate = link->emulate;
+      emulated = TRUE;
+    }
   session = qf_session_new (self->run_profile);
   qf_session_set_people (session, operator_name, customer, site);
   if (!qf_session_capture_system (session, "/", &error))
@@ -240,6 +258,8 @@ start_tests (QfWindow          *self,
   runner = qf_runner_new (session);
   if (keys != NULL)
     qf_runner_set_only (runner, (const char *const *) keys);
+  if (emulated)
+    qf_runner_set_emulation (runner, &emulate);
   return start_runner (self, runner);
 
 failed:
@@ -319,11 +339,15 @@ next_activated (GtkWidget  *widget,
   switch (self->page)
     {
     case PAGE_WELCOME:
-      if (qf_welcome_page_get_training (self->welcome_page))
+      if (qf_welcome_page_get_training (self->welcome_page)
+          && qf_welcome_page_get_training_link (self->welcome_page) == NULL)
         {
           choose_replay (self);
           return;
         }
+      /* live training measures against the built-in peer only */
+      qf_network_page_set_builtin_only (self->network_page,
+                                        qf_welcome_page_get_training_link (self->welcome_page) != NULL);
       qf_system_page_refresh (self->system_page);
       go_to (self, PAGE_SYSTEM);
       break;

@@ -4,9 +4,12 @@ Start the app, find widgets by role and accessible name, click, read. Runs under
 `xvfb-run -a dbus-run-session --` (./run-tests); see docs/testing.md for why in that order.
 Speaks TAP so meson counts each check.
 """
+import glob
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import gi
@@ -159,3 +162,80 @@ def click(node):
 def text_of(node):
     """A label's text is its accessible name in GTK 4.8."""
     return node.get_name()
+
+
+def sensitive(node):
+    try:
+        return node.get_state_set().contains(Atspi.StateType.SENSITIVE)
+    except Exception:
+        return False
+
+
+def checked(node):
+    return node.get_state_set().contains(Atspi.StateType.CHECKED)
+
+
+def wait_for(cond, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        time.sleep(0.3)
+    return None
+
+
+def control(app, name, timeout=10):
+    """A switch or check button by accessible name (not the row that shares its title)."""
+    return wait_for(lambda: find_control(app.app, name), timeout)
+
+
+def find_control(node, name, depth=0):
+    if node is None or depth > 60:
+        return None
+    try:
+        # GTK 4.8 names a row's activatable widget twice ("Quick run Quick run")
+        if node.get_name() in (name, f"{name} {name}") and node.get_role_name() in (
+                "switch", "toggle button", "check box", "radio button"):
+            return node
+        count = node.get_child_count()
+    except Exception:
+        return None
+    for i in range(count):
+        try:
+            hit = find_control(node.get_child_at_index(i), name, depth + 1)
+        except Exception:
+            hit = None
+        if hit is not None:
+            return hit
+    return None
+
+
+def sessions(data_home):
+    """The session files below a private XDG_DATA_HOME, oldest folder first."""
+    return sorted(glob.glob(os.path.join(data_home, "qualify", "sessions", "*", "session.json")))
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def private_dirs(name):
+    """A temporary folder for one test, and the environment that keeps the app's sessions and
+    settings inside it, in English: (tmp, data_home, env)."""
+    tmp = tempfile.mkdtemp(prefix=f"qf-ui-{name}-")
+    data_home = os.path.join(tmp, "data")
+    env = {"XDG_DATA_HOME": data_home, "XDG_CONFIG_HOME": os.path.join(tmp, "config"),
+           "LANGUAGE": "en", "LANG": "C.UTF-8"}
+    return tmp, data_home, env
+
+
+def run_main(main, what):
+    """Exits with main()'s status; any failure to drive the window is one failed TAP test."""
+    try:
+        sys.exit(main())
+    except Exception as e:  # noqa: BLE001
+        print(f"not ok - {what} could not be driven: {e}")
+        print("1..1")
+        sys.exit(1)

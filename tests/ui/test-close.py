@@ -7,12 +7,11 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import App, Tap, click, find_in, need_display  # noqa: E402
+from qftest import App, Tap, click, find_in, need_display, private_dirs, run_main, wait_for  # noqa: E402
 
 import gi  # noqa: E402
 
@@ -21,16 +20,6 @@ from gi.repository import Atspi  # noqa: E402
 
 warnings.simplefilter("ignore", DeprecationWarning)
 Atspi.set_timeout(20000, 30000)
-
-
-def wait_for(cond, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.2)
-    return None
 
 
 def question(app):
@@ -61,10 +50,7 @@ def session(data_home):
 def main():
     tap = Tap()
     need_display(tap)
-    tmp = tempfile.mkdtemp(prefix="qf-ui-close-")
-    data_home = os.path.join(tmp, "data")
-    env = {"XDG_DATA_HOME": data_home, "XDG_CONFIG_HOME": os.path.join(tmp, "config"),
-           "LANGUAGE": "en", "LANG": "C.UTF-8"}
+    tmp, data_home, env = private_dirs("close")
     app = App(extra_env=env)
     try:
         app.wait_app()
@@ -123,9 +109,4 @@ def main():
     return tap.done()
 
 
-try:
-    sys.exit(main())
-except Exception as e:  # noqa: BLE001 — any failure to drive the window is a failed test
-    print(f"not ok - the window could not be driven: {e}")
-    print("1..1")
-    sys.exit(1)
+run_main(main, "the window")

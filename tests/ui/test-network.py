@@ -11,7 +11,7 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import App, Tap, click, find_in, need_display  # noqa: E402
+from qftest import App, Tap, click, find_in, need_display, run_main, wait_for  # noqa: E402
 
 import gi  # noqa: E402
 
@@ -20,16 +20,6 @@ from gi.repository import Atspi  # noqa: E402
 
 warnings.simplefilter("ignore", DeprecationWarning)
 NM = "/org/freedesktop/NetworkManager"
-
-
-def wait_for(cond, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.3)
-    return None
 
 
 def find_switch(node, name, depth=0):
@@ -190,9 +180,4 @@ def main():
     return tap.done()
 
 
-try:
-    sys.exit(main())
-except Exception as e:  # noqa: BLE001 — any failure to drive the window is a failed test
-    print(f"not ok - the network page could not be driven: {e}")
-    print("1..1")
-    sys.exit(1)
+run_main(main, "the network page")

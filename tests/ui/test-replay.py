@@ -10,11 +10,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import App, Tap, click, find_in, need_display  # noqa: E402
+from qftest import App, Tap, click, need_display, run_main, wait_for  # noqa: E402
 
 import gi  # noqa: E402
 
@@ -24,16 +23,6 @@ from gi.repository import Atspi  # noqa: E402
 warnings.simplefilter("ignore", DeprecationWarning)
 Atspi.set_timeout(20000, 30000)
 WORDS = {"pass": "✓ PASS", "fail": "✗ FAIL", "invalid": "? INVALID", "incomplete": "— INCOMPLETE"}
-
-
-def wait_for(cond, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.3)
-    return None
 
 
 def main():
@@ -77,9 +66,4 @@ def main():
     return tap.done()
 
 
-try:
-    sys.exit(main())
-except Exception as e:  # noqa: BLE001 — any failure to drive the window is a failed test
-    print(f"not ok - the replay could not be driven: {e}")
-    print("1..1")
-    sys.exit(1)
+run_main(main, "the replay")

@@ -6,17 +6,15 @@ run the quick profile, reach Results and check the verdict label and the criteri
 the session the core saved; export the report. Then a second run cancelled mid-test: the
 session on disk is "cancelled" with the running step marked cancelled. Sessions go to a
 private XDG_DATA_HOME."""
-import glob
-import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import App, Tap, click, find_in, need_display  # noqa: E402
+from qftest import (App, Tap, checked, click, control, find_in, load, need_display,  # noqa: E402
+                    private_dirs, run_main, sensitive, sessions, wait_for)
 
 import gi  # noqa: E402
 
@@ -28,62 +26,6 @@ warnings.simplefilter("ignore", DeprecationWarning)
 Atspi.set_timeout(20000, 30000)
 
 VERDICT_WORDS = {"pass": "✓ PASS", "fail": "✗ FAIL", "invalid": "? INVALID", "incomplete": "— INCOMPLETE"}
-
-
-def sensitive(node):
-    try:
-        return node.get_state_set().contains(Atspi.StateType.SENSITIVE)
-    except Exception:
-        return False
-
-
-def checked(node):
-    return node.get_state_set().contains(Atspi.StateType.CHECKED)
-
-
-def wait_for(cond, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.3)
-    return None
-
-
-def control(app, name, timeout=10):
-    """A switch or check button by accessible name (not the row that shares its title)."""
-    return wait_for(lambda: find_control(app.app, name), timeout)
-
-
-def find_control(node, name, depth=0):
-    if node is None or depth > 60:
-        return None
-    try:
-        # GTK 4.8 names a row's activatable widget twice ("Quick run Quick run")
-        if node.get_name() in (name, f"{name} {name}") and node.get_role_name() in (
-                "switch", "toggle button", "check box", "radio button"):
-            return node
-        count = node.get_child_count()
-    except Exception:
-        return None
-    for i in range(count):
-        try:
-            hit = find_control(node.get_child_at_index(i), name, depth + 1)
-        except Exception:
-            hit = None
-        if hit is not None:
-            return hit
-    return None
-
-
-def sessions(data_home):
-    return sorted(glob.glob(os.path.join(data_home, "qualify", "sessions", "*", "session.json")))
-
-
-def load(path):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
 
 
 def next_button(app, label):
@@ -147,10 +89,7 @@ def walk_to_run(tap, app, first):
 def main():
     tap = Tap()
     need_display(tap)
-    tmp = tempfile.mkdtemp(prefix="qf-ui-wizard-")
-    data_home = os.path.join(tmp, "data")
-    env = {"XDG_DATA_HOME": data_home, "XDG_CONFIG_HOME": os.path.join(tmp, "config"),
-           "LANGUAGE": "en", "LANG": "C.UTF-8"}
+    tmp, data_home, env = private_dirs("wizard")
     first_run = []
     try:
         # ---- a whole quick run, built-in peer
@@ -261,9 +200,4 @@ def main():
     return tap.done()
 
 
-try:
-    sys.exit(main())
-except Exception as e:  # noqa: BLE001 — any failure to drive the window is a failed test
-    print(f"not ok - the wizard could not be driven: {e}")
-    print("1..1")
-    sys.exit(1)
+run_main(main, "the wizard")

@@ -444,3 +444,132 @@ qf_auth_client_handshake (int          fd,
                  "`qualify-cli serve`."), peer);
   return FALSE;
 }
+
+/* ---- the bandwidth port ------------------------------------------------------------------- */
+
+#define BW_COOKIE_CHARS 36   /* iperf3's cookie: 36 characters and a NUL */
+
+void
+qf_auth_bw_mark_cookie (char *cookie)
+{
+  memcpy (cookie, QF_AUTH_BW_COOKIE_MARK, strlen (QF_AUTH_BW_COOKIE_MARK));
+}
+
+gboolean
+qf_auth_bw_cookie_is_marked (const char *cookie)
+{
+  return strncmp (cookie, QF_AUTH_BW_COOKIE_MARK, strlen (QF_AUTH_BW_COOKIE_MARK)) == 0;
+}
+
+static void
+bw_mac (GBytes       *token,
+        const guint8 *nonce,
+        const char   *cookie,
+        guint8       *mac)
+{
+  static const char context[] = "qualify-bandwidth-auth-1";
+  gsize token_len = 0;
+  const guint8 *key = g_bytes_get_data (token, &token_len);
+  GHmac *hmac = g_hmac_new (G_CHECKSUM_SHA256, key, token_len);
+  gsize mac_len = QF_AUTH_MAC_SIZE;
+
+  g_hmac_update (hmac, (const guchar *) context, sizeof context);
+  g_hmac_update (hmac, nonce, QF_AUTH_NONCE_SIZE);
+  g_hmac_update (hmac, (const guchar *) cookie, BW_COOKIE_CHARS);
+  g_hmac_get_digest (hmac, mac, &mac_len);
+  g_hmac_unref (hmac);
+}
+
+/* Sends or receives exactly len bytes by the deadline, whether fd blocks or not. */
+static gboolean
+io_exact (int          fd,
+          gboolean     sending,
+          guint8      *buf,
+          gsize        len,
+          gint64       deadline_ns,
+          const gint  *stop,
+          GError     **error)
+{
+  gsize done = 0;
+
+  while (done < len)
+    {
+      gint64 now = qf_clock_now_ns ();
+      struct pollfd pfd = { fd, sending ? POLLOUT : POLLIN, 0 };
+      ssize_t n;
+
+      if (stop != NULL && g_atomic_int_get (stop))
+        {
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped"));
+          return FALSE;
+        }
+      if (now >= deadline_ns)
+        {
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
+                       _("The peer stopped answering during the access-token exchange."));
+          return FALSE;
+        }
+      if (poll (&pfd, 1, (int) MIN ((deadline_ns - now) / QF_NSEC_PER_MSEC + 1, 100)) <= 0)
+        continue;
+      n = sending ? send (fd, buf + done, len - done, MSG_NOSIGNAL | MSG_DONTWAIT)
+                  : recv (fd, buf + done, len - done, MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        continue;
+      if (n <= 0)
+        {
+          if (n == 0)
+            g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
+                         _("The peer closed the connection during the access-token exchange."));
+          else
+            qf_net_set_errno_error (error, errno, _("The access-token exchange failed"));
+          return FALSE;
+        }
+      done += n;
+    }
+  return TRUE;
+}
+
+gboolean
+qf_auth_bw_server_challenge (int          fd,
+                             GBytes      *token,
+                             const char  *cookie,
+                             gint64       deadline_ns,
+                             const gint  *stop,
+                             GError     **error)
+{
+  guint8 challenge[1 + QF_AUTH_NONCE_SIZE];
+  guint8 answer[QF_AUTH_MAC_SIZE], mac[QF_AUTH_MAC_SIZE];
+
+  g_return_val_if_fail (token != NULL && cookie != NULL, FALSE);
+
+  challenge[0] = QF_AUTH_BW_CHALLENGE_STATE;
+  if (!qf_auth_random (challenge + 1, QF_AUTH_NONCE_SIZE, error)
+      || !io_exact (fd, TRUE, challenge, sizeof challenge, deadline_ns, stop, error)
+      || !io_exact (fd, FALSE, answer, sizeof answer, deadline_ns, stop, error))
+    return FALSE;
+  bw_mac (token, challenge + 1, cookie, mac);
+  if (!qf_auth_equal (answer, mac, sizeof mac))
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION, _("wrong access token"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+qf_auth_bw_client_answer (int          fd,
+                          GBytes      *token,
+                          const char  *cookie,
+                          gint64       deadline_ns,
+                          const gint  *cancel,
+                          GError     **error)
+{
+  guint8 nonce[QF_AUTH_NONCE_SIZE], mac[QF_AUTH_MAC_SIZE];
+
+  g_return_val_if_fail (token != NULL && cookie != NULL, FALSE);
+
+  if (!io_exact (fd, FALSE, nonce, sizeof nonce, deadline_ns, cancel, error))
+    return FALSE;
+  bw_mac (token, nonce, cookie, mac);
+  return io_exact (fd, TRUE, mac, sizeof mac, deadline_ns, cancel, error);
+}

@@ -119,4 +119,35 @@ gboolean qf_auth_client_handshake (int          fd,
                                    const gint  *cancel,
                                    GError     **error);
 
+/* ---- the bandwidth port (iperf3's control protocol) ---------------------------------------
+ *
+ * Our bandwidth client marks its 37-byte cookie (it starts with QF_AUTH_BW_COOKIE_MARK; iperf3
+ * servers compare cookies only, so this changes nothing for them). A responder with a token
+ * answers a marked cookie with the control state QF_AUTH_BW_CHALLENGE_STATE and a 32-byte nonce
+ * instead of PARAM_EXCHANGE; the client sends HMAC-SHA256 (token, "qualify-bandwidth-auth-1" ||
+ * 0 || nonce || the cookie's 36 characters); then the test goes on as iperf3's. An unmarked
+ * cookie (stock iperf3) or a wrong answer gets SERVER_ERROR with iperf3's own error code
+ * QF_AUTH_IPERF3_IE_AUTHTEST, which iperf3 prints as "test authorization failed". */
+#define QF_AUTH_BW_COOKIE_MARK      "qfa1"
+#define QF_AUTH_BW_CHALLENGE_STATE  81      /* 'Q': no iperf3 state has this value */
+#define QF_AUTH_IPERF3_IE_AUTHTEST  142     /* iperf3's IEAUTHTEST */
+
+void     qf_auth_bw_mark_cookie       (char        *cookie);
+gboolean qf_auth_bw_cookie_is_marked  (const char  *cookie);
+/* Server, after reading a marked cookie: sends the challenge, reads and checks the answer.
+ * FALSE with QF_NET_ERROR_PERMISSION for a wrong token, another code when the peer broke off. */
+gboolean qf_auth_bw_server_challenge  (int          fd,
+                                       GBytes      *token,
+                                       const char  *cookie,
+                                       gint64       deadline_ns,
+                                       const gint  *stop,
+                                       GError     **error);
+/* Client, after reading QF_AUTH_BW_CHALLENGE_STATE: reads the nonce and sends the answer. */
+gboolean qf_auth_bw_client_answer     (int          fd,
+                                       GBytes      *token,
+                                       const char  *cookie,
+                                       gint64       deadline_ns,
+                                       const gint  *cancel,
+                                       GError     **error);
+
 G_END_DECLS

@@ -372,6 +372,72 @@ test_busy (void)
   g_assert_nonnull (strstr (log, "too many clients"));
 }
 
+typedef struct
+{
+  int         fd;
+  const char *token;
+  const char *cookie;
+  gboolean    ok;
+} BwClient;
+
+static gpointer
+bw_client_thread (gpointer data)
+{
+  BwClient *c = data;
+  g_autoptr(GBytes) token = g_bytes_new (c->token, strlen (c->token));
+  guint8 state = 0;
+
+  g_assert_cmpint (recv (c->fd, &state, 1, MSG_WAITALL), ==, 1);
+  g_assert_cmpint (state, ==, QF_AUTH_BW_CHALLENGE_STATE);
+  c->ok = qf_auth_bw_client_answer (c->fd, token, c->cookie,
+                                    g_get_monotonic_time () * 1000 + 5 * G_GINT64_CONSTANT (1000000000),
+                                    NULL, NULL);
+  return NULL;
+}
+
+/* The bandwidth port's exchange over a socket pair: the right token passes, a wrong one or
+ * another cookie does not; a marked cookie is recognised. */
+static void
+test_bandwidth_exchange (void)
+{
+  g_autoptr(GBytes) token = g_bytes_new_static (TOKEN, strlen (TOKEN));
+  char cookie[37] = "abcdefghijklmnopqrstuvwxyz2345672345";
+  struct { const char *client_token; const char *client_cookie; gboolean pass; } cases[] = {
+    { TOKEN, NULL, TRUE },
+    { TOKEN "-wrong", NULL, FALSE },
+    { TOKEN, "qfa1efghijklmnopqrstuvwxyz2345672346", FALSE },
+  };
+
+  g_assert_false (qf_auth_bw_cookie_is_marked (cookie));
+  qf_auth_bw_mark_cookie (cookie);
+  g_assert_true (qf_auth_bw_cookie_is_marked (cookie));
+  g_assert_cmpuint (strlen (cookie), ==, 36);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      int sv[2];
+      BwClient c = { 0 };
+      GThread *thread;
+      g_autoptr(GError) error = NULL;
+      gboolean ok;
+
+      g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), ==, 0);
+      c.fd = sv[1];
+      c.token = cases[i].client_token;
+      c.cookie = cases[i].client_cookie != NULL ? cases[i].client_cookie : cookie;
+      thread = g_thread_new ("bw-client", bw_client_thread, &c);
+      ok = qf_auth_bw_server_challenge (sv[0], token, cookie,
+                                        g_get_monotonic_time () * 1000 + 5 * G_GINT64_CONSTANT (1000000000),
+                                        NULL, &error);
+      g_thread_join (thread);
+      g_assert_true (c.ok);
+      g_assert_cmpint (ok, ==, cases[i].pass);
+      if (!cases[i].pass)
+        g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION);
+      close (sv[0]);
+      close (sv[1]);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -383,5 +449,6 @@ main (int    argc,
   g_test_add_func ("/engine/auth/allow-classic-and-no-token", test_allow_classic_and_no_token);
   g_test_add_func ("/engine/auth/udp-no-amplification", test_udp_no_amplification);
   g_test_add_func ("/engine/auth/busy", test_busy);
+  g_test_add_func ("/engine/auth/bandwidth-exchange", test_bandwidth_exchange);
   return g_test_run ();
 }

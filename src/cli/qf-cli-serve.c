@@ -175,6 +175,8 @@ start_bandwidth_service (QfServe  *serve,
   if (serve->iface != NULL && !qf_iperf3_server_bind_iface (serve->bandwidth, serve->iface, error))
     return FALSE;
   qf_iperf3_server_set_log (serve->bandwidth, serve_log, serve);
+  qf_iperf3_server_set_limits (serve->bandwidth, (guint) serve->max_clients,
+                               (guint) serve->max_test_seconds);
   return TRUE;
 }
 
@@ -275,9 +277,11 @@ qf_cli_serve (int    argc,
     { "iface", 0, 0, G_OPTION_ARG_STRING, &serve.iface,
       N_("Serve on this network interface only"), N_("IF") },
     { "max-clients", 0, 0, G_OPTION_ARG_INT, &serve.max_clients,
-      N_("Serve at most N clients at once (default 64)"), N_("N") },
+      N_("Serve at most N clients at once (default 64); bandwidth tests run one at a time "
+         "and may open at most N streams"), N_("N") },
     { "max-test-seconds", 0, 0, G_OPTION_ARG_INT, &serve.max_test_seconds,
-      N_("End a test that runs longer than S seconds (default 3600)"), N_("S") },
+      N_("End a test that runs longer than S seconds (default 3600); refuse bandwidth tests "
+         "that ask for longer"), N_("S") },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &serve.token_file,
       N_("Serve latency and cycle tests only to clients that prove the access token in FILE "
          "(owner-readable only; an HMAC challenge, the token never crosses the wire)"), N_("FILE") },

@@ -22,6 +22,7 @@ G_BEGIN_DECLS
 #define QF_IPERF3_MIN_UDP_LEN     16
 #define QF_IPERF3_MAX_STREAMS     128
 #define QF_IPERF3_UDP_DEFAULT_BPS (1024 * 1024)
+#define QF_IPERF3_IDLE_TIMEOUT_S  120           /* iperf3 DEFAULT_NO_MSG_RCVD_TIMEOUT */
 
 enum
 {
@@ -40,8 +41,16 @@ enum
 };
 
 /* iperf3 i_errno values our responder reports with SERVER_ERROR. */
+#define QF_IPERF3_IE_DURATION     5
+#define QF_IPERF3_IE_NUMSTREAMS   6
 #define QF_IPERF3_IE_RECVPARAMS   114
 #define QF_IPERF3_IE_CREATESTREAM 200
+
+typedef struct QfIperf3Server QfIperf3Server;
+/* How long the responder lets a running test move no data before ending it (default
+ * QF_IPERF3_IDLE_TIMEOUT_S); for tests. */
+void _qf_iperf3_server_set_idle_timeout (QfIperf3Server *server,
+                                         gdouble         seconds);
 
 /* Stream IDs: 1, 3, 4, 5 … (iperf_add_stream skips 2). */
 static inline guint

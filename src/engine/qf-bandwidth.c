@@ -692,9 +692,18 @@ peer_refused (Run        *run,
 
       _qf_net_read_exact (run->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
                           run->cancel, _("error code"), &local);
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
-                   _("The bandwidth responder at %s:%u reported an error (iperf3 error %d, system error %d) and refused the test."),
-                   cfg->host, cfg->port, (int) GUINT32_FROM_BE (codes[0]), (int) GUINT32_FROM_BE (codes[1]));
+      if (GUINT32_FROM_BE (codes[0]) == QF_IPERF3_IE_DURATION)
+        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                     _("The bandwidth responder at %s:%u refused a test of %.0f s: it limits how long a test may run (qualify-cli serve --max-test-seconds). Ask for a shorter --time and --omit."),
+                     cfg->host, cfg->port, ceil (cfg->time_s) + ceil (cfg->omit_s));
+      else if (GUINT32_FROM_BE (codes[0]) == QF_IPERF3_IE_NUMSTREAMS)
+        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                     _("The bandwidth responder at %s:%u refused %u data streams: it limits how many a test may open (qualify-cli serve --max-clients). Use fewer --parallel streams."),
+                     cfg->host, cfg->port, cfg->direction == QF_BW_BIDIR ? 2 * cfg->parallel : cfg->parallel);
+      else
+        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                     _("The bandwidth responder at %s:%u reported an error (iperf3 error %d, system error %d) and refused the test."),
+                     cfg->host, cfg->port, (int) GUINT32_FROM_BE (codes[0]), (int) GUINT32_FROM_BE (codes[1]));
       return TRUE;
     }
   if (state == QF_IPERF3_SERVER_TERMINATE)

@@ -266,6 +266,9 @@ struct QfIperf3Server
   gpointer        log_data;
   guint           tests_done;
   guint           refused;
+  guint           max_streams;       /* data streams per test (both directions) */
+  guint           max_test_s;        /* time + omit a test may ask for; 0 = any */
+  gint64          idle_timeout_ns;   /* no byte moving for this long ends a test */
 };
 
 typedef struct
@@ -367,6 +370,8 @@ qf_iperf3_server_new (const char  *bind_address,
   int rc;
 
   server->listen_fd = -1;
+  server->max_streams = 2 * QF_IPERF3_MAX_STREAMS;
+  server->idle_timeout_ns = QF_IPERF3_IDLE_TIMEOUT_S * QF_NSEC_PER_SEC;
   hints.ai_family = bind_address != NULL ? AF_UNSPEC : AF_INET6;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE;
@@ -466,6 +471,25 @@ qf_iperf3_server_set_log (QfIperf3Server  *server,
 {
   server->log = log;
   server->log_data = user_data;
+}
+
+void
+qf_iperf3_server_set_limits (QfIperf3Server *server,
+                             guint           max_clients,
+                             guint           max_test_seconds)
+{
+  g_return_if_fail (server != NULL);
+
+  server->max_streams = max_clients > 0 ? MIN (max_clients, 2 * QF_IPERF3_MAX_STREAMS)
+                                        : 2 * QF_IPERF3_MAX_STREAMS;
+  server->max_test_s = max_test_seconds;
+}
+
+void
+_qf_iperf3_server_set_idle_timeout (QfIperf3Server *server,
+                                    gdouble         seconds)
+{
+  server->idle_timeout_ns = (gint64) (seconds * 1e9);
 }
 
 guint
@@ -606,6 +630,58 @@ parse_params (const QfJson *j,
       return FALSE;
     }
   return TRUE;
+}
+
+/* The responder's limits (qf_iperf3_server_set_limits), checked once the parameters are known;
+ * iperf3 clients read the refusal as "number of parallel streams too large" or "test duration
+ * too long". */
+static gboolean
+check_limits (Test    *t,
+              GError **error)
+{
+  QfIperf3Server *server = t->server;
+  guint n = t->p.bidir ? 2 * t->p.parallel : t->p.parallel;
+
+  if (n > server->max_streams)
+    {
+      server_error (t, QF_IPERF3_IE_NUMSTREAMS);
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                   _("the test asks for %u data streams; this responder allows %u at once"),
+                   n, server->max_streams);
+      return FALSE;
+    }
+  if (server->max_test_s > 0 && t->p.time_s + t->p.omit_s > (gint64) server->max_test_s)
+    {
+      server_error (t, QF_IPERF3_IE_DURATION);
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                   _("the test asks for %lld s; this responder allows tests of at most %u s"),
+                   (long long) (t->p.time_s + t->p.omit_s), server->max_test_s);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Waits until the control connection has something to read, turning away every other client
+ * meanwhile as iperf3 does (ACCESS_DENIED at once, not a wait in the listen queue). The read
+ * that follows reports a timeout or a stop. */
+static void
+wait_ctrl (Test   *t,
+           gint64  deadline_ns)
+{
+  for (;;)
+    {
+      struct pollfd pfd[2] = { { t->ctrl, POLLIN, 0 }, { t->server->listen_fd, POLLIN, 0 } };
+      gint64 now = qf_clock_now_ns ();
+
+      if ((t->cancel != NULL && g_atomic_int_get (t->cancel)) || now >= deadline_ns)
+        return;
+      if (poll (pfd, 2, (int) MIN ((deadline_ns - now) / QF_NSEC_PER_MSEC + 1, 100)) <= 0)
+        continue;
+      if (pfd[1].revents)
+        deny_pending (t->server);
+      if (pfd[0].revents)
+        return;
+    }
 }
 
 static gboolean
@@ -818,7 +894,9 @@ run_test (Test    *t,
 {
   g_autoptr(GString) json = g_string_new (NULL);
   g_autoptr(QfJson) client_results = NULL;
-  gint64 start, omit_end, deadline, t0, end = 0;
+  QfIperf3Server *server = t->server;
+  gint64 start, omit_end, deadline, limit, t0, end = 0, last_move, idle_ns;
+  guint64 last_total = 0;
   gboolean omit_done;
   signed char state;
   QfCpuMark cpu;
@@ -836,10 +914,19 @@ run_test (Test    *t,
     _qf_bw_stream_start (&t->streams[i]);
   /* iperf3 gives up on a test after duration + omit + 40 s. */
   deadline = start + (t->p.time_s + t->p.omit_s + 40) * QF_NSEC_PER_SEC;
+  /* The operator's limit (checked against time + omit already) with 2 s for the client's
+   * TEST_END to arrive; it also bounds tests that end on a byte or block count. */
+  limit = server->max_test_s > 0 ? start + ((gint64) server->max_test_s + 2) * QF_NSEC_PER_SEC
+                                 : G_MAXINT64;
+  /* iperf3's server gives up after 120 s without data (DEFAULT_NO_MSG_RCVD_TIMEOUT); so do we,
+   * in either direction: a sender whose peer stopped reading moves nothing either. */
+  idle_ns = server->idle_timeout_ns;
+  last_move = start;
 
   for (;;)
     {
       gint64 now = qf_clock_now_ns ();
+      guint64 total = 0;
 
       if (t->cancel != NULL && g_atomic_int_get (t->cancel))
         {
@@ -852,6 +939,27 @@ run_test (Test    *t,
           _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
           g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
                        _("the client did not end the test in time"));
+          return FALSE;
+        }
+      if (now > limit)
+        {
+          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("the test ran past the %u s this responder allows"), server->max_test_s);
+          return FALSE;
+        }
+      for (guint i = 0; i < t->n_streams; i++)
+        total += _qf_atomic_get64 (&t->streams[i].bytes);
+      if (total != last_total)
+        {
+          last_total = total;
+          last_move = now;
+        }
+      else if (now - last_move > idle_ns)
+        {
+          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("no data moved for %.0f s; the client or the link stalled"), idle_ns / 1e9);
           return FALSE;
         }
       if (!omit_done && now >= omit_end)
@@ -934,6 +1042,7 @@ serve_one (QfIperf3Server *server,
   g_autofree Test *t = g_new0 (Test, 1);
   g_autoptr(GError) error = NULL;
   g_autoptr(QfJson) params = NULL;
+  gint64 deadline;
   int one = 1;
 
   t->server = server;
@@ -944,19 +1053,24 @@ serve_one (QfIperf3Server *server,
     t->streams[i].fd = -1;
   setsockopt (ctrl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 
-  if (!_qf_net_read_exact (ctrl, t->cookie, sizeof t->cookie, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC,
-                           cancel, _("cookie"), &error))
+  deadline = qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC;
+  wait_ctrl (t, deadline);
+  if (!_qf_net_read_exact (ctrl, t->cookie, sizeof t->cookie, deadline, cancel, _("cookie"), &error))
     goto out;
   t->cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
   if (!_qf_iperf3_write_state (ctrl, QF_IPERF3_PARAM_EXCHANGE, &error))
     goto out;
-  params = _qf_iperf3_read_json (ctrl, QF_IPERF3_MAX_PARAMS, qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC,
-                                 cancel, _("test parameters"), &error);
+  deadline = qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC;
+  wait_ctrl (t, deadline);
+  params = _qf_iperf3_read_json (ctrl, QF_IPERF3_MAX_PARAMS, deadline, cancel,
+                                 _("test parameters"), &error);
   if (params == NULL || !parse_params (params, &t->p, &error))
     {
       server_error (t, QF_IPERF3_IE_RECVPARAMS);
       goto out;
     }
+  if (!check_limits (t, &error))
+    goto out;
   if (!accept_streams (t, &error))
     goto out;
   if (run_test (t, &error))

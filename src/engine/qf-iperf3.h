@@ -34,6 +34,15 @@ gboolean        qf_iperf3_server_bind_iface (QfIperf3Server  *server,
 void            qf_iperf3_server_set_log    (QfIperf3Server  *server,
                                              QfIperf3LogFunc  log,
                                              gpointer         user_data);
+/* The responder's limits, as `qualify-cli serve --max-clients N --max-test-seconds S`: tests
+ * run one at a time (as iperf3 -s: every other client is answered ACCESS_DENIED at once); a
+ * test may open at most max_clients data streams (0 = iperf3's limit) and ask for at most
+ * max_test_seconds of time + omit (0 = any), else it is refused with iperf3's SERVER_ERROR
+ * (IENUMSTREAMS, IEDURATION); a test still running max_test_seconds + 2 s after it started
+ * is ended (SERVER_TERMINATE). Call before qf_iperf3_server_run(). */
+void            qf_iperf3_server_set_limits (QfIperf3Server  *server,
+                                             guint            max_clients,
+                                             guint            max_test_seconds);
 gboolean        qf_iperf3_server_run        (QfIperf3Server  *server,
                                              const gint      *cancel,
                                              GError         **error);

@@ -386,6 +386,80 @@ test_bad_options (void)
   g_assert_cmpint (qf_test_run_cli (NULL, NULL, "bandwidth", "--help", NULL), ==, 0);
 }
 
+/* `serve --max-clients 1 --max-test-seconds 2` applies to the bandwidth port: a test asking for
+ * more streams or more time is refused with a message that says what to do, and a client that
+ * comes while another holds the port is turned away at once as busy — iperf3's client with its
+ * own "server is busy" (ACCESS_DENIED). */
+static void
+test_serve_limits (void)
+{
+  guint16 port = free_port (), latency_port = free_port ();
+  g_autofree char *port_text = g_strdup_printf ("%u", port);
+  g_autofree char *latency_text = g_strdup_printf ("%u", latency_port);
+  const char *argv[] = { g_getenv ("QUALIFY_CLI"), "serve", "--bandwidth-port", port_text,
+                         "--latency-port", latency_text, "--max-clients", "1",
+                         "--max-test-seconds", "2", NULL };
+  GPid pid = spawn_server (argv, port);
+
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    g_assert_cmpint (qf_test_run_cli (&out, &err, "bandwidth", "127.0.0.1", "-p", port_text,
+                                      "-t", "3", NULL), ==, 2);
+    g_assert_nonnull (strstr (err, "--max-test-seconds"));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    g_assert_cmpint (qf_test_run_cli (&out, &err, "bandwidth", "127.0.0.1", "-p", port_text,
+                                      "-t", "1", "-P", "2", NULL), ==, 2);
+    g_assert_nonnull (strstr (err, "--max-clients"));
+  }
+  {
+    /* A client that connected and says nothing holds the port (for up to 5 s). */
+    struct sockaddr_in a = { 0 };
+    int silent = socket (AF_INET, SOCK_STREAM, 0);
+    g_autofree char *out = NULL, *err = NULL;
+    g_autofree char *iperf3 = g_find_program_in_path ("iperf3");
+    gint64 t0;
+
+    a.sin_family = AF_INET;
+    a.sin_port = htons (port);
+    a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    g_assert_cmpint (connect (silent, (struct sockaddr *) &a, sizeof a), ==, 0);
+    t0 = g_get_monotonic_time ();
+    g_assert_cmpint (qf_test_run_cli (&out, &err, "bandwidth", "127.0.0.1", "-p", port_text,
+                                      "-t", "1", NULL), ==, 2);
+    g_assert_nonnull (strstr (err, "busy"));
+    g_assert_nonnull (strstr (err, "Try again"));
+    g_assert_cmpint (g_get_monotonic_time () - t0, <, 3 * G_USEC_PER_SEC);
+    if (iperf3 != NULL)
+      {
+        const char *iperf_argv[] = { "iperf3", "-c", "127.0.0.1", "-p", port_text, "-t", "1", NULL };
+        g_autofree char *iout = NULL, *ierr = NULL;
+        int status;
+
+        g_spawn_sync (NULL, (char **) iperf_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &iout,
+                      &ierr, &status, NULL);
+        g_assert_false (g_spawn_check_wait_status (status, NULL));
+        g_assert_nonnull (strstr (ierr, "busy"));
+        g_clear_pointer (&iout, g_free);
+        g_clear_pointer (&ierr, g_free);
+        /* iperf3's own words for the stream and time limits. */
+        close (silent);
+        silent = -1;
+        {
+          const char *p_argv[] = { "iperf3", "-c", "127.0.0.1", "-p", port_text, "-t", "1", "-P", "2", NULL };
+          g_spawn_sync (NULL, (char **) p_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &iout,
+                        &ierr, &status, NULL);
+          g_assert_false (g_spawn_check_wait_status (status, NULL));
+          g_assert_nonnull (strstr (ierr, "parallel streams"));
+        }
+      }
+    if (silent >= 0)
+      close (silent);
+  }
+  kill_server (pid, SIGTERM);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -397,6 +471,7 @@ main (int   argc,
   g_test_add_func ("/cli/bandwidth/against-iperf3-server", test_against_iperf3_server);
   g_test_add_func ("/cli/bandwidth/from-iperf3-client", test_from_iperf3_client);
   g_test_add_func ("/cli/bandwidth/peer-killed-exit-2-partial", test_peer_killed);
+  g_test_add_func ("/cli/bandwidth/serve-limits", test_serve_limits);
 
   return g_test_run ();
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "qf-bandwidth.h"
+#include "qf-bandwidth-private.h"
 #include "qf-clock.h"
 #include "qf-iperf3.h"
 #include "qf-minijson.h"
@@ -25,7 +26,20 @@ typedef struct
   GThread        *thread;
   gint            cancel;
   guint16         port;
+  GMutex          log_lock;
+  GString        *log;
 } Responder;
+
+static void
+responder_log (const char *line,
+               gpointer    user_data)
+{
+  Responder *r = user_data;
+
+  g_mutex_lock (&r->log_lock);
+  g_string_append_printf (r->log, "%s\n", line);
+  g_mutex_unlock (&r->log_lock);
+}
 
 static gpointer
 responder_thread (gpointer data)
@@ -38,8 +52,11 @@ responder_thread (gpointer data)
   return NULL;
 }
 
+/* idle_s 0 = the default 120 s; max_clients, max_test_s 0 = no limits. */
 static Responder *
-responder_start (void)
+responder_start_full (gdouble idle_s,
+                      guint   max_clients,
+                      guint   max_test_s)
 {
   Responder *r = g_new0 (Responder, 1);
   g_autoptr(GError) error = NULL;
@@ -48,8 +65,20 @@ responder_start (void)
   g_assert_no_error (error);
   r->port = qf_iperf3_server_get_port (r->server);
   g_assert_cmpuint (r->port, >, 0);
+  g_mutex_init (&r->log_lock);
+  r->log = g_string_new (NULL);
+  qf_iperf3_server_set_log (r->server, responder_log, r);
+  if (idle_s > 0)
+    _qf_iperf3_server_set_idle_timeout (r->server, idle_s);
+  qf_iperf3_server_set_limits (r->server, max_clients, max_test_s);
   r->thread = g_thread_new ("responder", responder_thread, r);
   return r;
+}
+
+static Responder *
+responder_start (void)
+{
+  return responder_start_full (0, 0, 0);
 }
 
 static void
@@ -61,6 +90,8 @@ responder_stop (Responder *r)
   g_thread_join (r->thread);
   g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (QF_NSEC_PER_SEC));
   qf_iperf3_server_free (r->server);
+  g_string_free (r->log, TRUE);
+  g_mutex_clear (&r->log_lock);
   g_free (r);
 }
 
@@ -261,6 +292,24 @@ send_json_block (int         fd,
     g_assert_cmpint (send (fd, text, strlen (text), 0), ==, (gssize) strlen (text));
 }
 
+/* The cookie of every hand-played client: 36 × 'a' and a NUL. */
+static const char raw_cookie[37] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+/* Plays an iperf3 client up to the responder's answer to its parameters: connects, sends the
+ * cookie, waits for PARAM_EXCHANGE and sends params. Returns the control socket, whose next
+ * byte is the answer (CREATE_STREAMS 10, SERVER_ERROR -2 …). */
+static int
+raw_client_params (guint16     port,
+                   const char *params)
+{
+  int ctrl = raw_connect (port);
+
+  g_assert_cmpint (send (ctrl, raw_cookie, 37, 0), ==, 37);
+  g_assert_cmpint (read_byte (ctrl), ==, 9);            /* PARAM_EXCHANGE */
+  send_json_block (ctrl, params, strlen (params));
+  return ctrl;
+}
+
 static void
 assert_next_client_served (Responder *resp)
 {
@@ -286,16 +335,13 @@ test_bad_params (void)
     "{\"tcp\":true,\"len\":\"big\"}",                   /* wrong type */
   };
   Responder *resp = responder_start ();
-  char cookie[37];
 
-  memset (cookie, 'a', 36);
-  cookie[36] = '\0';
   for (guint i = 0; i < G_N_ELEMENTS (bad) + 1; i++)
     {
       int fd = raw_connect (resp->port);
       signed char b;
 
-      g_assert_cmpint (send (fd, cookie, 37, 0), ==, 37);
+      g_assert_cmpint (send (fd, raw_cookie, 37, 0), ==, 37);
       g_assert_cmpint (read_byte (fd), ==, 9);
       if (i < G_N_ELEMENTS (bad))
         send_json_block (fd, bad[i], strlen (bad[i]));
@@ -316,17 +362,12 @@ test_wrong_cookie (void)
   static const char params[] = "{\"tcp\":true,\"omit\":0,\"time\":1,\"num\":0,\"blockcount\":0,"
                                "\"parallel\":1,\"len\":131072,\"client_version\":\"3.12\"}";
   Responder *resp = responder_start ();
-  char cookie[37], wrong[37];
+  char wrong[37];
   int ctrl, stream;
 
-  memset (cookie, 'a', 36);
-  cookie[36] = '\0';
   memset (wrong, 'b', 36);
   wrong[36] = '\0';
-  ctrl = raw_connect (resp->port);
-  g_assert_cmpint (send (ctrl, cookie, 37, 0), ==, 37);
-  g_assert_cmpint (read_byte (ctrl), ==, 9);
-  send_json_block (ctrl, params, strlen (params));
+  ctrl = raw_client_params (resp->port, params);
   g_assert_cmpint (read_byte (ctrl), ==, 10);           /* CREATE_STREAMS */
 
   stream = raw_connect (resp->port);
@@ -349,15 +390,9 @@ test_busy (void)
   QfBwConfig c = base_config (resp->port);
   QfBwResult r = { 0 };
   g_autoptr(GError) error = NULL;
-  char cookie[37];
   int ctrl;
 
-  memset (cookie, 'a', 36);
-  cookie[36] = '\0';
-  ctrl = raw_connect (resp->port);
-  g_assert_cmpint (send (ctrl, cookie, 37, 0), ==, 37);
-  g_assert_cmpint (read_byte (ctrl), ==, 9);
-  send_json_block (ctrl, params, strlen (params));
+  ctrl = raw_client_params (resp->port, params);
   g_assert_cmpint (read_byte (ctrl), ==, 10);
 
   /* While this half-open test holds the responder, a client is refused as busy. */
@@ -408,16 +443,11 @@ test_udp_accounting (void)
   g_autoptr(QfJson) j = NULL;
   g_autofree char *text = NULL;
   const QfJson *stream;
-  char cookie[37], reply[4], pkt[100];
+  char reply[4], pkt[100];
   int ctrl, udp;
   guint32 len;
 
-  memset (cookie, 'c', 36);
-  cookie[36] = '\0';
-  ctrl = raw_connect (resp->port);
-  g_assert_cmpint (send (ctrl, cookie, 37, 0), ==, 37);
-  g_assert_cmpint (read_byte (ctrl), ==, 9);
-  send_json_block (ctrl, params, strlen (params));
+  ctrl = raw_client_params (resp->port, params);
   g_assert_cmpint (read_byte (ctrl), ==, 10);
 
   udp = socket (AF_INET, SOCK_DGRAM, 0);
@@ -494,6 +524,119 @@ kill_later (gpointer data)
   g_usleep (G_USEC_PER_SEC);
   kill (GPOINTER_TO_INT (data), SIGKILL);
   return NULL;
+}
+
+static const char slow_params[] = "{\"tcp\":true,\"omit\":0,\"time\":30,\"num\":0,\"blockcount\":0,"
+                                  "\"parallel\":1,\"len\":131072,\"client_version\":\"3.12\"}";
+
+static gboolean
+log_has (Responder  *r,
+         const char *needle)
+{
+  gboolean found;
+
+  g_mutex_lock (&r->log_lock);
+  found = strstr (r->log->str, needle) != NULL;
+  g_mutex_unlock (&r->log_lock);
+  return found;
+}
+
+/* A client that opens its stream and then sends nothing: the responder ends the test after its
+ * idle timeout (120 s by default, as iperf3's server; 1 s here) with SERVER_TERMINATE, logs why
+ * and serves the next client. */
+static void
+test_idle_timeout (void)
+{
+  Responder *resp = responder_start_full (1.0, 0, 0);
+  int ctrl, stream;
+  gint64 t0, waited;
+
+  ctrl = raw_client_params (resp->port, slow_params);
+  g_assert_cmpint (read_byte (ctrl), ==, 10);
+  stream = raw_connect (resp->port);
+  g_assert_cmpint (send (stream, raw_cookie, 37, 0), ==, 37);
+  g_assert_cmpint (read_byte (ctrl), ==, 1);            /* TEST_START */
+  g_assert_cmpint (read_byte (ctrl), ==, 2);            /* TEST_RUNNING */
+  t0 = qf_clock_now_ns ();
+  g_assert_cmpint (read_byte (ctrl), ==, 11);           /* SERVER_TERMINATE, not 30 s later */
+  waited = qf_clock_now_ns () - t0;
+  g_assert_cmpint (waited, >=, 900 * QF_NSEC_PER_MSEC);
+  g_assert_cmpint (waited, <, qf_test_ns (3 * QF_NSEC_PER_SEC));
+  close (stream);
+  close (ctrl);
+  for (int i = 0; i < 500 && !log_has (resp, "no data moved for 1 s"); i++)
+    g_usleep (10000);
+  g_assert_true (log_has (resp, "no data moved for 1 s"));
+  assert_next_client_served (resp);
+  responder_stop (resp);
+}
+
+/* A client that connects and says nothing holds the responder until its 5 s cookie timeout;
+ * meanwhile another client is refused as busy at once instead of waiting in the listen queue. */
+static void
+test_busy_at_once (void)
+{
+  Responder *resp = responder_start ();
+  QfBwConfig c = base_config (resp->port);
+  QfBwResult r = { 0 };
+  g_autoptr(GError) error = NULL;
+  int silent = raw_connect (resp->port);
+  gint64 t0 = qf_clock_now_ns ();
+
+  g_assert_false (run_client (&c, NULL, &r, &error));
+  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_BUSY);
+  g_assert_nonnull (strstr (error->message, "Try again"));
+  g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (2 * QF_NSEC_PER_SEC));
+  qf_bw_result_clear (&r);
+  close (silent);
+  assert_next_client_served (resp);
+  responder_stop (resp);
+}
+
+/* serve --max-clients 2 --max-test-seconds 3 on the bandwidth port: more streams or a longer
+ * test are refused with iperf3's error codes, which our client turns into what to do. */
+static void
+test_limits (void)
+{
+  Responder *resp = responder_start_full (0, 2, 3);
+  QfBwConfig c = base_config (resp->port);
+  QfBwResult r = { 0 };
+  g_autoptr(GError) error = NULL;
+  int ctrl;
+
+  c.parallel = 3;
+  g_assert_false (run_client (&c, NULL, &r, &error));
+  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL);
+  g_assert_nonnull (strstr (error->message, "--max-clients"));
+  qf_bw_result_clear (&r);
+  g_clear_error (&error);
+
+  c.parallel = 1;
+  c.time_s = 2;
+  c.omit_s = 2;
+  g_assert_false (run_client (&c, NULL, &r, &error));
+  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL);
+  g_assert_nonnull (strstr (error->message, "--max-test-seconds"));
+  qf_bw_result_clear (&r);
+  g_clear_error (&error);
+
+  /* What a stock iperf3 client gets: SERVER_ERROR, i_errno IEDURATION (5). */
+  ctrl = raw_client_params (resp->port, slow_params);
+  g_assert_cmpint (read_byte (ctrl), ==, -2);
+  g_assert_cmpuint (read_be32 (ctrl), ==, 5);
+  close (ctrl);
+
+  /* Within the limits (bidir: 2 streams) the test runs. */
+  c.direction = QF_BW_BIDIR;
+  c.time_s = 0.5;
+  c.omit_s = 0;
+  g_assert_true (run_client (&c, NULL, &r, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (r.up_mbps, >, 0);
+  g_assert_cmpfloat (r.down_mbps, >, 0);
+  qf_bw_result_clear (&r);
+  g_assert_cmpuint (qf_iperf3_server_refused (resp->server), ==, 3);
+  responder_stop (resp);
 }
 
 static void
@@ -805,6 +948,9 @@ main (int   argc,
   g_test_add_func ("/engine/bandwidth/responder/bad-params-then-next", test_bad_params);
   g_test_add_func ("/engine/bandwidth/responder/wrong-cookie-then-next", test_wrong_cookie);
   g_test_add_func ("/engine/bandwidth/responder/busy", test_busy);
+  g_test_add_func ("/engine/bandwidth/responder/busy-at-once", test_busy_at_once);
+  g_test_add_func ("/engine/bandwidth/responder/idle-timeout", test_idle_timeout);
+  g_test_add_func ("/engine/bandwidth/responder/limits", test_limits);
   g_test_add_func ("/engine/bandwidth/responder/udp-loss-as-iperf3", test_udp_accounting);
   g_test_add_func ("/engine/bandwidth/refused-within-timeout", test_refused);
   g_test_add_func ("/engine/bandwidth/cancel-within-1s", test_cancel);

@@ -29,6 +29,7 @@
 #define UDP_IDLE_END_NS          (2 * QF_NSEC_PER_SEC)   /* a UDP test ends after 2 s of silence */
 #define SPIN_IDLE_END_NS         (1 * QF_NSEC_PER_SEC)
 #define TCP_IDLE_END_NS          (30 * QF_NSEC_PER_SEC)
+#define AUTH_END_NS              (5 * QF_NSEC_PER_SEC)    /* to prove the token (or start, classic) */
 #define HOUSEKEEPING_NS          (100 * QF_NSEC_PER_MSEC)
 #define MAX_HELD                 16384
 #define MAX_HELD_BYTES           (32 * 1024 * 1024)
@@ -1180,6 +1181,12 @@ housekeeping (QfResponder *self,
           g_autofree char *why = g_strdup_printf (_("ended: longer than %u s (see --max-test-seconds)"),
                                                   self->config.max_test_seconds);
           conn_close (self, i, why);
+          continue;
+        }
+      /* Nor one that does not prove the token: a stranger holds no slot for long. */
+      if (c->auth != AUTH_OPEN && now_ns - c->start_ns > AUTH_END_NS)
+        {
+          conn_close (self, i, _("ended: no access token within 5 s"));
           continue;
         }
       /* A connection that sends nothing (or half a message) must not hold a slot for an hour. */

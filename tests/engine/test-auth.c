@@ -372,6 +372,29 @@ test_busy (void)
   g_assert_nonnull (strstr (log, "too many clients"));
 }
 
+/* A connection that never proves the token is closed after 5 s, freeing its slot. */
+static void
+test_stranger_dropped (void)
+{
+  Server *s = server_start (TOKEN, FALSE, 1);
+  struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons (s->port),
+                            .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct pollfd pfd = { fd, POLLIN, 0 };
+  guint8 buf[64];
+  g_autoptr(GError) error = NULL;
+  g_autofree char *log = NULL;
+
+  g_assert_cmpint (connect (fd, (struct sockaddr *) &to, sizeof to), ==, 0);
+  g_assert_cmpint (poll (&pfd, 1, 15000), ==, 1);
+  g_assert_cmpint (recv (fd, buf, sizeof buf, 0), ==, 0);
+  close (fd);
+  g_assert_true (run_latency (s->port, QF_SOCKPERF_TCP, TOKEN, &error));
+  g_assert_no_error (error);
+  log = server_stop (s);
+  g_assert_nonnull (strstr (log, "no access token within 5 s"));
+}
+
 typedef struct
 {
   int         fd;
@@ -449,6 +472,7 @@ main (int    argc,
   g_test_add_func ("/engine/auth/allow-classic-and-no-token", test_allow_classic_and_no_token);
   g_test_add_func ("/engine/auth/udp-no-amplification", test_udp_no_amplification);
   g_test_add_func ("/engine/auth/busy", test_busy);
+  g_test_add_func ("/engine/auth/stranger-dropped", test_stranger_dropped);
   g_test_add_func ("/engine/auth/bandwidth-exchange", test_bandwidth_exchange);
   return g_test_run ();
 }

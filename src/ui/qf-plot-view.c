@@ -32,6 +32,7 @@ struct _QfPlotView
 
   QfPlotViewKind  kind;
   gdouble         unit_ns;
+  gdouble         bucket_ns;     /* histogram bucket width (default: one unit) */
   char           *axis_label;
   gboolean        area;
   QfPlotLimit    *limits;
@@ -46,6 +47,9 @@ struct _QfPlotView
   guint           tick_id;
   JsonObject     *result;
   char           *summary;
+  guint64         n_plotted;     /* samples folded in since the last reset */
+  guint64         n_described;   /* n_plotted as last told to assistive technologies */
+  gint64          described_us;
   GStrv           channel_names;
 };
 
@@ -113,7 +117,7 @@ qf_plot_view_flush (QfPlotView *self)
       t_s = (s->t_ns - self->t0_ns) / 1e9;
       if (self->kind == QF_PLOT_VIEW_HISTOGRAM)
         {
-          gint64 bucket = value < 0 ? 0 : (gint64) value;
+          gint64 bucket = s->value_ns < 0 ? 0 : (gint64) (s->value_ns / self->bucket_ns);
 
           if (bucket >= MAX_BUCKETS)
             c->overflow++;
@@ -130,6 +134,7 @@ qf_plot_view_flush (QfPlotView *self)
           g_array_append_val (c->values, value);
         }
     }
+  self->n_plotted += self->pending->len;
   g_array_set_size (self->pending, 0);
 
   /* The screen scrolls through the last 60 s: keep only those (and at most an eighth more
@@ -164,6 +169,25 @@ qf_plot_view_flush (QfPlotView *self)
     }
 }
 
+/* The text alternative: the engine's figures handed in by the page, and how many samples the
+ * picture holds (told at most twice a second). */
+static void
+describe (QfPlotView *self)
+{
+  g_autofree char *text = NULL;
+
+  if (self->n_plotted == self->n_described && self->n_plotted > 0)
+    return;
+  self->n_described = self->n_plotted;
+  self->described_us = g_get_monotonic_time ();
+  if (self->n_plotted > 0)
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (%llu sample plotted)", "%s (%llu samples plotted)",
+                                         self->n_plotted),
+                            self->summary ? self->summary : "", (unsigned long long) self->n_plotted);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  text ? text : self->summary ? self->summary : "", -1);
+}
+
 /* Frame clock: fold the queued samples in and redraw once. */
 static gboolean
 tick (GtkWidget     *widget,
@@ -173,6 +197,8 @@ tick (GtkWidget     *widget,
   QfPlotView *self = QF_PLOT_VIEW (widget);
 
   qf_plot_view_flush (self);
+  if (g_get_monotonic_time () - self->described_us > 500000)
+    describe (self);
   gtk_widget_queue_draw (widget);
   /* idle plots must not keep the frame clock (and the CPU) busy: added again by new samples */
   self->tick_id = 0;
@@ -234,7 +260,7 @@ qf_plot_view_draw (QfPlotView *self,
           .label = self->channels[i].label,
           .counts = (const guint64 *) self->channels[i].counts->data,
           .n_buckets = self->channels[i].counts->len,
-          .bucket_width = 1,
+          .bucket_width = self->bucket_ns / self->unit_ns,
           .overflow = self->channels[i].overflow,
           .max_value = i == 0 ? self->max_value : NAN,
         };
@@ -318,8 +344,10 @@ qf_plot_view_reset (QfPlotView        *self,
   channels_clear (self);
   limits_clear (self);
   g_array_set_size (self->pending, 0);
+  self->n_plotted = 0;
   g_clear_pointer (&self->result, json_object_unref);
   self->unit_ns = unit_ns;
+  self->bucket_ns = unit_ns;
   g_free (self->axis_label);
   self->axis_label = g_strdup (axis_label);
   self->area = area;
@@ -329,6 +357,15 @@ qf_plot_view_reset (QfPlotView        *self,
     self->limits[i] = (QfPlotLimit) { g_strdup (limits[i].label), limits[i].value };
   self->n_limits = n_limits;
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+qf_plot_view_set_bucket (QfPlotView *self,
+                         gdouble     bucket_ns)
+{
+  g_return_if_fail (QF_IS_PLOT_VIEW (self));
+  g_return_if_fail (bucket_ns > 0);
+  self->bucket_ns = bucket_ns;
 }
 
 void
@@ -380,8 +417,8 @@ qf_plot_view_set_summary (QfPlotView *self,
     return;
   g_free (self->summary);
   self->summary = g_strdup (summary);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                  summary ? summary : "", -1);
+  self->n_described = G_MAXUINT64;
+  describe (self);
 }
 
 void
@@ -437,6 +474,7 @@ qf_plot_view_init (QfPlotView *self)
 {
   self->pending = g_array_new (FALSE, FALSE, sizeof (QfSample));
   self->unit_ns = 1000;
+  self->bucket_ns = 1000;
   self->max_value = NAN;
   self->limits = g_new0 (QfPlotLimit, 1);
   /* follow the system's dark style: the plot paints its own background */

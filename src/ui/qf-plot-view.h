@@ -29,6 +29,10 @@ void       qf_plot_view_reset       (QfPlotView       *self,
                                      gboolean          area,
                                      const QfPlotLimit *limits,
                                      guint             n_limits);
+/* Histogram bucket width in ns, after reset (which makes it one unit): ping's RTT is plotted
+ * in ms with 1 µs buckets. */
+void       qf_plot_view_set_bucket  (QfPlotView       *self,
+                                     gdouble           bucket_ns);
 /* Legend names of the sample channels 0, 1, … (before the samples arrive); NULL: "Channel N". */
 void       qf_plot_view_set_channel_names (QfPlotView *self,
                                      const char *const *names);

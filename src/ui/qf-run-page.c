@@ -36,6 +36,8 @@ struct _QfRunPage
   GtkWidget      *series;        /* QfPlotView (borrowed) */
   gboolean        running;
   gboolean        live;          /* the current step's samples are plotted */
+  guint           channels;      /* sample channels plotted (those below), G_MAXUINT: all */
+  gboolean        one_channel;   /* the engine's channel is not a series (ping: icmp_seq) */
 };
 
 G_DEFINE_FINAL_TYPE (QfRunPage, qf_run_page, ADW_TYPE_BIN)
@@ -89,9 +91,10 @@ update_step_row (QfRunPage *self,
 
 /* The criteria of the step's test whose unit fits the plot, as labelled limit lines. */
 static GArray *
-plot_limits (QfRunPage  *self,
-             guint       index,
-             const char *unit)
+plot_limits (QfRunPage          *self,
+             guint               index,
+             const char         *unit,
+             const char *const  *metrics)
 {
   QfSession *session = qf_runner_get_session (self->runner);
   const QfProfileTest *test = qf_profile_find_test (qf_session_get_profile (session),
@@ -105,6 +108,8 @@ plot_limits (QfRunPage  *self,
       QfPlotLimit limit;
 
       if (g_strcmp0 (c->unit, unit) != 0)
+        continue;
+      if (metrics != NULL && !g_strv_contains (metrics, c->metric))
         continue;
       value = qf_verdict_format_value (c->limit, c->unit);
       limit.label = g_strdup_printf ("%s %s", _(c->label), value);
@@ -122,10 +127,14 @@ free_limits (GArray *limits)
   g_array_unref (limits);
 }
 
-/* What the runner's samples mean for each step (the engines say which): rt pushes each cycle's
- * latency in ns per measurement thread, bandwidth each interval's bit/s in total on channel 0,
- * and with both directions PC to helper on 1 and helper to PC on 2. Other steps' samples are not plotted live; their finished result
- * is drawn from the session like the report does. */
+/* What the runner's samples mean for each step (the engines say which; src/core/qf-step-*.c):
+ * rt pushes each cycle's latency in ns per measurement thread; ping each reply's RTT (channel =
+ * icmp_seq, so all on one series here); latency each reply's half round trip and cycle each
+ * round trip, in ns on channel 0; bandwidth each interval's bit/s in total on channel 0, and with
+ * both directions PC to helper on 1 and helper to PC on 2; stress and monitor one sample per
+ * monitor interval: CPU busy, I/O wait and the busiest disk's %util in milli-percent on channels
+ * 0–2 (3, the load average, is not a percentage and not drawn). Every value drawn is the
+ * engine's; the finished result then replaces the live picture, drawn like the report. */
 static void
 step_started (QfRunPage *self,
               guint      index)
@@ -133,18 +142,21 @@ step_started (QfRunPage *self,
   QfSession *session = qf_runner_get_session (self->runner);
   const char *test = qf_session_get_step_test (session, index);
   GArray *limits;
-  gdouble unit_ns = 1000;
+  gdouble unit_ns = 1000, bucket_ns = 1000;
   const char *unit = "µs";
   const char *axis = _("Latency (µs)");
+  const char *const *metrics = NULL;
   gboolean area = FALSE;
+  gboolean histogram = TRUE;
   gboolean plots = TRUE;
 
-  self->live = FALSE;
+  self->live = TRUE;
+  self->channels = G_MAXUINT;
+  self->one_channel = FALSE;
   if (g_strcmp0 (test, "rt") == 0)
     {
       const char *names[] = { _("Thread 1"), _("Thread 2"), _("Thread 3"), _("Thread 4"), NULL };
 
-      self->live = TRUE;
       qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->histogram), names);
       qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
     }
@@ -152,27 +164,53 @@ step_started (QfRunPage *self,
     {
       const char *names[] = { _("Total"), _("PC to helper"), _("Helper to PC"), NULL };
 
-      self->live = TRUE;
-      unit_ns = 1e6, unit = "Mbit/s", axis = _("Throughput (Mbit/s)"), area = TRUE;
+      unit_ns = 1e6, unit = "Mbit/s", axis = _("Throughput (Mbit/s)"), area = TRUE, histogram = FALSE;
       qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
     }
   else if (g_strcmp0 (test, "ping") == 0)
-    unit = "ms", axis = _("Round trip (ms)");
-  else if (g_strcmp0 (test, "latency") != 0 && g_strcmp0 (test, "cycle") != 0)
-    plots = FALSE;  /* stress, monitor: their figures are in the text above */
+    {
+      const char *names[] = { _("Round trip"), NULL };
+
+      unit_ns = 1e6, unit = "ms", axis = _("Round trip (ms)");
+      self->one_channel = TRUE;
+      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->histogram), names);
+      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
+    }
+  else if (g_strcmp0 (test, "latency") == 0 || g_strcmp0 (test, "cycle") == 0)
+    {
+      const char *names[] = { g_str_equal (test, "cycle") ? _("Round trip") : _("Half round trip"), NULL };
+
+      axis = g_str_equal (test, "cycle") ? _("Round trip (µs)") : _("Latency (µs)");
+      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->histogram), names);
+      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
+    }
+  else if (g_strcmp0 (test, "stress") == 0 || g_strcmp0 (test, "monitor") == 0)
+    {
+      const char *names[] = { _("CPU busy"), _("I/O wait"), _("Disk %util"), NULL };
+      static const char *const percent_metrics[] = { "monitor.summary.iowait_max_pct",
+                                                     "monitor.summary.disk_util_max_pct", NULL };
+
+      unit_ns = 1000, unit = "%", axis = _("Load (%)"), histogram = FALSE;
+      metrics = percent_metrics;
+      self->channels = 3;
+      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
+    }
+  else
+    self->live = plots = FALSE;
 
   gtk_label_set_text (self->title_label, qf_session_get_step_title (session, index));
   gtk_progress_bar_set_fraction (self->step_progress, 0);
   gtk_label_set_text (self->figures_label, "");
   update_step_row (self, index);
 
-  limits = plot_limits (self, index, unit);
+  limits = plot_limits (self, index, unit, metrics);
   qf_plot_view_reset (QF_PLOT_VIEW (self->histogram), unit_ns, axis, FALSE,
                       (QfPlotLimit *) limits->data, limits->len);
+  qf_plot_view_set_bucket (QF_PLOT_VIEW (self->histogram), bucket_ns);
   qf_plot_view_reset (QF_PLOT_VIEW (self->series), unit_ns, axis, area,
                       (QfPlotLimit *) limits->data, limits->len);
   free_limits (limits);
-  gtk_widget_set_visible (self->histogram, plots && !area);
+  gtk_widget_set_visible (self->histogram, plots && histogram);
   gtk_widget_set_visible (self->series, plots);
   qf_plot_view_set_summary (QF_PLOT_VIEW (self->histogram), _("No samples yet"));
   qf_plot_view_set_summary (QF_PLOT_VIEW (self->series), _("No samples yet"));
@@ -234,10 +272,33 @@ samples (QfRunPage      *self,
          const QfSample *data,
          guint           n)
 {
+  QfSample kept[512];
+  guint n_kept = 0;
+
   if (!self->live)
     return;
-  qf_plot_view_add_samples (QF_PLOT_VIEW (self->histogram), data, n);
-  qf_plot_view_add_samples (QF_PLOT_VIEW (self->series), data, n);
+  if (self->channels == G_MAXUINT && !self->one_channel)
+    {
+      qf_plot_view_add_samples (QF_PLOT_VIEW (self->histogram), data, n);
+      qf_plot_view_add_samples (QF_PLOT_VIEW (self->series), data, n);
+      return;
+    }
+  /* only the plotted channels, values untouched */
+  for (guint i = 0; i <= n; i++)
+    {
+      if (n_kept == G_N_ELEMENTS (kept) || (i == n && n_kept > 0))
+        {
+          qf_plot_view_add_samples (QF_PLOT_VIEW (self->histogram), kept, n_kept);
+          qf_plot_view_add_samples (QF_PLOT_VIEW (self->series), kept, n_kept);
+          n_kept = 0;
+        }
+      if (i == n || data[i].channel >= self->channels)
+        continue;
+      kept[n_kept] = data[i];
+      if (self->one_channel)
+        kept[n_kept].channel = 0;
+      n_kept++;
+    }
 }
 
 static void

@@ -2,10 +2,12 @@
 """test-training.py — training mode live: the welcome page's "Training mode" with "Poor wireless
 link" runs the quick profile against the built-in peer answering as an emulated poor link
 (tests/ui). The network page is held on "This PC only"; the plan keeps only the tests that go
-through the emulated link (socket latency, control cycle) so the run stays short. Results show
+through the emulated link (socket latency, control cycle) so the run stays short; both plots
+draw the engine's samples while it runs. Results show
 FAIL or WARN on the socket-latency criterion, the verdict says "Training", and the saved session
 records the emulation. Sessions go to a private XDG_DATA_HOME."""
 import os
+import re
 import shutil
 import sys
 import time
@@ -30,6 +32,12 @@ KEEP = (LATENCY, "Control cycle")
 def pressed(node):
     states = node.get_state_set()
     return states.contains(Atspi.StateType.PRESSED) or states.contains(Atspi.StateType.CHECKED)
+
+
+def plotted(plot):
+    """How many samples a plot says it holds (its accessible description ends "(N samples plotted)")."""
+    match = re.search(r"\((\d+) samples? plotted\)", plot.get_description() or "")
+    return int(match.group(1)) if match else 0
 
 
 def plan_switches(app):
@@ -93,8 +101,13 @@ def main():
         tap.ok(all(checked(s) == (t in KEEP) for t, s in switches.items()),
                "only the tests through the emulated link stay on")
         start = app.find_button("Start tests", timeout=10)
+        plots = [app.find(None, "Latency histogram", timeout=5), app.find(None, "Time series", timeout=5)]
         click(start)
         t0 = time.monotonic()
+        # the plots draw the engines' samples while the socket-latency test runs
+        live = wait_for(lambda: all(p is not None and plotted(p) > 0 for p in plots), 60)
+        tap.ok(live, "the histogram and the time series plot samples live",
+               [p.get_description() if p else None for p in plots])
         done = wait_for(lambda: start.get_name().endswith("See results") and sensitive(start), 120)
         print(f"# the training run took {time.monotonic() - t0:.0f} s")
         tap.ok(done, "the training run finishes")

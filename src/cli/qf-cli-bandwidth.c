@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-step-bandwidth.h"
 #include "qf-steps.h"
@@ -180,7 +181,7 @@ qf_cli_bandwidth (int    argc,
   g_autoptr(JsonObject) params = json_object_new ();
   g_autoptr(GMainLoop) loop = NULL;
   g_autofree char *client = NULL, *bitrate = NULL, *len_text = NULL, *window_text = NULL;
-  g_autofree char *iface = NULL;
+  g_autofree char *iface = NULL, *token_file = NULL;
   const char *host;
   gboolean tcp = FALSE, udp = FALSE, reverse = FALSE, bidir = FALSE, dual = FALSE, json = FALSE;
   gboolean nodelay = FALSE, zerocopy = FALSE;
@@ -219,6 +220,8 @@ qf_cli_bandwidth (int    argc,
       N_("End the test with an error when no data moves for S seconds (default 10)"), N_("S") },
     { "iface", 0, 0, G_OPTION_ARG_STRING, &iface,
       N_("Interface whose rx/tx kB/s to report (default: the one the test uses)"), N_("IF") },
+    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
+      N_("Prove the responder's access token read from FILE (serve --token-file)"), N_("FILE") },
     { "json", 'J', 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
     { NULL }
   };
@@ -266,6 +269,15 @@ qf_cli_bandwidth (int    argc,
     json_object_set_boolean_member (params, "zerocopy", TRUE);
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
+  if (token_file != NULL)
+    {
+      /* A bad token file stops us before anything is printed or sent. */
+      g_autoptr(GError) token_error = NULL;
+      g_autoptr(GBytes) token = qf_auth_token_load (token_file, &token_error);
+      if (token == NULL)
+        return qf_cli_error ("bandwidth", token_error);
+      json_object_set_string_member (params, "token_file", token_file);
+    }
 
   printer.quiet = json;
   printer.bidir = bidir || dual;

@@ -416,7 +416,8 @@ replay (const char *path,
 }
 
 /* --token-file: checked now (a bad mode or size stops the run before it starts), then its
- * absolute path goes into the params of the tests that talk to our responder. The token itself
+ * absolute path goes into the params of the tests that talk to our responder (latency, cycle,
+ * bandwidth). The token itself
  * never enters the session. */
 static gboolean
 set_token_file (QfSession   *session,
@@ -437,7 +438,8 @@ set_token_file (QfSession   *session,
       const char *test = qf_json_get_string (step, "test", "");
       JsonObject *params = qf_json_get_object (step, "params");
 
-      if (params != NULL && (g_str_equal (test, "latency") || g_str_equal (test, "cycle")))
+      if (params != NULL && (g_str_equal (test, "latency") || g_str_equal (test, "cycle")
+                             || g_str_equal (test, "bandwidth")))
         json_object_set_string_member (params, "token_file", absolute);
     }
   return qf_session_save (session, error);
@@ -462,7 +464,7 @@ qf_cli_run (int    argc,
     { "profile", 0, 0, G_OPTION_ARG_STRING, &profile_id, N_("Profile to judge against (see “qualify-cli profiles”)"), N_("ID") },
     { "peer", 0, 0, G_OPTION_ARG_STRING, &peer, N_("Helper machine running “qualify-cli serve”, or “builtin” for this PC's loopback"), N_("HOST") },
     { "iface", 0, 0, G_OPTION_ARG_STRING, &iface, N_("Network interface under test"), N_("IF") },
-    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file, N_("The helper machine's access token (serve --token-file) for the latency and cycle tests; only the path is kept in the session"), N_("FILE") },
+    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file, N_("The helper machine's access token (serve --token-file) for the network tests; only the path is kept in the session"), N_("FILE") },
     { "operator", 0, 0, G_OPTION_ARG_STRING, &operator_name, N_("Name of the person testing"), N_("NAME") },
     { "customer", 0, 0, G_OPTION_ARG_STRING, &customer, N_("Customer name for the report"), N_("NAME") },
     { "site", 0, 0, G_OPTION_ARG_STRING, &site, N_("Site name for the report"), N_("NAME") },

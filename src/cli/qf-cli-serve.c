@@ -38,6 +38,7 @@ typedef struct
   char         *emulate;
   char         *token_file;     /* access token (qf-auth.h); the token itself is never logged */
   gboolean      allow_classic;
+  GBytes       *token;          /* read once, for both services */
   QfResponder  *responder;
   GThread      *responder_thread;
 
@@ -88,7 +89,6 @@ static gboolean
 start_latency_service (QfServe  *serve,
                        GError  **error)
 {
-  g_autoptr(GBytes) token = NULL;
   QfResponderConfig config = {
     .bind_address = serve->bind_address,
     .latency_port = (guint16) serve->latency_port,
@@ -103,11 +103,11 @@ start_latency_service (QfServe  *serve,
     return FALSE;
   if (serve->token_file != NULL)
     {
-      token = qf_auth_token_load (serve->token_file, error);
-      if (token == NULL)
+      serve->token = qf_auth_token_load (serve->token_file, error);
+      if (serve->token == NULL)
         return FALSE;
     }
-  config.token = token;
+  config.token = serve->token;
   config.allow_classic = serve->allow_classic;
   serve->responder = qf_responder_new (&config, error);
   if (serve->responder == NULL)
@@ -129,19 +129,6 @@ announce_latency_service (QfServe *serve)
                               "port %u"),
                             qf_responder_get_port (serve->responder));
   serve_log (line, serve);
-  if (serve->token_file != NULL)
-    {
-      g_autofree char *access = NULL;
-      if (serve->allow_classic)
-        access = g_strdup_printf (_("latency responder: clients prove the access token of %s; "
-                                    "classic clients (sockperf) are served without one "
-                                    "(--allow-classic)"), serve->token_file);
-      else
-        access = g_strdup_printf (_("latency responder: clients must prove the access token of "
-                                    "%s; classic clients (sockperf) are refused"),
-                                  serve->token_file);
-      serve_log (access, serve);
-    }
   serve->responder_thread = g_thread_new ("qf-responder", responder_thread, serve);
 }
 
@@ -175,6 +162,7 @@ start_bandwidth_service (QfServe  *serve,
   if (serve->iface != NULL && !qf_iperf3_server_bind_iface (serve->bandwidth, serve->iface, error))
     return FALSE;
   qf_iperf3_server_set_log (serve->bandwidth, serve_log, serve);
+  qf_iperf3_server_set_token (serve->bandwidth, serve->token, serve->allow_classic);
   qf_iperf3_server_set_limits (serve->bandwidth, (guint) serve->max_clients,
                                (guint) serve->max_test_seconds);
   return TRUE;
@@ -186,6 +174,19 @@ announce_bandwidth_service (QfServe *serve)
   g_autofree char *line = g_strdup_printf (_("bandwidth server (iperf3-compatible) on TCP and UDP port %u"),
                                            qf_iperf3_server_get_port (serve->bandwidth));
   serve_log (line, serve);
+  if (serve->token_file != NULL)
+    {
+      g_autofree char *access = NULL;
+      if (serve->allow_classic)
+        access = g_strdup_printf (_("both services: clients prove the access token of %s; "
+                                    "classic clients (sockperf, iperf3) are served without one "
+                                    "(--allow-classic)"), serve->token_file);
+      else
+        access = g_strdup_printf (_("both services: clients must prove the access token of %s; "
+                                    "classic clients (sockperf, iperf3) are refused"),
+                                  serve->token_file);
+      serve_log (access, serve);
+    }
   serve->bandwidth_thread = g_thread_new ("qf-bandwidth-server", bandwidth_thread, serve);
 }
 
@@ -283,11 +284,11 @@ qf_cli_serve (int    argc,
       N_("End a test that runs longer than S seconds (default 3600); refuse bandwidth tests "
          "that ask for longer"), N_("S") },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &serve.token_file,
-      N_("Serve latency and cycle tests only to clients that prove the access token in FILE "
-         "(owner-readable only; an HMAC challenge, the token never crosses the wire)"), N_("FILE") },
+      N_("Serve only clients that prove the access token in FILE (owner-readable only; an "
+         "HMAC challenge, the token never crosses the wire)"), N_("FILE") },
     { "allow-classic", 0, 0, G_OPTION_ARG_NONE, &serve.allow_classic,
-      N_("With --token-file: still serve clients that cannot prove a token (stock sockperf pp)"),
-      NULL },
+      N_("With --token-file: still serve clients that cannot prove a token (stock sockperf and "
+         "iperf3)"), NULL },
     { "emulate", 0, 0, G_OPTION_ARG_STRING, &serve.emulate,
       N_("Answer latency and cycle tests as a poor link would, e.g. delay=5,jitter=2,loss=1 "
          "(ms, ms, %)"), N_("SPEC") },
@@ -355,5 +356,6 @@ qf_cli_serve (int    argc,
   g_free (serve.iface);
   g_free (serve.emulate);
   g_free (serve.token_file);
+  g_clear_pointer (&serve.token, g_bytes_unref);
   return exit_code;
 }

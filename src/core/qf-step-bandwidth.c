@@ -6,7 +6,8 @@
  * or text such as "100M"; 0 = TCP unlimited, UDP 1 Mbit/s), time_s (10), omit_s (0),
  * parallel (1), direction ("up" | "down" | "bidir"), len (bytes; 0 = from the MSS),
  * interval_s (1), iface (default: the context's, else the one the test uses), window (bytes),
- * nodelay, zerocopy, connect_timeout_s (5), stall_timeout_s (10).
+ * nodelay, zerocopy, connect_timeout_s (5), stall_timeout_s (10), token_file (the responder's
+ * access token, `serve --token-file`; only the path is stored).
  * Result: the `qualify-cli bandwidth --json` object. Progress: per interval, live = {t_s, mbps,
  * up_mbps, down_mbps, retransmits?, streams: [{id, direction, mbps}]}.
  * Samples: one per interval, value_ns = bit/s,
@@ -21,6 +22,7 @@
 
 #include "qf-bandwidth.h"
 #include "qf-step-bandwidth.h"
+#include "qf-step-net-private.h"
 #include "qf-steps.h"
 
 gboolean
@@ -298,6 +300,7 @@ bandwidth_run (JsonObject     *params,
                GError        **error)
 {
   g_autoptr(QfBwClient) client = NULL;
+  g_autoptr(GBytes) token = NULL;
   GError *bw_error = NULL;
   QfBwConfig c;
   QfBwResult r = { 0 };
@@ -307,8 +310,9 @@ bandwidth_run (JsonObject     *params,
   g_return_val_if_fail (result != NULL, FALSE);
   *result = NULL;
 
-  if (!bandwidth_config (params, ctx, &c, error))
+  if (!bandwidth_config (params, ctx, &c, error) || !_qf_step_net_token (params, &token, error))
     return FALSE;
+  c.token = token;
   progress.time_s = c.time_s;
   c.ring = ctx != NULL ? ctx->samples : NULL;
   c.on_interval = on_interval;

@@ -27,6 +27,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-auth.h"
 #include "qf-bandwidth-private.h"
 #include "qf-clock.h"
 #include "qf-procstat.h"
@@ -544,6 +545,7 @@ qf_bw_client_new (const QfBwConfig *config,
   client->iface = g_strdup (config->iface);
   client->config.host = client->host;
   client->config.iface = client->iface;
+  client->config.token = config->token != NULL ? g_bytes_ref (config->token) : NULL;
   if (client->config.port == 0)
     client->config.port = QF_IPERF3_PORT;
   if (client->config.interval_s == 0)
@@ -562,6 +564,7 @@ qf_bw_client_free (QfBwClient *client)
     return;
   g_free (client->host);
   g_free (client->iface);
+  g_clear_pointer (&client->config.token, g_bytes_unref);
   g_free (client);
 }
 
@@ -692,7 +695,15 @@ peer_refused (Run        *run,
 
       _qf_net_read_exact (run->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
                           run->cancel, _("error code"), &local);
-      if (GUINT32_FROM_BE (codes[0]) == QF_IPERF3_IE_DURATION)
+      if (GUINT32_FROM_BE (codes[0]) == QF_AUTH_IPERF3_IE_AUTHTEST && cfg->token != NULL)
+        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+                     _("The bandwidth responder at %s:%u refused the access token: it does not match the one in its --token-file. Copy the helper machine's token file here again."),
+                     cfg->host, cfg->port);
+      else if (GUINT32_FROM_BE (codes[0]) == QF_AUTH_IPERF3_IE_AUTHTEST)
+        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+                     _("The bandwidth responder at %s:%u requires an access token. Give the token file of `qualify-cli serve --token-file` there with --token-file FILE."),
+                     cfg->host, cfg->port);
+      else if (GUINT32_FROM_BE (codes[0]) == QF_IPERF3_IE_DURATION)
         g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
                      _("The bandwidth responder at %s:%u refused a test of %.0f s: it limits how long a test may run (qualify-cli serve --max-test-seconds). Ask for a shorter --time and --omit."),
                      cfg->host, cfg->port, ceil (cfg->time_s) + ceil (cfg->omit_s));
@@ -731,6 +742,40 @@ expect_state (Run        *run,
     g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
                  _("The bandwidth responder sent state %d where %d was expected."), state, want);
   return FALSE;
+}
+
+/* After the cookie: PARAM_EXCHANGE, or first the access-token challenge of our responder. */
+static gboolean
+expect_param_exchange (Run        *run,
+                       const char *cookie,
+                       GError    **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+  g_autoptr(GError) local = NULL;
+  signed char state;
+
+  if (cfg->token == NULL)
+    return expect_state (run, QF_IPERF3_PARAM_EXCHANGE, error);
+  if (!_qf_iperf3_read_state (run->ctrl, &state, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
+                              run->cancel, error))
+    return FALSE;
+  if (state == QF_IPERF3_PARAM_EXCHANGE)
+    return TRUE;   /* a responder that needs no token (or stock iperf3) */
+  if (state != QF_AUTH_BW_CHALLENGE_STATE)
+    {
+      if (!peer_refused (run, state, error))
+        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                     _("The bandwidth responder sent state %d where %d was expected."), state,
+                     QF_IPERF3_PARAM_EXCHANGE);
+      return FALSE;
+    }
+  if (!qf_auth_bw_client_answer (run->ctrl, cfg->token, cookie,
+                                 qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel, &local))
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST, "%s", local->message);
+      return FALSE;
+    }
+  return expect_state (run, QF_IPERF3_PARAM_EXCHANGE, error);
 }
 
 static guint
@@ -1244,9 +1289,11 @@ qf_bw_client_run (QfBwClient  *client,
     setsockopt (run->ctrl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }
   _qf_iperf3_make_cookie (cookie);
+  if (cfg->token != NULL)
+    qf_auth_bw_mark_cookie (cookie);
   if (!_qf_net_write_exact (run->ctrl, cookie, sizeof cookie, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
                             cancel, _("cookie"), error)
-      || !expect_state (run, QF_IPERF3_PARAM_EXCHANGE, error))
+      || !expect_param_exchange (run, cookie, error))
     goto out;
 
   len = default_len (cfg, run->ctrl);

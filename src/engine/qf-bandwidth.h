@@ -88,6 +88,8 @@ typedef struct
   QfRing          *ring;               /* may be NULL; see qf_bw_client_run() */
   QfBwIntervalFunc on_interval;        /* may be NULL */
   gpointer         user_data;
+  GBytes          *token;              /* access token to prove to our responder (qf-auth.h);
+                                        * NULL = none */
 } QfBwConfig;
 
 typedef struct

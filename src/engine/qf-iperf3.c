@@ -15,6 +15,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-auth.h"
 #include "qf-bandwidth-private.h"
 #include "qf-clock.h"
 #include "qf-iperf3.h"
@@ -269,6 +270,8 @@ struct QfIperf3Server
   guint           max_streams;       /* data streams per test (both directions) */
   guint           max_test_s;        /* time + omit a test may ask for; 0 = any */
   gint64          idle_timeout_ns;   /* no byte moving for this long ends a test */
+  GBytes         *token;             /* access token (qf-auth.h); NULL = none needed */
+  gboolean        allow_classic;     /* with a token: still serve stock iperf3 clients */
 };
 
 typedef struct
@@ -486,6 +489,18 @@ qf_iperf3_server_set_limits (QfIperf3Server *server,
 }
 
 void
+qf_iperf3_server_set_token (QfIperf3Server *server,
+                            GBytes         *token,
+                            gboolean        allow_classic)
+{
+  g_return_if_fail (server != NULL);
+
+  g_clear_pointer (&server->token, g_bytes_unref);
+  server->token = token != NULL ? g_bytes_ref (token) : NULL;
+  server->allow_classic = allow_classic;
+}
+
+void
 _qf_iperf3_server_set_idle_timeout (QfIperf3Server *server,
                                     gdouble         seconds)
 {
@@ -512,6 +527,7 @@ qf_iperf3_server_free (QfIperf3Server *server)
   if (server->listen_fd >= 0)
     close (server->listen_fd);
   g_free (server->iface);
+  g_clear_pointer (&server->token, g_bytes_unref);
   g_free (server);
 }
 
@@ -1058,6 +1074,19 @@ serve_one (QfIperf3Server *server,
   if (!_qf_net_read_exact (ctrl, t->cookie, sizeof t->cookie, deadline, cancel, _("cookie"), &error))
     goto out;
   t->cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
+  if (server->token != NULL && qf_auth_bw_cookie_is_marked (t->cookie)
+      && !qf_auth_bw_server_challenge (ctrl, server->token, t->cookie, deadline, cancel, &error))
+    {
+      server_error (t, QF_AUTH_IPERF3_IE_AUTHTEST);
+      goto out;
+    }
+  if (server->token != NULL && !qf_auth_bw_cookie_is_marked (t->cookie) && !server->allow_classic)
+    {
+      g_set_error (&error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                   _("no access token (stock iperf3 cannot prove one; see serve --allow-classic)"));
+      server_error (t, QF_AUTH_IPERF3_IE_AUTHTEST);
+      goto out;
+    }
   if (!_qf_iperf3_write_state (ctrl, QF_IPERF3_PARAM_EXCHANGE, &error))
     goto out;
   deadline = qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC;

@@ -54,6 +54,7 @@ def free_port():
 
 def serve(*args):
     lat, bw = free_port(), free_port()
+    serve.bandwidth_port = bw
     p = subprocess.Popen([CLI, "serve", "--bind", "127.0.0.1", "--latency-port", str(lat),
                           "--bandwidth-port", str(bw), *args],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -134,6 +135,26 @@ def main():
         rc, out, err = cli("cycle", "127.0.0.1", "-p", str(port), "-t", "0.3", "--token-file", wrong)
         tap(rc == 2 and "refused the access token" in err, "cycle with a wrong token: exit 2", err)
 
+        # The bandwidth port (iperf3's control protocol) asks for the token too.
+        bw = str(serve.bandwidth_port)
+        rc, out, err = cli("bandwidth", "127.0.0.1", "-p", bw, "-t", "0.5", "--token-file", good,
+                           "--json")
+        tap(rc == 0, "bandwidth with the right token measures", err)
+        rc, out, err = cli("bandwidth", "127.0.0.1", "-p", bw, "-t", "0.5", "--token-file", wrong)
+        tap(rc == 2 and "refused the access token" in err,
+            "bandwidth with a wrong token: exit 2, refused with the reason", err)
+        rc, out, err = cli("bandwidth", "127.0.0.1", "-p", bw, "-t", "0.5")
+        tap(rc == 2 and "requires an access token" in err,
+            "bandwidth without a token: exit 2, says a token is needed", err)
+        if shutil.which("iperf3"):
+            i = subprocess.run(["iperf3", "-c", "127.0.0.1", "-p", bw, "-t", "1"],
+                               capture_output=True, text=True, timeout=30)
+            tap(i.returncode != 0 and "test authorization failed" in i.stdout + i.stderr,
+                "stock iperf3 is refused with its own 'test authorization failed'",
+                i.stdout + i.stderr)
+        else:
+            print("ok - # SKIP iperf3 not installed")
+
         rc, out, err = cli("latency", "127.0.0.1", "-p", str(port), "-t", "0.3",
                            "--token-file", public)
         tap(rc == 2 and "chmod 600" in err and one_line(err),
@@ -157,6 +178,10 @@ def main():
         tap(rc == 0, "--allow-classic serves a client without a token", err)
         rc, out, err = cli("latency", "127.0.0.1", "-p", str(port), "-t", "0.3", "--token-file", wrong)
         tap(rc == 2, "--allow-classic still refuses a wrong token", err)
+        if shutil.which("iperf3"):
+            i = subprocess.run(["iperf3", "-c", "127.0.0.1", "-p", str(serve.bandwidth_port),
+                                "-t", "1"], capture_output=True, text=True, timeout=30)
+            tap(i.returncode == 0, "--allow-classic serves stock iperf3", i.stdout + i.stderr)
         stop(p)
 
         # Beyond --max-clients: a clear refusal, not a reset.
@@ -178,14 +203,15 @@ def main():
         # run --token-file: the path goes into the session, the token nowhere.
         sess = os.path.join(tmp, "session")
         rc, out, err = cli("run", "--profile", "arcs-wired-quick", "--peer", "builtin", "--only",
-                           "latency", "--token-file", good, "--out", sess, "--no-sign", "--json",
-                           timeout=120)
+                           "latency,bandwidth", "--token-file", good, "--out", sess, "--no-sign",
+                           "--json", timeout=120)
         try:
             with open(os.path.join(sess, "session.json")) as f:
                 session = json.load(f)
-            latency = [s for s in session["steps"] if s["test"] == "latency"][0]
-            ok = (rc in (0, 1) and latency["params"].get("token_file") == good
-                  and latency["status"] == "done")
+            net = [s for s in session["steps"] if s["test"] in ("latency", "bandwidth")]
+            done = {s["test"] for s in net if s["status"] == "done"}
+            ok = (rc in (0, 1) and done == {"latency", "bandwidth"}
+                  and all(s["params"].get("token_file") == good for s in net))
         except (OSError, ValueError, KeyError, IndexError) as e:
             ok, err = False, f"{err}\n{e}"
         tap(ok, "run --token-file measures and keeps only the token file's path in the session", err)

@@ -124,6 +124,8 @@ typedef struct
   guint64       rate_bps;       /* 0 = unlimited */
   gboolean      udp64;          /* 64-bit UDP sequence numbers */
   gboolean      zerocopy;
+  gboolean      pin;            /* run the worker on CPU pin_cpu only */
+  guint         pin_cpu;
   const gint   *stop;           /* nonzero: the worker returns */
 
   /* counters (the worker writes, anyone reads atomically) */
@@ -146,6 +148,17 @@ typedef struct
 void     _qf_bw_stream_start        (QfBwStream *stream);
 void     _qf_bw_stream_join         (QfBwStream *stream);
 void     _qf_bw_stream_clear        (QfBwStream *stream);   /* joins, closes fd, frees */
+/* CPUs for the data streams when both ends run on this host (loopback, or the peer's address
+ * is our own) and nothing else is runnable: the kernel tends to wake a loopback receiver on its
+ * sender's CPU, where the two then share one CPU. Fills cpus with up to max_cpus CPU numbers
+ * this process may use and returns how many (0 = do not pin: fewer than 2 CPUs, or other
+ * tasks want them — a pinned thread cannot move away from a busy CPU). Stream i of the client
+ * runs on cpus[i % n], its peer stream on the responder on cpus[(i + 1) % n]. */
+guint    _qf_bw_pin_cpus            (int               ctrl,
+                                     guint            *cpus,
+                                     guint             max_cpus);
+#define QF_BW_MAX_PIN_CPUS 64
+
 /* TCP_INFO tcpi_total_retrans of the socket, or -1. Any thread. */
 gint64   _qf_bw_tcp_total_retrans   (int fd);
 /* Writes one object of iperf3's results "streams" array — our client and our server send the

@@ -17,6 +17,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -111,6 +113,72 @@ _qf_bw_write_stream_result (QfJsonWriter     *w,
   qf_json_writer_key (w, "end_time");
   qf_json_writer_double (w, duration_s);
   qf_json_writer_end_object (w);
+}
+
+/* Runnable tasks on the machine right now, from /proc/loadavg's "running/total", minus the
+ * caller; the least of three looks 5 ms apart, so a passing kernel thread does not count. */
+static int
+other_runnable_tasks (void)
+{
+  int least = G_MAXINT;
+
+  for (int i = 0; i < 3; i++)
+    {
+      char text[128];
+      FILE *f = fopen ("/proc/loadavg", "re");
+      int running = -1;
+
+      if (f == NULL)
+        return G_MAXINT;
+      if (fgets (text, sizeof text, f) == NULL
+          || sscanf (text, "%*s %*s %*s %d/", &running) != 1)
+        running = G_MAXINT;
+      fclose (f);
+      least = MIN (least, running - 1);
+      if (i < 2)
+        g_usleep (5000);
+    }
+  return least;
+}
+
+static gboolean
+same_host (int ctrl)
+{
+  struct sockaddr_storage local, peer;
+  socklen_t local_len = sizeof local, peer_len = sizeof peer;
+
+  if (getsockname (ctrl, (struct sockaddr *) &local, &local_len) != 0
+      || getpeername (ctrl, (struct sockaddr *) &peer, &peer_len) != 0
+      || local.ss_family != peer.ss_family)
+    return FALSE;
+  if (local.ss_family == AF_INET)
+    return ((struct sockaddr_in *) &local)->sin_addr.s_addr
+           == ((struct sockaddr_in *) &peer)->sin_addr.s_addr;
+  if (local.ss_family == AF_INET6)
+    return memcmp (&((struct sockaddr_in6 *) &local)->sin6_addr,
+                   &((struct sockaddr_in6 *) &peer)->sin6_addr, sizeof (struct in6_addr)) == 0;
+  return FALSE;
+}
+
+guint
+_qf_bw_pin_cpus (int    ctrl,
+                 guint *cpus,
+                 guint  max_cpus)
+{
+  cpu_set_t set;
+  guint n = 0;
+
+  if (!same_host (ctrl) || sched_getaffinity (0, sizeof set, &set) != 0 || CPU_COUNT (&set) < 2)
+    return 0;
+  /* QF_BW_PIN=0 never pins, QF_BW_PIN=1 pins whatever else runs (for bench/, to compare). */
+  if (g_strcmp0 (g_getenv ("QF_BW_PIN"), "0") == 0)
+    return 0;
+  if (g_strcmp0 (g_getenv ("QF_BW_PIN"), "1") != 0 && other_runnable_tasks () > 0)
+    return 0;
+  for (guint cpu = 0; cpu < CPU_SETSIZE && n < max_cpus; cpu++)
+    if (CPU_ISSET (cpu, &set))
+      cpus[n++] = cpu;
+  return n;
 }
 
 gint64
@@ -381,6 +449,16 @@ stream_thread (gpointer data)
 {
   QfBwStream *s = data;
 
+  if (s->pin)
+    {
+      cpu_set_t set;
+
+      CPU_ZERO (&set);
+      CPU_SET (s->pin_cpu, &set);
+      /* Best effort: a CPU taken away since the choice leaves the thread where it is. */
+      sched_setaffinity (0, sizeof set, &set);
+    }
+
   if (s->protocol == QF_BW_TCP)
     {
       if (s->sender)
@@ -408,11 +486,24 @@ _qf_bw_stream_start (QfBwStream *stream)
 
   setsockopt (stream->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   setsockopt (stream->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  /* A receiver takes whatever the peer sends: any UDP datagram, and for TCP as much as one
-   * call can return (large reads cost the least CPU per byte here). */
+  /* A UDP receiver takes any datagram. A TCP receiver reads whole segments, about 64 KiB a
+   * call (one segment on loopback, 45 of 1448 bytes on Ethernet): a larger read holds the
+   * socket lock while it copies, so arriving segments wait in the backlog and the sender's
+   * window opens late; a smaller one costs a system call per few kilobytes. */
   buf_len = stream->protocol == QF_BW_UDP && !stream->sender ? 65536 : stream->len;
   if (stream->protocol == QF_BW_TCP && !stream->sender && stream->read_len == 0)
-    buf_len = stream->len = QF_IPERF3_MAX_TCP_LEN;
+    {
+      struct tcp_info info;
+      socklen_t info_len = sizeof info;
+      guint mss = 0;
+
+      memset (&info, 0, sizeof info);
+      if (getsockopt (stream->fd, IPPROTO_TCP, TCP_INFO, &info, &info_len) == 0)
+        mss = MAX (info.tcpi_advmss, info.tcpi_rcv_mss);
+      if (mss < 512 || mss > 65535)
+        mss = 65536;
+      buf_len = stream->len = stream->read_len = MAX (1u, 65536 / mss) * mss;
+    }
   if (stream->protocol == QF_BW_TCP && stream->sender && stream->auto_len)
     {
       /* The block follows this connection's MSS while it runs (tcp_send_loop). */
@@ -481,6 +572,8 @@ typedef struct
   QfBwStreamInterval stream_iv[2 * QF_IPERF3_MAX_STREAMS];
   guint64           final_retrans_sum;
   gboolean          have_retrans;
+  guint             n_pin_cpus;        /* 0 = the scheduler places the stream threads */
+  guint             pin_cpus[QF_BW_MAX_PIN_CPUS];
 } Run;
 
 const char *
@@ -813,6 +906,7 @@ default_len (const QfBwConfig *cfg,
 static void
 write_params (const QfBwConfig *cfg,
               guint             len,
+              const Run        *run,
               GString          *out)
 {
   QfJsonWriter w;
@@ -863,6 +957,15 @@ write_params (const QfBwConfig *cfg,
     {
       qf_json_writer_key (&w, "bandwidth");
       qf_json_writer_uint (&w, cfg->bitrate_bps > 0 ? cfg->bitrate_bps : QF_IPERF3_UDP_DEFAULT_BPS);
+    }
+  if (run->n_pin_cpus > 0)
+    {
+      /* Our responder on this host runs its stream i on the i-th of these (_qf_bw_pin_cpus). */
+      qf_json_writer_key (&w, "qualify_cpus");
+      qf_json_writer_begin_array (&w);
+      for (guint i = 0; i < run->n_pin_cpus; i++)
+        qf_json_writer_int (&w, run->pin_cpus[(i + 1) % run->n_pin_cpus]);
+      qf_json_writer_end_array (&w);
     }
   qf_json_writer_key (&w, "pacing_timer");
   qf_json_writer_int (&w, 1000);
@@ -1298,7 +1401,9 @@ qf_bw_client_run (QfBwClient  *client,
 
   len = default_len (cfg, run->ctrl);
   result->len = len;
-  write_params (cfg, len, json);
+  run->n_pin_cpus = cfg->protocol == QF_BW_TCP
+                    ? _qf_bw_pin_cpus (run->ctrl, run->pin_cpus, QF_BW_MAX_PIN_CPUS) : 0;
+  write_params (cfg, len, run, json);
   if (!_qf_iperf3_write_json (run->ctrl, json, error)
       || !expect_state (run, QF_IPERF3_CREATE_STREAMS, error))
     goto out;
@@ -1318,6 +1423,8 @@ qf_bw_client_run (QfBwClient  *client,
                                    ? QF_IPERF3_UDP_DEFAULT_BPS : cfg->bitrate_bps) : 0;
       s->zerocopy = cfg->zerocopy;
       s->auto_len = cfg->len == 0;
+      s->pin = run->n_pin_cpus > 0;
+      s->pin_cpu = s->pin ? run->pin_cpus[i % run->n_pin_cpus] : 0;
       s->stop = s->sender ? &run->stop_senders : &run->stop_receivers;
       if (!open_stream (run, s, cookie, error))
         goto out;

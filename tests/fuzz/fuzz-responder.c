@@ -2,7 +2,9 @@
  * real responders run on loopback in this process (one plain, one emulating a poor link, which
  * takes the held-reply path) and each input is sent to one of them.
  *
- * Input: byte 0 picks the responder (bit 0) and TCP or UDP (bit 1). TCP: the rest is written
+ * Input: byte 0 picks the responder (bit 0: the emulating one; bit 2: a third one that requires
+ * an access token, qf-auth.h, so the challenge and refusal paths are fuzzed) and TCP or UDP
+ * (bit 1). TCP: the rest is written
  * to a fresh connection in chunks whose sizes come from byte 1 (sockperf framing across
  * segment boundaries), then the write side is shut and the reply drained until the responder
  * closes (it must, within 5 s). UDP: the rest is a series of datagrams, each a 2-byte big-endian
@@ -27,7 +29,7 @@ typedef struct
   GThread     *thread;
 } Running;
 
-static Running running[2];
+static Running running[3];
 static gint stop;
 static int udp_fd = -1;   /* one client socket, so the responder sees one UDP peer */
 
@@ -42,13 +44,16 @@ serve (gpointer data)
 }
 
 static void
-start (guint i,
-       gboolean emulate)
+start (guint    i,
+       gboolean emulate,
+       gboolean token)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("fuzzing-token-0123456789", 24);
   QfResponderConfig config = { 0 };
 
   config.bind_address = "127.0.0.1";
+  config.token = token ? bytes : NULL;
   config.max_clients = 8;
   config.max_test_seconds = 3600;
   if (emulate)
@@ -72,8 +77,9 @@ LLVMFuzzerInitialize (int    *argc,
 {
   struct sockaddr_in any = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
 
-  start (0, FALSE);
-  start (1, TRUE);
+  start (0, FALSE, FALSE);
+  start (1, TRUE, FALSE);
+  start (2, FALSE, TRUE);
   udp_fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   g_assert (udp_fd >= 0);
   g_assert (bind (udp_fd, (struct sockaddr *) &any, sizeof any) == 0);
@@ -212,8 +218,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
     return 0;
   mode = data[0];
   if (mode & 2)
-    fuzz_udp (mode & 1, data + 1, size - 1);
+    fuzz_udp (mode & 4 ? 2 : mode & 1, data + 1, size - 1);
   else
-    fuzz_tcp (mode & 1, data + 1, size - 1);
+    fuzz_tcp (mode & 4 ? 2 : mode & 1, data + 1, size - 1);
   return 0;
 }

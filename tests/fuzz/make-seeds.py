@@ -72,4 +72,16 @@ put('responder', 'tcp-undersized', b'\x00\x00' + struct.pack('>QHI', 1, 3, 3))
 put('responder', 'udp-pingpong', b'\x02' + datagrams(sockperf(1, 3, b'z' * 20), sockperf(2, 3)))
 put('responder', 'udp-cycle', b'\x02' + datagrams(cycle(1), cycle(2), cycle(3, 2)))
 put('responder', 'udp-emulated', b'\x03' + datagrams(cycle(1), sockperf(5, 3 | 0x100, b'q')))
+# access token (qf-auth.h): bit 2 of byte 0 picks the responder that requires one
+def auth(kind, body=b'', size=None):
+    size = size if size is not None else 14 + len(body)
+    return struct.pack('>QHI', 0x51464155 << 32 | kind << 24, 0x200, size) + body
+
+hello, response = auth(1, b'\0' * 82), auth(3, b'n' * 32 + b'm' * 32)
+put('responder', 'tcp-token-hello-response', b'\x04\x00' + hello + response + ping)
+put('responder', 'tcp-token-none', b'\x04\x05' + ping)
+put('responder', 'tcp-token-hello-twice', b'\x04\x00' + hello + hello)
+put('responder', 'tcp-hello-no-token-needed', b'\x00\x00' + hello + ping)
+put('responder', 'udp-token', b'\x06' + datagrams(hello, response, sockperf(1, 3), cycle(1)))
+put('responder', 'udp-token-bad-sizes', b'\x06' + datagrams(auth(1, b'', 96), auth(3, b'x' * 10)))
 put('responder', 'udp-length-mismatch', b'\x02' + datagrams(struct.pack('>QHI', 1, 3, 99), b'short'))

@@ -32,7 +32,8 @@ qf_auth_token_load (const char  *path,
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  /* O_NONBLOCK: a FIFO or device named by mistake must not hang us before fstat () says so. */
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0)
     {
       int errsv = errno;

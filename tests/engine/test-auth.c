@@ -188,6 +188,12 @@ test_token_load (void)
   g_remove (path);
   g_assert_null (qf_auth_token_load (path, &error));
   g_assert_nonnull (error);
+  g_clear_error (&error);
+  /* A FIFO is refused at once (opening it must not wait for a writer). */
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  g_assert_null (qf_auth_token_load (path, &error));
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID);
+  g_remove (path);
   g_rmdir (dir);
 }
 

@@ -136,7 +136,7 @@ show_advice (QfResultsPage *self,
       GtkWidget *row = text_row (qf_json_get_string (a, "text", ""));
       GtkWidget *label = gtk_list_box_row_get_child (GTK_LIST_BOX_ROW (row));
       GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-      GtkWidget *rerun = gtk_button_new_with_mnemonic (_("Re-_run this test"));
+      GtkWidget *rerun = gtk_button_new_with_mnemonic (_("Re-run this _test"));
       const char *key = qf_json_get_string (a, "key", NULL);
 
       g_object_ref (label);

@@ -111,6 +111,14 @@ go_to (QfWindow *self,
   gtk_widget_set_visible (GTK_WIDGET (self->back_button), page != PAGE_WELCOME && page != PAGE_RUN);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.next", page != PAGE_RUN || self->run_done);
   gtk_widget_set_visible (GTK_WIDGET (self->next_button), page != PAGE_REPORT);
+
+  /* Keyboard: Return (from the suggested action or an entry) takes the next step; focus starts
+   * on the suggested action, Tab walks the page from there, and leaves a page that is gone. */
+  gtk_window_set_default_widget (GTK_WINDOW (self), GTK_WIDGET (self->next_button));
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->next_button))
+      || !gtk_widget_is_sensitive (GTK_WIDGET (self->next_button))
+      || !gtk_widget_grab_focus (GTK_WIDGET (self->next_button)))
+    gtk_widget_child_focus (gtk_stack_get_visible_child (self->pages), GTK_DIR_TAB_FORWARD);
 }
 
 /* The profile that runs: the welcome page's choice in the variant for the chosen interface's

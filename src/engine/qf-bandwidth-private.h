@@ -149,11 +149,11 @@ void     _qf_bw_stream_start        (QfBwStream *stream);
 void     _qf_bw_stream_join         (QfBwStream *stream);
 void     _qf_bw_stream_clear        (QfBwStream *stream);   /* joins, closes fd, frees */
 /* CPUs for the data streams when both ends run on this host (loopback, or the peer's address
- * is our own) and nothing else is runnable: the kernel tends to wake a loopback receiver on its
- * sender's CPU, where the two then share one CPU. Fills cpus with up to max_cpus CPU numbers
- * this process may use and returns how many (0 = do not pin: fewer than 2 CPUs, or other
- * tasks want them — a pinned thread cannot move away from a busy CPU). Stream i of the client
- * runs on cpus[i % n], its peer stream on the responder on cpus[(i + 1) % n]. */
+ * is our own), so that a sender and its receiver never share one CPU. Only with QF_BW_PIN=1 in
+ * the environment (for bench/: it did not measurably help on the 2-CPU test machine, and under
+ * other load a pinned thread cannot move away from a busy CPU). Fills cpus with up to max_cpus
+ * CPU numbers this process may use and returns how many (0 = do not pin). Stream i of the
+ * client runs on cpus[i % n], its peer stream on the responder on cpus[(i + 1) % n]. */
 guint    _qf_bw_pin_cpus            (int               ctrl,
                                      guint            *cpus,
                                      guint             max_cpus);

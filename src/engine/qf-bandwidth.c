@@ -18,7 +18,6 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sched.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -115,32 +114,6 @@ _qf_bw_write_stream_result (QfJsonWriter     *w,
   qf_json_writer_end_object (w);
 }
 
-/* Runnable tasks on the machine right now, from /proc/loadavg's "running/total", minus the
- * caller; the least of three looks 5 ms apart, so a passing kernel thread does not count. */
-static int
-other_runnable_tasks (void)
-{
-  int least = G_MAXINT;
-
-  for (int i = 0; i < 3; i++)
-    {
-      char text[128];
-      FILE *f = fopen ("/proc/loadavg", "re");
-      int running = -1;
-
-      if (f == NULL)
-        return G_MAXINT;
-      if (fgets (text, sizeof text, f) == NULL
-          || sscanf (text, "%*s %*s %*s %d/", &running) != 1)
-        running = G_MAXINT;
-      fclose (f);
-      least = MIN (least, running - 1);
-      if (i < 2)
-        g_usleep (5000);
-    }
-  return least;
-}
-
 static gboolean
 same_host (int ctrl)
 {
@@ -168,12 +141,11 @@ _qf_bw_pin_cpus (int    ctrl,
   cpu_set_t set;
   guint n = 0;
 
+  /* Off unless QF_BW_PIN=1: no gain was measured here (docs/benchmarks.md), and under other
+   * load a pinned thread cannot leave a busy CPU. */
+  if (g_strcmp0 (g_getenv ("QF_BW_PIN"), "1") != 0)
+    return 0;
   if (!same_host (ctrl) || sched_getaffinity (0, sizeof set, &set) != 0 || CPU_COUNT (&set) < 2)
-    return 0;
-  /* QF_BW_PIN=0 never pins, QF_BW_PIN=1 pins whatever else runs (for bench/, to compare). */
-  if (g_strcmp0 (g_getenv ("QF_BW_PIN"), "0") == 0)
-    return 0;
-  if (g_strcmp0 (g_getenv ("QF_BW_PIN"), "1") != 0 && other_runnable_tasks () > 0)
     return 0;
   for (guint cpu = 0; cpu < CPU_SETSIZE && n < max_cpus; cpu++)
     if (CPU_ISSET (cpu, &set))

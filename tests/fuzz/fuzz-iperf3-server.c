@@ -2,7 +2,9 @@
  * client meets it: a real server runs on loopback in this process, each input is written to a
  * fresh control connection (the 37-byte cookie, then the 4-byte length and parameter JSON, then
  * anything), the write side is shut and the answer drained until the server closes. A server
- * that does not close within 15 s (its own timeouts are 10 s), or stops serving, is a failure. */
+ * that does not close within 15 s (its own timeouts are 10 s), or stops serving, is a failure.
+ * The server requires an access token (qf-auth.h) but allows classic clients, so an ordinary
+ * cookie goes on to the parameters and a marked one ("qfa1…") meets the token challenge. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -39,6 +41,10 @@ LLVMFuzzerInitialize (int    *argc,
   if (server == NULL)
     g_error ("bandwidth responder: %s", error->message);
   port = qf_iperf3_server_get_port (server);
+  {
+    g_autoptr(GBytes) token = g_bytes_new_static ("fuzzing-token-0123456789", 24);
+    qf_iperf3_server_set_token (server, token, TRUE);
+  }
   g_thread_unref (g_thread_new ("iperf3", serve, NULL));
   return 0;
 }

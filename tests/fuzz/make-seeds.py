@@ -49,6 +49,9 @@ put('iperf3-server', 'udp-reverse', cookie + framed(params_udp))
 put('iperf3-server', 'bidir-then-test-end', cookie + framed(dict(params_tcp, bidirectional=True)) + b'\x04')
 put('iperf3-server', 'too-long', cookie + struct.pack('>I', 0xffffffff) + b'{}')
 put('iperf3-server', 'cookie-only', cookie)
+marked = b'qfa1' + cookie[4:]
+put('iperf3-server', 'token-marked-cookie', marked + b'm' * 32 + framed(params_tcp))
+put('iperf3-server', 'token-marked-short', marked + b'm' * 5)
 
 
 def sockperf(seq, flags, payload=b''):

@@ -196,9 +196,10 @@ run_mode (QfBwProtocol  protocol,
     }
   else
     {
-      /* Paced at 20 Mbit/s per stream: the senders keep the rate within a few percent. */
+      /* Paced at 20 Mbit/s per stream: the senders keep the rate within a few percent. A starved
+       * sender (a slow sanitizer build on a loaded machine) falls short, never over. */
       gdouble per_dir = 20.0 * parallel * (direction == QF_BW_BIDIR ? 2 : 1);
-      g_assert_cmpfloat (r.sent_mbps, >, per_dir * 0.8);
+      g_assert_cmpfloat (r.sent_mbps, >, per_dir * 0.8 / qf_test_time_scale ());
       g_assert_cmpfloat (r.sent_mbps, <, per_dir * 1.2);
       g_assert_cmpfloat (r.jitter_ms, >=, 0);
       g_assert_cmpfloat (r.lost_pct, >=, 0);

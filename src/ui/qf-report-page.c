@@ -21,6 +21,7 @@ struct _QfReportPage
   AdwEntryRow  *site_row;
   AdwComboRow  *language_row;
   AdwActionRow *export_row;
+  AdwPreferencesGroup *report_group;
   GtkSpinner   *spinner;
   GtkButton    *open_button;
   GtkButton    *export_button;
@@ -63,6 +64,10 @@ qf_report_page_set_session (QfReportPage *self,
   gtk_editable_set_text (GTK_EDITABLE (self->operator_row), qf_json_get_string (root, "operator", ""));
   gtk_editable_set_text (GTK_EDITABLE (self->customer_row), qf_json_get_string (root, "customer", ""));
   gtk_editable_set_text (GTK_EDITABLE (self->site_row), qf_json_get_string (root, "site", ""));
+  /* a training run's report is never an acceptance: say so before it is exported */
+  adw_preferences_group_set_description (self->report_group, qf_session_get_training (session) != NULL
+                                         ? _("Training session: the report says so in its title and on every page. It is not an acceptance report.")
+                                         : NULL);
   adw_action_row_set_subtitle (self->export_row, qf_session_get_dir (session));
   gtk_widget_set_sensitive (GTK_WIDGET (self->open_button), FALSE);
   gtk_widget_set_sensitive (GTK_WIDGET (self->export_button), qf_session_get_dir (session) != NULL);
@@ -209,6 +214,7 @@ qf_report_page_class_init (QfReportPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, site_row);
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, language_row);
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, export_row);
+  gtk_widget_class_bind_template_child (widget_class, QfReportPage, report_group);
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, spinner);
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, open_button);
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, export_button);

@@ -3,9 +3,9 @@
 link" runs the quick profile against the built-in peer answering as an emulated poor link
 (tests/ui). The network page is held on "This PC only"; the plan keeps only the tests that go
 through the emulated link (socket latency, control cycle) so the run stays short; both plots
-draw the engine's samples while it runs. Results show
-FAIL or WARN on the socket-latency criterion, the verdict says "Training", and the saved session
-records the emulation. Sessions go to a private XDG_DATA_HOME."""
+draw the engine's samples while it runs. Results show FAIL or WARN on the socket-latency
+criterion and the verdict says "Training"; the saved session records the emulation; the report
+page and the exported report say it is no acceptance. Sessions go to a private XDG_DATA_HOME."""
 import os
 import re
 import shutil
@@ -133,6 +133,18 @@ def main():
         tap.ok(judged and judged[0].get("verdict") in ("fail", "warn")
                and judged[0].get("measured", 0) > judged[0].get("limit", 0),
                "the session judged the emulated latency over its limit", judged)
+
+        # the report page and the exported report say training, never acceptance
+        click(start)
+        tap.ok(app.find("label", lambda n: n.startswith("Training session: the report says so"), timeout=15)
+               is not None, "the report page warns that this is a training session")
+        click(app.find_button("Export report", timeout=10))
+        html = os.path.join(os.path.dirname(paths[0]), "report.html") if paths else ""
+        tap.ok(wait_for(lambda: os.path.exists(html), 60), "the report is exported")
+        text = open(html, encoding="utf-8").read() if os.path.exists(html) else ""
+        tap.ok("Training session — not an acceptance report" in text
+               and "Real-time PC acceptance report" not in text,
+               "the exported report's title says training, not acceptance")
     finally:
         app.quit()
         shutil.rmtree(tmp, ignore_errors=True)

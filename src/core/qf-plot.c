@@ -485,29 +485,39 @@ draw_limits (Frame             *f,
     }
 }
 
+/* The legend: stacked at the top right inside the plot (histograms, whose limit labels sit
+ * above the plot), or in one row above the plot's right end (time series, whose limit labels
+ * sit at the right end inside it). */
 static void
 draw_legend (Frame       *f,
              const char **labels,
-             guint        n)
+             guint        n,
+             gboolean     above)
 {
-  gdouble y = f->y0 + 4;
+  gdouble y = f->y0 + 4, right = f->x0 + f->w - 4;
 
   if (!f->opt->legend)
     return;
-  for (guint i = 0; i < n; i++)
+  for (guint k = n; k > 0; k--)
     {
+      guint i = above ? k - 1 : n - k;
       gdouble r, g, b, tw, th;
 
       if (labels[i] == NULL)
         continue;
       text_size (f, labels[i], 0.95, &tw, &th);
+      if (above)
+        y = f->y0 - th - 1;
       qf_plot_series_color (i, f->opt->dark, &r, &g, &b);
       cairo_set_source_rgb (f->cr, r, g, b);
-      cairo_rectangle (f->cr, f->x0 + f->w - tw - 18, y + th / 2 - 3, 10, 6);
+      cairo_rectangle (f->cr, right - tw - 14, y + th / 2 - 3, 10, 6);
       cairo_fill (f->cr);
       set_rgb (f->cr, f->fg, 1);
-      draw_text (f, labels[i], f->x0 + f->w - 4, y, 1, 0, 0.95, FALSE);
-      y += th + 1;
+      draw_text (f, labels[i], right, y, 1, 0, 0.95, FALSE);
+      if (above)
+        right -= tw + 14 + 12;
+      else
+        y += th + 1;
     }
 }
 
@@ -736,7 +746,7 @@ qf_plot_histogram (cairo_t               *cr,
     }
   if (total == 0)
     draw_note (&f, options->empty_text ? options->empty_text : _("No samples yet"));
-  draw_legend (&f, labels, n_histograms);
+  draw_legend (&f, labels, n_histograms, FALSE);
   draw_box (&f);
 }
 
@@ -1022,7 +1032,7 @@ qf_plot_time_series (cairo_t             *cr,
   draw_limits (&f, &ay, FALSE, limits, n_limits);
   if (!any)
     draw_note (&f, options->empty_text ? options->empty_text : _("No samples yet"));
-  draw_legend (&f, labels, n_series);
+  draw_legend (&f, labels, n_series, TRUE);
   draw_box (&f);
 }
 

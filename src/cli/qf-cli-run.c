@@ -452,7 +452,8 @@ qf_cli_run (int    argc,
   g_autoptr(GError) error = NULL;
   g_autofree char *profile_id = NULL, *peer = NULL, *iface = NULL, *operator_name = NULL;
   g_autofree char *customer = NULL, *site = NULL, *out = NULL, *resume = NULL, *only = NULL;
-  g_autofree char *replay_path = NULL, *root = NULL, *token_file = NULL;
+  g_autofree char *replay_path = NULL, *root = NULL, *token_file = NULL, *emulate_text = NULL;
+  QfResponderEmulation emulate = { 0 };
   g_autoptr(QfSession) session = NULL;
   g_autoptr(QfRunner) runner = NULL;
   g_auto(GStrv) only_keys = NULL;
@@ -464,6 +465,7 @@ qf_cli_run (int    argc,
     { "profile", 0, 0, G_OPTION_ARG_STRING, &profile_id, N_("Profile to judge against (see “qualify-cli profiles”)"), N_("ID") },
     { "peer", 0, 0, G_OPTION_ARG_STRING, &peer, N_("Helper machine running “qualify-cli serve”, or “builtin” for this PC's loopback"), N_("HOST") },
     { "iface", 0, 0, G_OPTION_ARG_STRING, &iface, N_("Network interface under test"), N_("IF") },
+    { "emulate", 0, 0, G_OPTION_ARG_STRING, &emulate_text, N_("Training with --peer builtin: the peer answers as this poor link would (never an acceptance)"), N_("delay=MS,jitter=MS,loss=PCT") },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file, N_("The helper machine's access token (serve --token-file) for the network tests; only the path is kept in the session"), N_("FILE") },
     { "operator", 0, 0, G_OPTION_ARG_STRING, &operator_name, N_("Name of the person testing"), N_("NAME") },
     { "customer", 0, 0, G_OPTION_ARG_STRING, &customer, N_("Customer name for the report"), N_("NAME") },
@@ -492,6 +494,13 @@ qf_cli_run (int    argc,
       if (profile_id != NULL || resume != NULL || peer != NULL || out != NULL)
         return qf_cli_errorf ("run", _("--replay cannot be combined with --profile, --resume, --peer or --out"));
       return replay (replay_path, speed, json);
+    }
+  if (emulate_text != NULL)
+    {
+      if (!qf_responder_emulation_parse (emulate_text, &emulate, &error))
+        return qf_cli_error ("run", error);
+      if (g_strcmp0 (peer, "builtin") != 0)
+        return qf_cli_errorf ("run", _("--emulate needs --peer builtin: only the built-in peer can imitate a link"));
     }
   if (only != NULL)
     {
@@ -607,6 +616,8 @@ qf_cli_run (int    argc,
   runner = qf_runner_new (session);
   if (only_keys != NULL)
     qf_runner_set_only (runner, (const char *const *) only_keys);
+  if (emulate_text != NULL)
+    qf_runner_set_emulation (runner, &emulate);
   exit_code = run_loop (runner, json, &error);
   if (exit_code == QF_CLI_EXIT_ERROR)
     return qf_cli_error ("run", error);

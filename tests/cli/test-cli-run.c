@@ -140,6 +140,49 @@ test_run_errors (void)
   g_assert_nonnull (strstr (e5, "qf-no-such-if0"));
 }
 
+/* ---- run: training with an emulated link -------------------------------------------------- */
+
+static void
+test_run_emulate (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("qf-cli-run-XXXXXX", NULL);
+  g_autofree char *out = NULL, *err = NULL, *e1 = NULL, *e2 = NULL, *html = NULL, *html_path = NULL;
+  g_autoptr(JsonObject) session = NULL;
+  JsonObject *training, *latency = NULL;
+  JsonArray *steps;
+  int rc;
+
+  g_assert_cmpint (qf_test_run_cli (NULL, &e1, "run", "--profile", "arcs-wired", "--peer", "192.0.2.1",
+                                    "--emulate", "delay=20", NULL), ==, 2);
+  g_assert_nonnull (strstr (e1, "--peer builtin"));
+  g_assert_cmpint (qf_test_run_cli (NULL, &e2, "run", "--profile", "arcs-wired", "--peer", "builtin",
+                                    "--emulate", "delay=fast", NULL), ==, 2);
+  g_assert_nonnull (strstr (e2, "delay=fast"));
+
+  /* every reply held 15–25 ms: the socket latency (half a round trip) is far over 70 µs */
+  rc = qf_test_run_cli (&out, &err, "run", "--profile", "arcs-wired", "--quick", "--peer", "builtin",
+                        "--only", "latency", "--emulate", "delay=20,jitter=5", "--out", dir, "--no-sign",
+                        "--json", NULL);
+  g_test_message ("stderr:\n%s", err);
+  g_assert_cmpint (rc, ==, 1);
+  session = load_session (dir);
+  g_assert_nonnull (session);
+  training = json_object_get_object_member (session, "training");
+  g_assert_nonnull (training);
+  g_assert_cmpfloat (json_object_get_double_member (training, "delay_ms"), ==, 20);
+  g_assert_cmpfloat (json_object_get_double_member (training, "jitter_ms"), ==, 5);
+  steps = json_object_get_array_member (session, "steps");
+  for (guint i = 0; i < json_array_get_length (steps); i++)
+    if (g_str_equal (json_object_get_string_member (json_array_get_object_element (steps, i), "key"), "latency"))
+      latency = json_object_get_object_member (json_array_get_object_element (steps, i), "result");
+  g_assert_nonnull (latency);
+  g_assert_cmpfloat (json_object_get_double_member (latency, "avg_us"), >=, 15000 / 2);
+  /* the report written beside it says training */
+  html_path = g_build_filename (dir, "report.html", NULL);
+  g_assert_true (g_file_get_contents (html_path, &html, NULL, NULL));
+  g_assert_nonnull (strstr (html, "Training session — not an acceptance report"));
+}
+
 /* ---- run: end to end ---------------------------------------------------------------------- */
 
 static void
@@ -398,6 +441,7 @@ main (int   argc,
   g_test_add_func ("/cli/profiles/check", test_profiles_check);
   g_test_add_func ("/cli/run/errors", test_run_errors);
   g_test_add_func ("/cli/run/quick-builtin-end-to-end", test_run_quick_builtin);
+  g_test_add_func ("/cli/run/emulate-training", test_run_emulate);
   g_test_add_func ("/cli/run/sigkill-then-resume", test_sigkill_then_resume);
   g_test_add_func ("/cli/run/sigint-cancels-and-saves", test_sigint_cancels_and_saves);
   return g_test_run ();

@@ -546,18 +546,19 @@ deny (QfIperf3Server *server,
   close (fd);
 }
 
-/* A new control connection while a test runs is turned away without reading from it. */
+/* A new control connection while a test runs is turned away without reading from it. One per
+ * call: the callers look at their own control connection between two, so a client queued just
+ * after the current one closed is served next rather than turned away. */
 static void
 deny_pending (QfIperf3Server *server)
 {
   struct pollfd pfd = { server->listen_fd, POLLIN, 0 };
 
-  while (poll (&pfd, 1, 0) > 0)
+  if (poll (&pfd, 1, 0) > 0)
     {
       int fd = accept4 (server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-      if (fd < 0)
-        break;
-      deny (server, fd);
+      if (fd >= 0)
+        deny (server, fd);
     }
 }
 
@@ -722,10 +723,12 @@ wait_ctrl (Test   *t,
         return;
       if (poll (pfd, 2, (int) MIN ((deadline_ns - now) / QF_NSEC_PER_MSEC + 1, 100)) <= 0)
         continue;
-      if (pfd[1].revents)
-        deny_pending (t->server);
+      /* The control connection first: when this client has just closed it, a client already
+       * waiting behind it is the next to be served, not turned away. */
       if (pfd[0].revents)
         return;
+      if (pfd[1].revents)
+        deny_pending (t->server);
     }
 }
 

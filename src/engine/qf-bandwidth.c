@@ -267,27 +267,18 @@ tcp_send_loop (QfBwStream *s)
     }
 }
 
-/* Reads start at read_len (about 64 KiB, see _qf_bw_stream_start) and double while each read
- * comes back full, up to the whole buffer: a receiver that keeps up reads little at a time, so
- * the window update for each read reaches the sender at once; one that has fallen behind (the
- * sender is faster, or it was descheduled) takes what has piled up in fewer, cheaper calls. */
 static void
 tcp_recv_loop (QfBwStream *s)
 {
-  guint small = s->read_len ? MIN (s->read_len, s->len) : s->len;
-  guint want = small;
+  guint read_len = s->read_len ? MIN (s->read_len, s->len) : s->len;
 
   while (!stopped (s))
     {
-      ssize_t n = recv (s->fd, s->buf, want, 0);
+      ssize_t n = recv (s->fd, s->buf, read_len, 0);
 
       if (n > 0)
         {
           atomic_add64 (&s->bytes, n);
-          if ((guint) n == want)
-            want = MIN (2 * want, s->len);
-          else
-            want = small;
           continue;
         }
       if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -467,10 +458,11 @@ _qf_bw_stream_start (QfBwStream *stream)
 
   setsockopt (stream->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   setsockopt (stream->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  /* A UDP receiver takes any datagram. A TCP receiver starts each run of reads at whole
-   * segments of about 64 KiB (one on loopback, 45 of 1448 bytes on Ethernet; tcp_recv_loop): a
-   * 1 MiB read holds the socket lock while it copies, so arriving segments wait in the backlog
-   * and the sender's window opens late; a smaller one costs a system call per few kilobytes. */
+  /* A UDP receiver takes any datagram. A TCP receiver reads whole segments, about 64 KiB a
+   * call (one segment on loopback, 45 of 1448 bytes on Ethernet): a 1 MiB read holds the socket
+   * lock while it copies, so arriving segments wait in the backlog and the sender's window
+   * opens late; a smaller one costs a system call per few kilobytes. Reads that grow while
+   * they come back full were tried and measured worse (docs/benchmarks.md). */
   buf_len = stream->protocol == QF_BW_UDP && !stream->sender ? 65536 : stream->len;
   if (stream->protocol == QF_BW_TCP && !stream->sender && stream->read_len == 0)
     {
@@ -483,8 +475,7 @@ _qf_bw_stream_start (QfBwStream *stream)
         mss = MAX (info.tcpi_advmss, info.tcpi_rcv_mss);
       if (mss < 512 || mss > 65535)
         mss = 65536;
-      stream->read_len = MAX (1u, 65536 / mss) * mss;
-      buf_len = stream->len = QF_IPERF3_MAX_TCP_LEN;
+      buf_len = stream->len = stream->read_len = MAX (1u, 65536 / mss) * mss;
     }
   if (stream->protocol == QF_BW_TCP && stream->sender && stream->auto_len)
     {

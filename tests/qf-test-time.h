@@ -5,7 +5,8 @@
  * qf_test_s(), which multiply it by QF_TEST_TIME_SCALE (default 1). ./run-tests sets the factor
  * for the sanitizer builds, whose code runs several times slower (ASan 3, TSan 10), so the
  * assertion still catches a hang or a stop that is never honoured, but not slow instructions.
- * Lower bounds ("at least 1.5 s") are what the code guarantees and are never scaled. */
+ * Lower bounds the code guarantees ("at least 1.5 s") are never scaled; one that needs a thread
+ * to run in time (a paced rate, a counted window) is loosened by the same factor. */
 #pragma once
 
 #include <glib.h>

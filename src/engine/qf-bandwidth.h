@@ -2,7 +2,7 @@
  *
  * Measures throughput to a bandwidth responder that speaks the iperf3 3.12 control protocol:
  * a stock `iperf3 -s` or our own responder (qf-iperf3.h). One thread per data stream moves
- * bytes with plain blocking send/recv; the calling thread runs the control connection, takes a
+ * bytes with plain send/recv (see qf-bandwidth.c); the calling thread runs the control connection, takes a
  * throughput sample every interval and pushes it to an optional QfRing. TCP blocks default to a
  * whole multiple of the connection's MSS (iperf3's 128 KiB leaves a runt segment per write).
  *

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-json.h"
 #include "qf-profile.h"
@@ -415,36 +414,6 @@ replay (const char *path,
   return exit_code;
 }
 
-/* --token-file: checked now (a bad mode or size stops the run before it starts), then its
- * absolute path goes into the params of the tests that talk to our responder (latency, cycle,
- * bandwidth). The token itself
- * never enters the session. */
-static gboolean
-set_token_file (QfSession   *session,
-                const char  *path,
-                GError     **error)
-{
-  g_autoptr(GBytes) token = qf_auth_token_load (path, error);
-  g_autofree char *absolute = NULL;
-  JsonArray *steps;
-
-  if (token == NULL)
-    return FALSE;
-  absolute = g_canonicalize_filename (path, NULL);
-  steps = qf_json_get_array (qf_session_get_json (session), "steps");
-  for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
-    {
-      JsonObject *step = json_array_get_object_element (steps, i);
-      const char *test = qf_json_get_string (step, "test", "");
-      JsonObject *params = qf_json_get_object (step, "params");
-
-      if (params != NULL && (g_str_equal (test, "latency") || g_str_equal (test, "cycle")
-                             || g_str_equal (test, "bandwidth")))
-        json_object_set_string_member (params, "token_file", absolute);
-    }
-  return qf_session_save (session, error);
-}
-
 int
 qf_cli_run (int    argc,
             char **argv)
@@ -611,7 +580,8 @@ qf_cli_run (int    argc,
       if (qf_session_find_step (session, only_keys[i]) < 0)
         return qf_cli_errorf ("run", _("--only: the profile has no test “%s”"), only_keys[i]);
 
-  if (token_file != NULL && !set_token_file (session, token_file, &error))
+  if (token_file != NULL && (!qf_session_set_token_file (session, token_file, &error)
+                             || !qf_session_save (session, &error)))
     return qf_cli_error ("run", error);
   runner = qf_runner_new (session);
   if (only_keys != NULL)

@@ -5,17 +5,19 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-auth.h"
 #include "qf-json.h"
 #include "qf-peer-check.h"
 #include "qf-step.h"
 
 #define PROBE_SECONDS 0.3
 
-/* Runs step id against host with params; returns its result or NULL. */
+/* Runs step id against host with params; returns its result, or NULL and why. */
 static JsonObject *
-probe (const char *id,
-       const char *host,
-       JsonObject *params)
+probe (const char  *id,
+       const char  *host,
+       JsonObject  *params,
+       GError     **error)
 {
   const QfStepInfo *info = qf_step_lookup (id);
   QfStepContext ctx = { 0 };
@@ -26,7 +28,7 @@ probe (const char *id,
     return NULL;
   ctx.cancel = &cancel;
   ctx.peer = host;
-  if (!info->run (params, &ctx, &result, NULL))
+  if (!info->run (params, &ctx, &result, error))
     g_clear_pointer (&result, json_object_unref);
   return result;
 }
@@ -35,6 +37,7 @@ JsonObject *
 qf_peer_check (const char   *host,
                guint16       latency_port,
                guint16       bandwidth_port,
+               const char   *token_file,
                GCancellable *cancellable,
                GError      **error)
 {
@@ -47,6 +50,7 @@ qf_peer_check (const char   *host,
   g_autoptr(GSocketConnection) connection = NULL;
   g_autofree char *summary = NULL;
   g_autofree char *bandwidth_text = NULL;
+  g_autoptr(GError) refused = NULL;
   const char *responder = NULL;
   gdouble latency_us = 0;
   gboolean bandwidth;
@@ -60,14 +64,29 @@ qf_peer_check (const char   *host,
 
   json_object_set_int_member (latency_params, "port", latency_port);
   json_object_set_double_member (latency_params, "time_s", PROBE_SECONDS);
-  latency = probe ("latency", host, latency_params);
+  if (token_file != NULL && *token_file != '\0')
+    {
+      /* A token file that cannot be used is this PC's problem: said as such, before any probe. */
+      g_autoptr(GBytes) token = qf_auth_token_load (token_file, error);
+      if (token == NULL)
+        return NULL;
+      json_object_set_string_member (latency_params, "token_file", token_file);
+      json_object_set_string_member (cycle_params, "token_file", token_file);
+    }
+  latency = probe ("latency", host, latency_params, &refused);
+  /* Our responder answered but turned this PC away (its access token missing or wrong): that
+   * is what the installer must fix, so it is the answer. */
+  if (latency == NULL && g_error_matches (refused, QF_STEP_ERROR, QF_STEP_ERROR_PERMISSION))
+    responder = "qualify";
+  else
+    g_clear_error (&refused);
   if (latency != NULL && qf_json_get_double (latency, "samples", 0) > 0)
     {
       latency_us = qf_json_get_double (latency, "avg_us", 0);
       json_object_set_int_member (cycle_params, "port", latency_port);
       json_object_set_int_member (cycle_params, "rate_hz", 100);
       json_object_set_double_member (cycle_params, "time_s", PROBE_SECONDS);
-      cycle = probe ("cycle", host, cycle_params);
+      cycle = probe ("cycle", host, cycle_params, NULL);
       responder = cycle != NULL && qf_json_get_double (cycle, "replies", 0) > 0 ? "qualify" : "sockperf";
     }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -85,7 +104,13 @@ qf_peer_check (const char   *host,
   json_object_set_string_member (answer, "host", host);
   json_object_set_int_member (answer, "latency_port", latency_port);
   json_object_set_int_member (answer, "bandwidth_port", bandwidth_port);
-  if (responder != NULL)
+  if (refused != NULL)
+    {
+      json_object_set_string_member (answer, "responder", responder);
+      json_object_set_null_member (answer, "latency_us");
+      json_object_set_string_member (answer, "refused", refused->message);
+    }
+  else if (responder != NULL)
     {
       json_object_set_string_member (answer, "responder", responder);
       json_object_set_double_member (answer, "latency_us", latency_us);
@@ -100,7 +125,10 @@ qf_peer_check (const char   *host,
   bandwidth_text = bandwidth
     ? g_strdup_printf (_("a bandwidth server (iperf3 or Qualify) accepts connections on port %u"), bandwidth_port)
     : g_strdup_printf (_("nothing accepts connections on the bandwidth port %u"), bandwidth_port);
-  if (g_strcmp0 (responder, "qualify") == 0)
+  if (refused != NULL)
+    summary = g_strdup_printf (_("%s answers with Qualify's responder, but it turned this PC away: %s"),
+                               host, refused->message);
+  else if (g_strcmp0 (responder, "qualify") == 0)
     summary = g_strdup_printf (_("%s answers: Qualify's responder on port %u (%.0f µs one way), and %s."),
                                host, latency_port, latency_us, bandwidth_text);
   else if (g_strcmp0 (responder, "sockperf") == 0)
@@ -121,12 +149,14 @@ typedef struct
   char    *host;
   guint16  latency_port;
   guint16  bandwidth_port;
+  char    *token_file;
 } Request;
 
 static void
 request_free (Request *request)
 {
   g_free (request->host);
+  g_free (request->token_file);
   g_free (request);
 }
 
@@ -139,7 +169,7 @@ check_thread (GTask        *task,
   Request *request = task_data;
   GError *error = NULL;
   JsonObject *answer = qf_peer_check (request->host, request->latency_port, request->bandwidth_port,
-                                      cancellable, &error);
+                                      request->token_file, cancellable, &error);
 
   if (answer == NULL)
     g_task_return_error (task, error);
@@ -151,6 +181,7 @@ void
 qf_peer_check_async (const char          *host,
                      guint16              latency_port,
                      guint16              bandwidth_port,
+                     const char          *token_file,
                      GCancellable        *cancellable,
                      GAsyncReadyCallback  callback,
                      gpointer             user_data)
@@ -161,6 +192,7 @@ qf_peer_check_async (const char          *host,
   request->host = g_strdup (host);
   request->latency_port = latency_port;
   request->bandwidth_port = bandwidth_port;
+  request->token_file = g_strdup (token_file);
   g_task_set_task_data (task, request, (GDestroyNotify) request_free);
   g_task_set_source_tag (task, qf_peer_check_async);
   g_task_run_in_thread (task, check_thread);

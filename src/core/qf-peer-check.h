@@ -10,8 +10,12 @@
  *    "latency_us": number | null,                   its average one-way latency
  *    "bandwidth": true | false,                     something accepts TCP on the bandwidth port
  *                                                   (iperf3 or `qualify-cli serve`)
+ *    "refused": "…",                                only when our responder turned this PC
+ *                                                   away (access token missing or wrong)
  *    "summary": "…"}                                one translated sentence for people
  *
+ * token_file (may be NULL): the helper machine's access token (`serve --token-file`), used by
+ * the probes as the tests will use it; the token itself never appears in the answer.
  * Runs on a worker thread (GTask); nothing here blocks the caller's main loop. */
 #pragma once
 
@@ -26,6 +30,7 @@ G_BEGIN_DECLS
 void        qf_peer_check_async  (const char          *host,
                                   guint16              latency_port,
                                   guint16              bandwidth_port,
+                                  const char          *token_file,
                                   GCancellable        *cancellable,
                                   GAsyncReadyCallback  callback,
                                   gpointer             user_data);
@@ -36,6 +41,7 @@ JsonObject *qf_peer_check_finish (GAsyncResult        *result,
 JsonObject *qf_peer_check        (const char          *host,
                                   guint16              latency_port,
                                   guint16              bandwidth_port,
+                                  const char          *token_file,
                                   GCancellable        *cancellable,
                                   GError             **error);
 

@@ -10,6 +10,7 @@
 
 #include "qf-advice.h"
 #include "qf-audit.h"
+#include "qf-auth.h"
 #include "qf-json.h"
 #include "qf-session.h"
 #include "qf-step.h"
@@ -555,6 +556,38 @@ qf_session_set_peer (QfSession  *self,
   json_object_set_object_member (self->root, "peer", peer);
   qf_session_recompute (self);
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+gboolean
+qf_session_set_token_file (QfSession   *self,
+                           const char  *path,
+                           GError     **error)
+{
+  g_autoptr(GBytes) token = NULL;
+  g_autofree char *absolute = NULL;
+  JsonArray *steps;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  /* Checked now, so a bad mode or size stops the run before it starts; then dropped. */
+  token = qf_auth_token_load (path, error);
+  if (token == NULL)
+    return FALSE;
+  absolute = g_canonicalize_filename (path, NULL);
+  steps = qf_json_get_array (self->root, "steps");
+  for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
+    {
+      JsonObject *step = json_array_get_object_element (steps, i);
+      const char *test = qf_json_get_string (step, "test", "");
+      JsonObject *params = qf_json_get_object (step, "params");
+
+      if (params != NULL && (g_str_equal (test, "latency") || g_str_equal (test, "cycle")
+                             || g_str_equal (test, "bandwidth")))
+        json_object_set_string_member (params, "token_file", absolute);
+    }
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  return TRUE;
 }
 
 const char *

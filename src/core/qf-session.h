@@ -97,6 +97,12 @@ const char  *qf_session_get_peer_kind      (QfSession    *self);
 /* Marks a training run against the built-in peer answering as an emulated link (the peer's
  * extra reply delay, ± jitter and UDP loss): "training" in session.json. Such a session is never
  * an acceptance; the results page and the report say so. */
+/* The helper machine's access token (`serve --token-file`): the file is checked now (mode,
+ * size), then its absolute path goes into the params of the tests that talk to the responder
+ * (latency, cycle, bandwidth). The token itself never enters the session. */
+gboolean     qf_session_set_token_file     (QfSession    *self,
+                                            const char   *path,
+                                            GError      **error);
 void         qf_session_set_training       (QfSession    *self,
                                             gdouble       delay_ms,
                                             gdouble       jitter_ms,

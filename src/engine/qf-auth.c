@@ -250,7 +250,8 @@ qf_auth_refusal (const guint8  *buf,
     case QF_AUTH_REASON_TOKEN_REQUIRED:
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,
                    _("The responder %s requires an access token. Give the token file of "
-                     "`qualify-cli serve --token-file` there with --token-file FILE."), peer);
+                     "`qualify-cli serve --token-file` there with --token-file FILE (in the "
+                     "wizard: “Access token file” on the Network page)."), peer);
       break;
     case QF_AUTH_REASON_TOKEN_WRONG:
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,

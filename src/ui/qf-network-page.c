@@ -21,6 +21,7 @@ struct _QfNetworkPage
   GtkSwitch      *builtin_switch;
   AdwEntryRow    *peer_row;
   GtkButton      *check_button;
+  AdwEntryRow    *token_row;
   GtkLabel       *peer_status;
 
   /* owned */
@@ -60,6 +61,18 @@ qf_network_page_get_peer_address (QfNetworkPage *self)
   if (gtk_switch_get_active (self->builtin_switch))
     return "127.0.0.1";
   text = gtk_editable_get_text (GTK_EDITABLE (self->peer_row));
+  return text != NULL && *text != '\0' ? text : NULL;
+}
+
+const char *
+qf_network_page_get_token_file (QfNetworkPage *self)
+{
+  const char *text;
+
+  g_return_val_if_fail (QF_IS_NETWORK_PAGE (self), NULL);
+  if (gtk_switch_get_active (self->builtin_switch))
+    return NULL;
+  text = gtk_editable_get_text (GTK_EDITABLE (self->token_row));
   return text != NULL && *text != '\0' ? text : NULL;
 }
 
@@ -195,6 +208,7 @@ builtin_changed (QfNetworkPage *self)
   gboolean builtin = gtk_switch_get_active (self->builtin_switch);
 
   gtk_widget_set_sensitive (GTK_WIDGET (self->peer_row), !builtin);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->token_row), !builtin);
   gtk_widget_set_visible (GTK_WIDGET (self->peer_status), FALSE);
 }
 
@@ -234,7 +248,39 @@ check_clicked (QfNetworkPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->peer_status), TRUE);
   qf_peer_check_async (gtk_editable_get_text (GTK_EDITABLE (self->peer_row)),
                        QF_PEER_DEFAULT_LATENCY_PORT, QF_PEER_DEFAULT_BANDWIDTH_PORT,
-                       self->cancellable, check_done, g_object_ref (self));
+                       qf_network_page_get_token_file (self), self->cancellable, check_done,
+                       g_object_ref (self));
+}
+
+static void
+token_chosen (GtkNativeDialog *dialog,
+              int              response,
+              QfNetworkPage   *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+
+      if (path != NULL)
+        gtk_editable_set_text (GTK_EDITABLE (self->token_row), path);
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+token_choose_clicked (QfNetworkPage *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkFileChooserNative *dialog;
+
+  dialog = gtk_file_chooser_native_new (_("Access token file"),
+                                        GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Choose"), NULL);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (token_chosen), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
 static void
@@ -276,7 +322,9 @@ qf_network_page_class_init (QfNetworkPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, peer_row);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, check_button);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, peer_status);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, token_row);
   gtk_widget_class_bind_template_callback (widget_class, check_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, token_choose_clicked);
 }
 
 static void
@@ -301,4 +349,5 @@ qf_network_page_init (QfNetworkPage *self)
   g_signal_connect_object (self->builtin_switch, "notify::active", G_CALLBACK (builtin_changed),
                            self, G_CONNECT_SWAPPED);
   g_settings_bind (self->settings, "peer", self->peer_row, "text", G_SETTINGS_BIND_SET);
+  g_settings_bind (self->settings, "token-file", self->token_row, "text", G_SETTINGS_BIND_DEFAULT);
 }

@@ -15,6 +15,9 @@ QfNetIface *qf_network_page_get_iface        (QfNetworkPage *self);
 /* "builtin" ("This PC only"), "remote" (an address was typed) or "none". */
 const char *qf_network_page_get_peer_kind    (QfNetworkPage *self);
 const char *qf_network_page_get_peer_address (QfNetworkPage *self);
+/* The helper machine's access token file (`serve --token-file`), or NULL: none typed, or the
+ * built-in peer. */
+const char *qf_network_page_get_token_file   (QfNetworkPage *self);
 /* Training against an emulated link: "This PC only" is chosen and cannot be switched off. */
 void        qf_network_page_set_builtin_only (QfNetworkPage *self,
                                               gboolean       only);

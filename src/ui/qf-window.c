@@ -244,7 +244,13 @@ start_tests (QfWindow          *self,
                            _("The network figures were measured against the built-in peer on this PC's loopback, not over a real link to a helper machine."));
     }
   else if (g_str_equal (peer_kind, "remote"))
-    qf_session_set_peer (session, qf_network_page_get_peer_address (self->network_page), "remote");
+    {
+      const char *token_file = qf_network_page_get_token_file (self->network_page);
+
+      qf_session_set_peer (session, qf_network_page_get_peer_address (self->network_page), "remote");
+      if (token_file != NULL && !qf_session_set_token_file (session, token_file, &error))
+        goto failed;
+    }
   else
     qf_session_set_peer (session, NULL, "none");
   if (g_str_equal (peer_kind, "builtin"))

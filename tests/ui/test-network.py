@@ -7,6 +7,7 @@ kernel's interfaces are listed with a note saying so (tests/ui)."""
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 
@@ -141,6 +142,24 @@ def main():
                                             or n.startswith("Nothing answers on 127.0.0.1")
                                             or n.startswith("No latency responder answers on 127.0.0.1")), 30)
             tap.ok(said is not None, "Check peer says who answers on 127.0.0.1", said.get_name() if said else None)
+
+            # an access token file others can read: the check says so with the fix
+            token = app.find("text", lambda n: n.startswith("Access token file"))
+            tap.ok(token is not None, "the helper machine's access token file can be given")
+            if token is not None and check is not None:
+                loose = os.path.join(tempfile.mkdtemp(prefix="qf-ui-token-"), "token")
+                with open(loose, "w") as f:
+                    f.write("a token of the helper machine, 42\n")
+                os.chmod(loose, 0o644)
+                token.get_editable_text_iface().set_text_contents(loose)
+                time.sleep(0.3)
+                click(check)
+                said = wait_for(lambda: find_in(app.app, "label", lambda n: "chmod 600" in n), 30)
+                tap.ok(said is not None, "a token file others can read is refused with the fix",
+                       said.get_name() if said else None)
+                token.get_editable_text_iface().set_text_contents("")
+                os.unlink(loose)
+                os.rmdir(os.path.dirname(loose))
 
             # a Wi-Fi link with a helper machine selects the wireless profile
             radio = find_switch_like(app.app, "wlan0 — Wireless: ")

@@ -231,7 +231,7 @@ def test_latency_and_cycle(serve):
               and r["min_us"] <= r["p50_us"] <= r["p99_us"] <= r["max_us"])
         tap(ok, f"latency {proto} against our responder", out + err)
 
-    rc, out, err, _ = run(NS_A, CLI, "latency", ADDR_B, "--spin", "--time", "0.3", "--json")
+    rc, out, err, _ = run(NS_A, CLI, "latency", ADDR_B, "--spin", "--time", "1", "--json")
     r = as_json(out)
     tap(rc == 0 and r is not None and r["mode"] == "spin" and r["samples"] > 0,
         "latency --spin says it measured in spin mode", out + err)

@@ -732,13 +732,6 @@ wait_ctrl (Test   *t,
     }
 }
 
-static gboolean
-ctrl_readable (Test *t)
-{
-  struct pollfd pfd = { t->ctrl, POLLIN, 0 };
-  return poll (&pfd, 1, 0) > 0;
-}
-
 static void
 describe_peer (const struct sockaddr_storage *addr,
                char                          *out,
@@ -1018,13 +1011,19 @@ run_test (Test    *t,
           t0 = now;
           omit_done = TRUE;
         }
-      deny_pending (t->server);
-      if (!ctrl_readable (t))
-        {
-          struct pollfd pfd[2] = { { t->ctrl, POLLIN, 0 }, { t->server->listen_fd, POLLIN, 0 } };
-          poll (pfd, 2, 100);
-          continue;
-        }
+      {
+        struct pollfd pfd[2] = { { t->ctrl, POLLIN, 0 }, { t->server->listen_fd, POLLIN, 0 } };
+
+        /* The control connection first, in the same look as the listen socket: a client that
+         * queued after this one closed it is served next, not refused. */
+        poll (pfd, 2, 100);
+        if (!pfd[0].revents)
+          {
+            if (pfd[1].revents)
+              deny_pending (t->server);
+            continue;
+          }
+      }
       if (!_qf_iperf3_read_state (t->ctrl, &state, now + QF_NSEC_PER_SEC, t->cancel, error))
         return FALSE;
       if (state == QF_IPERF3_TEST_END)

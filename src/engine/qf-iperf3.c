@@ -701,7 +701,7 @@ check_limits (Test    *t,
       server_error (t, QF_IPERF3_IE_DURATION);
       g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
                    _("the test asks for %lld s; this responder allows tests of at most %u s"),
-                   (long long) (t->p.time_s + t->p.omit_s), server->max_test_s);
+                   (long long) t->p.time_s + (long long) t->p.omit_s, server->max_test_s);
       return FALSE;
     }
   return TRUE;

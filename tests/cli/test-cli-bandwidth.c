@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,6 +72,13 @@ listening (guint16 port)
   return FALSE;
 }
 
+/* In the server child: it dies with this test, so a failed assertion leaves no server behind. */
+static void
+die_with_parent (gpointer user_data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
 static GPid
 spawn_server (const char *const *argv,
               guint16            port)
@@ -81,7 +89,7 @@ spawn_server (const char *const *argv,
   g_spawn_async (NULL, (char **) argv, NULL,
                  G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL
                  | G_SPAWN_STDERR_TO_DEV_NULL,
-                 NULL, NULL, &pid, &error);
+                 die_with_parent, NULL, &pid, &error);
   g_assert_no_error (error);
   for (int i = 0; i < 500 && !listening (port); i++)
     g_usleep (10000);

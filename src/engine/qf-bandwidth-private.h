@@ -124,8 +124,6 @@ typedef struct
   guint64       rate_bps;       /* 0 = unlimited */
   gboolean      udp64;          /* 64-bit UDP sequence numbers */
   gboolean      zerocopy;
-  gboolean      pin;            /* run the worker on CPU pin_cpu only */
-  guint         pin_cpu;
   const gint   *stop;           /* nonzero: the worker returns */
 
   /* counters (the worker writes, anyone reads atomically) */
@@ -148,16 +146,6 @@ typedef struct
 void     _qf_bw_stream_start        (QfBwStream *stream);
 void     _qf_bw_stream_join         (QfBwStream *stream);
 void     _qf_bw_stream_clear        (QfBwStream *stream);   /* joins, closes fd, frees */
-/* CPUs for the data streams when both ends run on this host (loopback, or the peer's address
- * is our own), so that a sender and its receiver never share one CPU. Only with QF_BW_PIN=1 in
- * the environment (for bench/: it did not measurably help on the 2-CPU test machine, and under
- * other load a pinned thread cannot move away from a busy CPU). Fills cpus with up to max_cpus
- * CPU numbers this process may use and returns how many (0 = do not pin). Stream i of the
- * client runs on cpus[i % n], its peer stream on the responder on cpus[(i + 1) % n]. */
-guint    _qf_bw_pin_cpus            (int               ctrl,
-                                     guint            *cpus,
-                                     guint             max_cpus);
-#define QF_BW_MAX_PIN_CPUS 64
 
 /* TCP_INFO tcpi_total_retrans of the socket, or -1. Any thread. */
 gint64   _qf_bw_tcp_total_retrans   (int fd);

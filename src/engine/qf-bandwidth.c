@@ -116,45 +116,6 @@ _qf_bw_write_stream_result (QfJsonWriter     *w,
   qf_json_writer_end_object (w);
 }
 
-static gboolean
-same_host (int ctrl)
-{
-  struct sockaddr_storage local, peer;
-  socklen_t local_len = sizeof local, peer_len = sizeof peer;
-
-  if (getsockname (ctrl, (struct sockaddr *) &local, &local_len) != 0
-      || getpeername (ctrl, (struct sockaddr *) &peer, &peer_len) != 0
-      || local.ss_family != peer.ss_family)
-    return FALSE;
-  if (local.ss_family == AF_INET)
-    return ((struct sockaddr_in *) &local)->sin_addr.s_addr
-           == ((struct sockaddr_in *) &peer)->sin_addr.s_addr;
-  if (local.ss_family == AF_INET6)
-    return memcmp (&((struct sockaddr_in6 *) &local)->sin6_addr,
-                   &((struct sockaddr_in6 *) &peer)->sin6_addr, sizeof (struct in6_addr)) == 0;
-  return FALSE;
-}
-
-guint
-_qf_bw_pin_cpus (int    ctrl,
-                 guint *cpus,
-                 guint  max_cpus)
-{
-  cpu_set_t set;
-  guint n = 0;
-
-  /* Off unless QF_BW_PIN=1: no gain was measured here (docs/benchmarks.md), and under other
-   * load a pinned thread cannot leave a busy CPU. */
-  if (g_strcmp0 (g_getenv ("QF_BW_PIN"), "1") != 0)
-    return 0;
-  if (!same_host (ctrl) || sched_getaffinity (0, sizeof set, &set) != 0 || CPU_COUNT (&set) < 2)
-    return 0;
-  for (guint cpu = 0; cpu < CPU_SETSIZE && n < max_cpus; cpu++)
-    if (CPU_ISSET (cpu, &set))
-      cpus[n++] = cpu;
-  return n;
-}
-
 gint64
 _qf_bw_tcp_total_retrans (int fd)
 {
@@ -443,16 +404,6 @@ stream_thread (gpointer data)
 {
   QfBwStream *s = data;
 
-  if (s->pin)
-    {
-      cpu_set_t set;
-
-      CPU_ZERO (&set);
-      CPU_SET (s->pin_cpu, &set);
-      /* Best effort: a CPU taken away since the choice leaves the thread where it is. */
-      sched_setaffinity (0, sizeof set, &set);
-    }
-
   if (s->protocol == QF_BW_TCP)
     {
       if (s->sender)
@@ -567,8 +518,6 @@ typedef struct
   QfBwStreamInterval stream_iv[2 * QF_IPERF3_MAX_STREAMS];
   guint64           final_retrans_sum;
   gboolean          have_retrans;
-  guint             n_pin_cpus;        /* 0 = the scheduler places the stream threads */
-  guint             pin_cpus[QF_BW_MAX_PIN_CPUS];
 } Run;
 
 const char *
@@ -952,15 +901,6 @@ write_params (const QfBwConfig *cfg,
     {
       qf_json_writer_key (&w, "bandwidth");
       qf_json_writer_uint (&w, cfg->bitrate_bps > 0 ? cfg->bitrate_bps : QF_IPERF3_UDP_DEFAULT_BPS);
-    }
-  if (run->n_pin_cpus > 0)
-    {
-      /* Our responder on this host runs its stream i on the i-th of these (_qf_bw_pin_cpus). */
-      qf_json_writer_key (&w, "qualify_cpus");
-      qf_json_writer_begin_array (&w);
-      for (guint i = 0; i < run->n_pin_cpus; i++)
-        qf_json_writer_int (&w, run->pin_cpus[(i + 1) % run->n_pin_cpus]);
-      qf_json_writer_end_array (&w);
     }
   qf_json_writer_key (&w, "pacing_timer");
   qf_json_writer_int (&w, 1000);
@@ -1396,8 +1336,6 @@ qf_bw_client_run (QfBwClient  *client,
 
   len = default_len (cfg, run->ctrl);
   result->len = len;
-  run->n_pin_cpus = cfg->protocol == QF_BW_TCP
-                    ? _qf_bw_pin_cpus (run->ctrl, run->pin_cpus, QF_BW_MAX_PIN_CPUS) : 0;
   write_params (cfg, len, run, json);
   if (!_qf_iperf3_write_json (run->ctrl, json, error)
       || !expect_state (run, QF_IPERF3_CREATE_STREAMS, error))
@@ -1418,8 +1356,6 @@ qf_bw_client_run (QfBwClient  *client,
                                    ? QF_IPERF3_UDP_DEFAULT_BPS : cfg->bitrate_bps) : 0;
       s->zerocopy = cfg->zerocopy;
       s->auto_len = cfg->len == 0;
-      s->pin = run->n_pin_cpus > 0;
-      s->pin_cpu = s->pin ? run->pin_cpus[i % run->n_pin_cpus] : 0;
       s->stop = s->sender ? &run->stop_senders : &run->stop_receivers;
       if (!open_stream (run, s, cookie, error))
         goto out;

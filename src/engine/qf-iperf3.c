@@ -290,8 +290,6 @@ typedef struct
   guint        len;
   guint64      rate_bps;
   gint         window;
-  guint        n_cpus;        /* qualify_cpus: where our client on this host asks us to run */
-  guint        cpus[QF_BW_MAX_PIN_CPUS];
 } Params;
 
 typedef struct
@@ -601,31 +599,6 @@ int_in (const QfJson *params,
   return TRUE;
 }
 
-/* Our client's "qualify_cpus" (qf-bandwidth-private.h _qf_bw_pin_cpus): taken only when every
- * entry is a CPU this process may run on; anything else means no pinning, not a refusal. */
-static void
-parse_cpus (const QfJson *list,
-            Params       *p)
-{
-  cpu_set_t allowed;
-
-  p->n_cpus = 0;
-  if (qf_json_type (list) != QF_JSON_ARRAY || sched_getaffinity (0, sizeof allowed, &allowed) != 0)
-    return;
-  for (const QfJson *c = qf_json_first (list); c != NULL; c = qf_json_next (c))
-    {
-      gint64 cpu = qf_json_int (c, -1);
-
-      if (qf_json_type (c) != QF_JSON_NUMBER || cpu < 0 || cpu >= CPU_SETSIZE
-          || !CPU_ISSET (cpu, &allowed) || p->n_cpus == QF_BW_MAX_PIN_CPUS)
-        {
-          p->n_cpus = 0;
-          return;
-        }
-      p->cpus[p->n_cpus++] = (guint) cpu;
-    }
-}
-
 /* Checks types and ranges as iperf3 3.18 does, so a broken client is refused at once. */
 static gboolean
 parse_params (const QfJson *j,
@@ -669,7 +642,6 @@ parse_params (const QfJson *j,
   if (!int_in (j, "window", 0, 0, G_MAXINT32, &v, error))
     return FALSE;
   p->window = v;
-  parse_cpus (qf_json_get (j, "qualify_cpus"), p);
   if (qf_json_has (j, "num") && qf_json_type (qf_json_get (j, "num")) != QF_JSON_NUMBER)
     {
       g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("parameter “%s” is not a number"), "num");
@@ -868,8 +840,6 @@ accept_streams (Test    *t,
       s->len = t->p.len;
       s->udp64 = t->p.udp64;
       s->auto_len = t->p.auto_len;
-      s->pin = t->p.n_cpus > 0;
-      s->pin_cpu = s->pin ? t->p.cpus[t->n_streams % t->p.n_cpus] : 0;
       /* bidir: the client's sending streams come first; they are our receiving ones. */
       s->sender = t->p.bidir ? t->n_streams >= t->p.parallel : t->p.reverse;
       s->rate_bps = s->sender ? t->p.rate_bps : 0;

@@ -171,6 +171,8 @@ static void
 append_double (GString *out,
                gdouble  value)
 {
+  /* 17 significant digits always read back exactly; fewer usually do. */
+  static const char *const formats[] = { "%.15g", "%.16g", "%.17g" };
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   if (!isfinite (value))
@@ -178,11 +180,10 @@ append_double (GString *out,
       g_string_append (out, "null");   /* JSON has no NaN or infinity */
       return;
     }
-  for (int digits = 15; digits <= 17; digits++)
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
     {
-      char format[8];
-      g_snprintf (format, sizeof format, "%%.%dg", digits);
-      g_ascii_formatd (buf, sizeof buf, format, value);
+      g_ascii_formatd (buf, sizeof buf, formats[i], value);
       if (g_ascii_strtod (buf, NULL) == value)
         break;
     }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <glib/gi18n.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -9,6 +10,8 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "qf-net.h"
 
@@ -172,4 +175,84 @@ qf_net_set_errno_error (GError     **error,
       break;
     }
   g_set_error (error, QF_NET_ERROR, code, "%s: %s", what, g_strerror (errsv));
+}
+
+/* ---- wake timer --------------------------------------------------------------------------- */
+
+struct _QfWakeTimer
+{
+  timer_t timer;
+  gint64  period_ns;
+  gboolean armed;
+};
+
+static void
+wake_signal_handler (int sig)
+{
+  (void) sig;   /* its only job is to make a blocked recv() return EINTR */
+}
+
+QfWakeTimer *
+qf_wake_timer_new (gint64 period_ns)
+{
+  static gsize handler = 0;   /* 1 installed, 2 refused */
+  struct sigevent sev = { 0 };
+  QfWakeTimer *self;
+  sigset_t set;
+
+  g_return_val_if_fail (period_ns > 0, NULL);
+
+  if (g_once_init_enter (&handler))
+    {
+      struct sigaction sa = { 0 };
+
+      sa.sa_handler = wake_signal_handler;   /* no SA_RESTART: the blocked call must return */
+      sigemptyset (&sa.sa_mask);
+      g_once_init_leave (&handler, sigaction (QF_NET_WAKE_SIGNAL, &sa, NULL) == 0 ? 1 : 2);
+    }
+  if (handler != 1)
+    return NULL;
+  sigemptyset (&set);
+  sigaddset (&set, QF_NET_WAKE_SIGNAL);
+  if (pthread_sigmask (SIG_UNBLOCK, &set, NULL) != 0)
+    return NULL;
+
+  self = g_new0 (QfWakeTimer, 1);
+  self->period_ns = period_ns;
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = QF_NET_WAKE_SIGNAL;
+  sev._sigev_un._tid = gettid ();
+  if (timer_create (CLOCK_MONOTONIC, &sev, &self->timer) != 0)
+    {
+      g_free (self);
+      return NULL;
+    }
+  return self;
+}
+
+void
+qf_wake_timer_arm (QfWakeTimer *self,
+                   gboolean     armed)
+{
+  struct itimerspec its = { 0 };
+
+  g_return_if_fail (self != NULL);
+  if (self->armed == !!armed)
+    return;
+  self->armed = !!armed;
+  if (armed)
+    {
+      its.it_value.tv_sec = its.it_interval.tv_sec = self->period_ns / G_GINT64_CONSTANT (1000000000);
+      its.it_value.tv_nsec = its.it_interval.tv_nsec = self->period_ns % G_GINT64_CONSTANT (1000000000);
+    }
+  timer_settime (self->timer, 0, &its, NULL);
+}
+
+void
+qf_wake_timer_free (QfWakeTimer *self)
+{
+  if (self == NULL)
+    return;
+  timer_delete (self->timer);
+  g_free (self);
 }

@@ -3,6 +3,10 @@
  *
  * Threads: qf_responder_new/free on the owner's thread; run() on one thread, which alone touches
  * the connection tables. The stop flag is the only thing another thread writes.
+ *
+ * Signals: while run() serves a sole blocking client it arms a QfWakeTimer (qf-net.h), which
+ * sends its own thread QF_NET_WAKE_SIGNAL, so a blocked recv() returns EINTR at least every
+ * FAST_WAIT_NS.
  */
 #include "config.h"
 
@@ -126,6 +130,7 @@ struct QfResponder
   gint64             start_ns;
   gint64             refusal_second;
   guint              refusals_in_second;
+  QfWakeTimer       *wake;         /* run()'s thread: interrupts the sole client's recv() */
 };
 
 static void
@@ -499,11 +504,6 @@ accept_connection (QfResponder *self)
       return;
     }
   setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  {
-    /* Only used while serve_sole_client () waits in a blocking recv(). */
-    struct timeval tv = { 0, FAST_WAIT_NS / QF_NSEC_PER_USEC };
-    setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  }
   c = &self->conns[index];
   c->fd = fd;
   c->addr = ss;
@@ -1136,10 +1136,31 @@ set_blocking (int      fd,
     fcntl (fd, F_SETFL, blocking ? (flags & ~O_NONBLOCK) : (flags | O_NONBLOCK));
 }
 
+/* Around serve_sole_client (): the timer, or when there is none a receive timeout on the socket
+ * (the fallback costs ~1.7 µs a message on a VM: a kernel timer armed and cancelled around every
+ * recv(); bench/latency-vs-sockperf, placement two-cpus). */
+static void
+arm_wake_timer (QfResponder *self,
+                int          fd,
+                gboolean     armed)
+{
+  if (self->wake == NULL)
+    {
+      struct timeval tv = { 0, armed ? FAST_WAIT_NS / QF_NSEC_PER_USEC : 0 };
+
+      if (fd >= 0)
+        setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      return;
+    }
+  qf_wake_timer_arm (self->wake, armed);
+}
+
 /* The procedure's case — one `sockperf pp` and nothing else — served the way `sockperf sr`
  * serves it: waiting in recv() on that socket, two system calls per message instead of three
- * with epoll. epoll is looked at again after FAST_TURNS messages or FAST_WAIT_NS of silence, so
- * a new client or a stop request waits at most that long. */
+ * with epoll. epoll is looked at again after FAST_TURNS messages, or when the wake timer's
+ * signal (every FAST_WAIT_NS) interrupts a recv() that had nothing, so a new client or a stop
+ * request waits at most that long. A periodic timer rather than SO_RCVTIMEO: a receive timeout
+ * arms and cancels a kernel timer around every message. */
 static void
 serve_sole_client (QfResponder *self,
                    guint        index,
@@ -1148,6 +1169,7 @@ serve_sole_client (QfResponder *self,
   Conn *c = &self->conns[index];
   int fd = c->fd;
 
+  arm_wake_timer (self, fd, TRUE);
   set_blocking (fd, TRUE);
   for (guint turn = 0; turn < FAST_TURNS; turn++)
     {
@@ -1159,7 +1181,12 @@ serve_sole_client (QfResponder *self,
         break;
     }
   if (c->fd == fd)
-    set_blocking (fd, FALSE);
+    {
+      set_blocking (fd, FALSE);
+      arm_wake_timer (self, fd, FALSE);
+    }
+  else
+    arm_wake_timer (self, -1, FALSE);
 }
 
 /* Ends tests that ran too long or went quiet; returns whether a spinning client is active. */
@@ -1212,17 +1239,32 @@ housekeeping (QfResponder *self,
   return spin || self->spin_udp;
 }
 
+static gboolean run_loop (QfResponder *self, const gint *stop, GError **error);
+
 gboolean
 qf_responder_run (QfResponder  *self,
                   const gint   *stop,
                   GError      **error)
 {
+  gboolean ok;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  self->wake = qf_wake_timer_new (FAST_WAIT_NS);
+  ok = run_loop (self, stop, error);
+  g_clear_pointer (&self->wake, qf_wake_timer_free);
+  return ok;
+}
+
+static gboolean
+run_loop (QfResponder  *self,
+          const gint   *stop,
+          GError      **error)
+{
   struct epoll_event events[64];
   gint64 next_housekeeping = 0;
   gboolean spin = FALSE;
   guint spin_turns = 0;
-
-  g_return_val_if_fail (self != NULL, FALSE);
 
   while (stop == NULL || !g_atomic_int_get (stop))
     {

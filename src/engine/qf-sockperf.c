@@ -424,9 +424,7 @@ recv_some (QfSockperfClient *self,
                        _("The peer closed the connection during the test"));
           return RECV_ERROR;
         }
-      if (errno == EINTR)
-        continue;
-      if (errno != EAGAIN)
+      if (errno != EAGAIN && errno != EINTR)
         {
           if (errno == ECONNREFUSED)
             {
@@ -440,7 +438,8 @@ recv_some (QfSockperfClient *self,
             qf_net_set_errno_error (error, errno, _("Receiving from the peer failed"));
           return RECV_ERROR;
         }
-      /* Blocking mode: SO_RCVTIMEO expired. Spin mode: look at the clock now and then. */
+      /* Blocking mode: the wake timer's signal (or SO_RCVTIMEO) interrupted the wait. Spin mode:
+       * look at the clock now and then. */
       if (!self->config.spin || (++spins & 0x3ff) == 0)
         {
           if (qf_clock_now_ns () >= deadline_ns
@@ -468,6 +467,7 @@ qf_sockperf_client_run (QfSockperfClient        *self,
                         GError                 **error)
 {
   gboolean tcp, ok = TRUE, cancelled = FALSE;
+  QfWakeTimer *wake = NULL;
   guint msg_size;
   gint64 start_ns, end_ns, next_progress, reply_timeout;
   guint64 seq = 0, received = 0;
@@ -497,8 +497,17 @@ qf_sockperf_client_run (QfSockperfClient        *self,
   if (self->config.spin)
     req.flags |= QF_SOCKPERF_FLAG_QF_SPIN;
   else
-    /* Blocking receive wakes at least this often to look at the deadline and the stop flag. */
-    set_recv_timeout (self->fd, MIN (reply_timeout, 100 * QF_NSEC_PER_MSEC));
+    {
+      /* Blocking receive wakes at least this often to look at the deadline and the stop flag:
+       * by the wake timer's signal (qf-net.h), or a receive timeout when there is no timer. */
+      gint64 wake_ns = MIN (reply_timeout, 100 * QF_NSEC_PER_MSEC);
+
+      wake = qf_wake_timer_new (wake_ns);
+      if (wake != NULL)
+        qf_wake_timer_arm (wake, TRUE);
+      else
+        set_recv_timeout (self->fd, wake_ns);
+    }
 
   start_ns = qf_clock_now_ns ();
   end_ns = start_ns + (gint64) ((self->config.time_s * 1000 + QF_SOCKPERF_WARMUP_MS
@@ -651,6 +660,7 @@ qf_sockperf_client_run (QfSockperfClient        *self,
         }
     }
 
+  g_clear_pointer (&wake, qf_wake_timer_free);
   close (self->fd);
   self->fd = -1;
 

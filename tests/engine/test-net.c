@@ -413,6 +413,85 @@ test_responder_max_clients (void)
   fixture_stop (&f);
 }
 
+/* A client that connects and then says nothing is served in the responder's fast path (a
+ * blocking recv() on its socket): a second client and the stop flag must still be noticed
+ * within the fast path's 10 ms wake period, not after the silent client's next message. */
+static void
+test_responder_silent_sole_client (void)
+{
+  Fixture f;
+  guint8 msg[14] = { 0 };
+  QfSockperfHeader h = { 7, QF_SOCKPERF_FLAG_CLIENT | QF_SOCKPERF_FLAG_PONG_REQUEST, 14 };
+  struct pollfd pfd = { 0 };
+  gint64 t0;
+  int silent, fd;
+
+  fixture_start (&f, 0, NULL);
+  silent = tcp_connect (f.port);
+  g_usleep (55 * G_USEC_PER_SEC / 1000);   /* the responder is now waiting on `silent` alone */
+
+  fd = tcp_connect (f.port);
+  qf_sockperf_header_write (msg, &h);
+  t0 = qf_clock_now_ns ();
+  g_assert_cmpint (send (fd, msg, sizeof msg, 0), ==, sizeof msg);
+  pfd.fd = fd;
+  pfd.events = POLLIN;
+  g_assert_cmpint (poll (&pfd, 1, (int) (qf_test_ns (QF_NSEC_PER_SEC) / QF_NSEC_PER_MSEC)), ==, 1);
+  g_assert_cmpint (recv (fd, msg, sizeof msg, MSG_WAITALL), ==, sizeof msg);
+  qf_sockperf_header_read (msg, &h);
+  g_assert_cmpuint (h.seq, ==, 7);
+  g_test_message ("second client answered after %.1f ms", (qf_clock_now_ns () - t0) / 1e6);
+  close (fd);
+
+  /* and the stop flag is honoured with the silent client still connected (fixture_stop) */
+  fixture_stop (&f);
+  close (silent);
+}
+
+static gpointer
+set_flag_later (gpointer data)
+{
+  g_usleep (200 * 1000);
+  g_atomic_int_set ((gint *) data, 1);
+  return NULL;
+}
+
+/* The latency client waits for a reply in a blocking recv() with no receive timeout; its wake
+ * timer must still let it see the stop flag when the peer never answers (TCP gives up on a
+ * reply only after 5 s). */
+static void
+test_latency_stop_silent_peer (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSockperfClient) client = NULL;
+  struct sockaddr_in sin = { .sin_family = AF_INET };
+  socklen_t len = sizeof sin;
+  int listener = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  QfSockperfConfig config = { .host = "127.0.0.1", .protocol = QF_SOCKPERF_TCP, .msg_size = 14,
+                              .time_s = 30 };
+  QfSockperfResult r;
+  gint stop = 0;
+  GThread *thread;
+  gint64 t0;
+
+  /* a peer that completes the handshake (the kernel does) and never reads or answers */
+  sin.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (bind (listener, (struct sockaddr *) &sin, sizeof sin), ==, 0);
+  g_assert_cmpint (listen (listener, 4), ==, 0);
+  g_assert_cmpint (getsockname (listener, (struct sockaddr *) &sin, &len), ==, 0);
+  config.port = ntohs (sin.sin_port);
+
+  client = qf_sockperf_client_new (&config, &error);
+  g_assert_no_error (error);
+  thread = g_thread_new ("stop", set_flag_later, &stop);
+  t0 = qf_clock_now_ns ();
+  g_assert_false (qf_sockperf_client_run (client, NULL, &stop, NULL, NULL, &r, &error));
+  g_thread_join (thread);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED);
+  g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (QF_NSEC_PER_SEC));
+  close (listener);
+}
+
 static void
 test_responder_emulated_delay (void)
 {
@@ -555,6 +634,8 @@ main (int    argc,
   g_test_add_func ("/engine/sockperf/arrays-grow", test_latency_arrays_grow);
   g_test_add_func ("/engine/responder/malformed", test_responder_malformed);
   g_test_add_func ("/engine/responder/max-clients", test_responder_max_clients);
+  g_test_add_func ("/engine/responder/silent-sole-client", test_responder_silent_sole_client);
+  g_test_add_func ("/engine/sockperf/stop-silent-peer", test_latency_stop_silent_peer);
   g_test_add_func ("/engine/responder/emulated-delay", test_responder_emulated_delay);
   g_test_add_func ("/engine/sockperf/refused", test_latency_refused);
   g_test_add_func ("/engine/cycle/loopback", test_cycle_loopback);

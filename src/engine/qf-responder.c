@@ -524,20 +524,32 @@ accept_connection (QfResponder *self)
   self->stats.tcp_connections++;
 }
 
+/* Registers (op EPOLL_CTL_ADD) or updates (EPOLL_CTL_MOD) what epoll watches on a connection:
+ * room to send while replies are queued, else input. */
+static void
+conn_watch (QfResponder *self,
+            guint        index,
+            int          op)
+{
+  Conn *c = &self->conns[index];
+  struct epoll_event ev = { 0 };
+
+  ev.events = c->want_out ? EPOLLOUT : (EPOLLIN | EPOLLRDHUP);
+  ev.data.u64 = MAKE_TAG (TAG_CONN, index);
+  epoll_ctl (self->epfd, op, c->fd, &ev);
+}
+
 static void
 conn_set_want_out (QfResponder *self,
                    guint        index,
                    gboolean     want_out)
 {
   Conn *c = &self->conns[index];
-  struct epoll_event ev = { 0 };
 
   if (c->want_out == want_out)
     return;
   c->want_out = want_out;
-  ev.events = want_out ? EPOLLOUT : (EPOLLIN | EPOLLRDHUP);
-  ev.data.u64 = MAKE_TAG (TAG_CONN, index);
-  epoll_ctl (self->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+  conn_watch (self, index, EPOLL_CTL_MOD);
 }
 
 /* Sends what is pending; FALSE when the connection had to be closed. */
@@ -1169,6 +1181,10 @@ serve_sole_client (QfResponder *self,
   Conn *c = &self->conns[index];
   int fd = c->fd;
 
+  /* Out of the epoll set meanwhile: otherwise every incoming segment also runs epoll's wake-up
+   * callback for a set nobody waits on (~0.05 µs a message on one CPU). conn_set_want_out ()
+   * and conn_close () find it missing and carry on; it goes back with the events it needs. */
+  epoll_ctl (self->epfd, EPOLL_CTL_DEL, fd, NULL);
   arm_wake_timer (self, fd, TRUE);
   set_blocking (fd, TRUE);
   for (guint turn = 0; turn < FAST_TURNS; turn++)
@@ -1184,6 +1200,7 @@ serve_sole_client (QfResponder *self,
     {
       set_blocking (fd, FALSE);
       arm_wake_timer (self, fd, FALSE);
+      conn_watch (self, index, EPOLL_CTL_ADD);
     }
   else
     arm_wake_timer (self, -1, FALSE);

@@ -181,9 +181,9 @@ qf_net_set_errno_error (GError     **error,
 
 struct _QfWakeTimer
 {
-  timer_t timer;
-  gint64  period_ns;
-  gboolean armed;
+  gint64   period_ns;
+  gboolean have_timer;   /* FALSE: the SO_RCVTIMEO fallback */
+  timer_t  timer;
 };
 
 static void
@@ -192,15 +192,12 @@ wake_signal_handler (int sig)
   (void) sig;   /* its only job is to make a blocked recv() return EINTR */
 }
 
-QfWakeTimer *
-qf_wake_timer_new (gint64 period_ns)
+/* The signal handler (once per process) and the signal unblocked in this thread. */
+static gboolean
+wake_signal_ready (void)
 {
   static gsize handler = 0;   /* 1 installed, 2 refused */
-  struct sigevent sev = { 0 };
-  QfWakeTimer *self;
   sigset_t set;
-
-  g_return_val_if_fail (period_ns > 0, NULL);
 
   if (g_once_init_enter (&handler))
     {
@@ -211,41 +208,58 @@ qf_wake_timer_new (gint64 period_ns)
       g_once_init_leave (&handler, sigaction (QF_NET_WAKE_SIGNAL, &sa, NULL) == 0 ? 1 : 2);
     }
   if (handler != 1)
-    return NULL;
+    return FALSE;
   sigemptyset (&set);
   sigaddset (&set, QF_NET_WAKE_SIGNAL);
-  if (pthread_sigmask (SIG_UNBLOCK, &set, NULL) != 0)
-    return NULL;
+  return pthread_sigmask (SIG_UNBLOCK, &set, NULL) == 0;
+}
+
+QfWakeTimer *
+qf_wake_timer_new (gint64 period_ns)
+{
+  QfWakeTimer *self;
+
+  g_return_val_if_fail (period_ns > 0, NULL);
 
   self = g_new0 (QfWakeTimer, 1);
   self->period_ns = period_ns;
-  sev.sigev_notify = SIGEV_THREAD_ID;
-  sev.sigev_signo = QF_NET_WAKE_SIGNAL;
-  sev._sigev_un._tid = gettid ();
-  if (timer_create (CLOCK_MONOTONIC, &sev, &self->timer) != 0)
+  if (wake_signal_ready ())
     {
-      g_free (self);
-      return NULL;
+      struct sigevent sev = { 0 };
+
+      sev.sigev_notify = SIGEV_THREAD_ID;
+      sev.sigev_signo = QF_NET_WAKE_SIGNAL;
+      sev._sigev_un._tid = gettid ();
+      self->have_timer = timer_create (CLOCK_MONOTONIC, &sev, &self->timer) == 0;
     }
   return self;
 }
 
 void
 qf_wake_timer_arm (QfWakeTimer *self,
+                   int          fd,
                    gboolean     armed)
 {
-  struct itimerspec its = { 0 };
+  gint64 ns;
 
   g_return_if_fail (self != NULL);
-  if (self->armed == !!armed)
-    return;
-  self->armed = !!armed;
-  if (armed)
+
+  ns = armed ? self->period_ns : 0;
+  if (self->have_timer)
     {
-      its.it_value.tv_sec = its.it_interval.tv_sec = self->period_ns / G_GINT64_CONSTANT (1000000000);
-      its.it_value.tv_nsec = its.it_interval.tv_nsec = self->period_ns % G_GINT64_CONSTANT (1000000000);
+      struct itimerspec its = { 0 };
+
+      its.it_value.tv_sec = its.it_interval.tv_sec = ns / G_GINT64_CONSTANT (1000000000);
+      its.it_value.tv_nsec = its.it_interval.tv_nsec = ns % G_GINT64_CONSTANT (1000000000);
+      timer_settime (self->timer, 0, &its, NULL);
     }
-  timer_settime (self->timer, 0, &its, NULL);
+  else if (fd >= 0)
+    {
+      struct timeval tv = { ns / G_GINT64_CONSTANT (1000000000),
+                            (ns % G_GINT64_CONSTANT (1000000000)) / 1000 };
+
+      setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    }
 }
 
 void
@@ -253,6 +267,7 @@ qf_wake_timer_free (QfWakeTimer *self)
 {
   if (self == NULL)
     return;
-  timer_delete (self->timer);
+  if (self->have_timer)
+    timer_delete (self->timer);
   g_free (self);
 }

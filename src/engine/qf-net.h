@@ -58,13 +58,18 @@ void     qf_net_set_errno_error    (GError                 **error,
  * SA_RESTART, so the recv() returns -1 with EINTR. A receive timeout arms and cancels a kernel
  * timer around every message instead, which costs 0.2–1.7 µs a message on a VM
  * (bench/latency-vs-sockperf, placements one-cpu and two-cpus); this timer is armed once a test.
- * The signal is process-wide: nothing else in Qualify may use it. NULL when the system refuses
- * a timer (then use SO_RCVTIMEO). new, arm and free on the thread that waits. */
+ * The signal is process-wide: nothing else in Qualify may use it.
+ *
+ * When the system refuses a timer, arm() falls back to that receive timeout: it sets SO_RCVTIMEO
+ * of period_ns on fd (armed) or clears it (not armed; fd -1 when the socket is gone), so the
+ * caller's recv() returns EAGAIN instead of EINTR. With the timer, fd is not used. new, arm and
+ * free on the thread that waits. */
 #define QF_NET_WAKE_SIGNAL (SIGRTMIN + 5)
 typedef struct _QfWakeTimer QfWakeTimer;
 
 QfWakeTimer *qf_wake_timer_new     (gint64                   period_ns);
 void         qf_wake_timer_arm     (QfWakeTimer             *timer,
+                                    int                      fd,
                                     gboolean                 armed);
 void         qf_wake_timer_free    (QfWakeTimer             *timer);
 

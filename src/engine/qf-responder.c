@@ -130,7 +130,7 @@ struct QfResponder
   gint64             start_ns;
   gint64             refusal_second;
   guint              refusals_in_second;
-  QfWakeTimer       *wake;         /* run()'s thread: interrupts the sole client's recv() */
+  QfWakeTimer       *wake;         /* run()'s: interrupts the sole client's recv() */
 };
 
 static void
@@ -1148,25 +1148,6 @@ set_blocking (int      fd,
     fcntl (fd, F_SETFL, blocking ? (flags & ~O_NONBLOCK) : (flags | O_NONBLOCK));
 }
 
-/* Around serve_sole_client (): the timer, or when there is none a receive timeout on the socket
- * (the fallback costs ~1.7 µs a message on a VM: a kernel timer armed and cancelled around every
- * recv(); bench/latency-vs-sockperf, placement two-cpus). */
-static void
-arm_wake_timer (QfResponder *self,
-                int          fd,
-                gboolean     armed)
-{
-  if (self->wake == NULL)
-    {
-      struct timeval tv = { 0, armed ? FAST_WAIT_NS / QF_NSEC_PER_USEC : 0 };
-
-      if (fd >= 0)
-        setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-      return;
-    }
-  qf_wake_timer_arm (self->wake, armed);
-}
-
 /* The procedure's case — one `sockperf pp` and nothing else — served the way `sockperf sr`
  * serves it: waiting in recv() on that socket, two system calls per message instead of three
  * with epoll. epoll is looked at again after FAST_TURNS messages, or when the wake timer's
@@ -1185,7 +1166,7 @@ serve_sole_client (QfResponder *self,
    * callback for a set nobody waits on (~0.05 µs a message on one CPU). conn_set_want_out ()
    * and conn_close () find it missing and carry on; it goes back with the events it needs. */
   epoll_ctl (self->epfd, EPOLL_CTL_DEL, fd, NULL);
-  arm_wake_timer (self, fd, TRUE);
+  qf_wake_timer_arm (self->wake, fd, TRUE);
   set_blocking (fd, TRUE);
   for (guint turn = 0; turn < FAST_TURNS; turn++)
     {
@@ -1199,11 +1180,11 @@ serve_sole_client (QfResponder *self,
   if (c->fd == fd)
     {
       set_blocking (fd, FALSE);
-      arm_wake_timer (self, fd, FALSE);
+      qf_wake_timer_arm (self->wake, fd, FALSE);
       conn_watch (self, index, EPOLL_CTL_ADD);
     }
   else
-    arm_wake_timer (self, -1, FALSE);
+    qf_wake_timer_arm (self->wake, -1, FALSE);   /* closed meanwhile */
 }
 
 /* Ends tests that ran too long or went quiet; returns whether a spinning client is active. */

@@ -449,14 +449,6 @@ recv_some (QfSockperfClient *self,
     }
 }
 
-static void
-set_recv_timeout (int    fd,
-                  gint64 ns)
-{
-  struct timeval tv = { ns / QF_NSEC_PER_SEC, (ns % QF_NSEC_PER_SEC) / 1000 };
-  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-}
-
 gboolean
 qf_sockperf_client_run (QfSockperfClient        *self,
                         QfRing                  *ring,
@@ -498,15 +490,10 @@ qf_sockperf_client_run (QfSockperfClient        *self,
     req.flags |= QF_SOCKPERF_FLAG_QF_SPIN;
   else
     {
-      /* Blocking receive wakes at least this often to look at the deadline and the stop flag:
-       * by the wake timer's signal (qf-net.h), or a receive timeout when there is no timer. */
-      gint64 wake_ns = MIN (reply_timeout, 100 * QF_NSEC_PER_MSEC);
-
-      wake = qf_wake_timer_new (wake_ns);
-      if (wake != NULL)
-        qf_wake_timer_arm (wake, TRUE);
-      else
-        set_recv_timeout (self->fd, wake_ns);
+      /* Blocking receive wakes at least this often to look at the deadline and the stop flag
+       * (the wake timer's signal, qf-net.h). */
+      wake = qf_wake_timer_new (MIN (reply_timeout, 100 * QF_NSEC_PER_MSEC));
+      qf_wake_timer_arm (wake, self->fd, TRUE);
     }
 
   start_ns = qf_clock_now_ns ();

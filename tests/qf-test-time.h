@@ -33,3 +33,33 @@ qf_test_s (gdouble bound_s)
 {
   return bound_s * qf_test_time_scale ();
 }
+
+typedef struct
+{
+  gint  *flag;
+  guint  ms;
+} QfTestFlagLater;
+
+static inline gpointer
+qf_test_flag_later_thread (gpointer data)
+{
+  QfTestFlagLater *later = data;
+
+  g_usleep ((gulong) later->ms * 1000);
+  g_atomic_int_set (later->flag, 1);
+  g_free (later);
+  return NULL;
+}
+
+/* A stop or cancel request that arrives while the code under test is busy: a thread that sets
+ * *flag to 1 after ms milliseconds. Join it with g_thread_join (). */
+static inline GThread *
+qf_test_set_flag_later (gint  *flag,
+                        guint  ms)
+{
+  QfTestFlagLater *later = g_new (QfTestFlagLater, 1);
+
+  later->flag = flag;
+  later->ms = ms;
+  return g_thread_new ("set-flag-later", qf_test_flag_later_thread, later);
+}

@@ -8,6 +8,8 @@
 #include "qf-step.h"
 #include "qf-steps.h"
 
+#include "../qf-test-time.h"
+
 static JsonObject *
 params_new (guint16 port)
 {
@@ -87,14 +89,6 @@ test_latency_builtin (void)
   g_assert_cmpfloat (qf_step_latency.estimate_duration (params), >=, 0.3);
 }
 
-static gpointer
-cancel_later (gpointer data)
-{
-  g_usleep (300 * 1000);
-  g_atomic_int_set ((gint *) data, 1);
-  return NULL;
-}
-
 static void
 test_latency_cancel (void)
 {
@@ -112,7 +106,7 @@ test_latency_cancel (void)
   params = params_new (qf_builtin_peer_get_latency_port (peer));
   json_object_set_double_member (params, "time_s", 30);
   json_object_set_string_member (params, "protocol", "udp");
-  thread = g_thread_new ("cancel", cancel_later, &cancel);
+  thread = qf_test_set_flag_later (&cancel, 300);
   t0 = qf_clock_now_ns ();
   g_assert_false (qf_step_latency.run (params, &ctx, &result, &error));
   g_thread_join (thread);

@@ -765,14 +765,6 @@ test_refused (void)
   qf_bw_result_clear (&r);
 }
 
-static gpointer
-cancel_later (gpointer data)
-{
-  g_usleep (500 * 1000);
-  g_atomic_int_set ((gint *) data, 1);
-  return NULL;
-}
-
 static void
 test_cancel (void)
 {
@@ -787,7 +779,7 @@ test_cancel (void)
   c.time_s = 30;
   c.direction = QF_BW_BIDIR;
   t0 = qf_clock_now_ns ();
-  t = g_thread_new ("cancel", cancel_later, &cancel);
+  t = qf_test_set_flag_later (&cancel, 500);
   g_assert_false (run_client (&c, &cancel, &r, &error));
   g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED);
   g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (1500 * QF_NSEC_PER_MSEC));

@@ -448,14 +448,6 @@ test_responder_silent_sole_client (void)
   close (silent);
 }
 
-static gpointer
-set_flag_later (gpointer data)
-{
-  g_usleep (200 * 1000);
-  g_atomic_int_set ((gint *) data, 1);
-  return NULL;
-}
-
 /* The latency client waits for a reply in a blocking recv() with no receive timeout; its wake
  * timer must still let it see the stop flag when the peer never answers (TCP gives up on a
  * reply only after 5 s). */
@@ -483,7 +475,7 @@ test_latency_stop_silent_peer (void)
 
   client = qf_sockperf_client_new (&config, &error);
   g_assert_no_error (error);
-  thread = g_thread_new ("stop", set_flag_later, &stop);
+  thread = qf_test_set_flag_later (&stop, 200);
   t0 = qf_clock_now_ns ();
   g_assert_false (qf_sockperf_client_run (client, NULL, &stop, NULL, NULL, &r, &error));
   g_thread_join (thread);

@@ -30,6 +30,13 @@ qf_test_run_cli (char       **out,
                 &std_out, &std_err, &wait_status, &error);
   g_assert_no_error (error);
 
+  /* A client that died by a signal leaves its stderr (an ASan report, a GLib critical) as the
+   * only clue: show it before failing. */
+  if (!WIFEXITED (wait_status))
+    g_printerr ("%s %s ended by signal %d; its stderr:\n%s\n", cli, first_arg,
+                WIFSIGNALED (wait_status) ? WTERMSIG (wait_status) : -1,
+                std_err != NULL ? std_err : "");
+
   if (out)
     *out = std_out;
   else

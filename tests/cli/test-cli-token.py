@@ -6,6 +6,7 @@
 
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -38,10 +39,20 @@ def cli(*args, timeout=60):
 
 
 def free_port():
-    """A port free for both TCP and UDP on loopback (the responder binds both)."""
-    for _ in range(50):
+    """A port free for both TCP and UDP on loopback (the responder binds both), drawn at random
+    below the kernel's ephemeral range: a port the kernel hands out could become another test's
+    outgoing connection before the responder binds it (a rare "connection refused" under ASan)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    for _ in range(200):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
-            t.bind(("127.0.0.1", 0))
+            try:
+                t.bind(("127.0.0.1", random.randrange(low - 10000, low) if low > 11024 else 0))
+            except OSError:
+                continue
             port = t.getsockname()[1]
             try:
                 with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:

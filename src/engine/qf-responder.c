@@ -731,7 +731,6 @@ conn_handle_message (QfResponder            *self,
                      const QfSockperfHeader *h)
 {
   Conn *c = &self->conns[index];
-  gsize len = h->length;
   guint16 flags;
 
   if (!(h->flags & QF_SOCKPERF_FLAG_CLIENT) || (h->flags & QF_SOCKPERF_FLAG_WARMUP)
@@ -761,21 +760,7 @@ conn_handle_message (QfResponder            *self,
         }
       return TRUE;
     }
-  if (c->out_off == c->out_len)
-    {
-      /* Nothing queued (the usual case): send straight from the input buffer. */
-      ssize_t n = send (c->fd, msg, h->length, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n == (ssize_t) h->length)
-        return TRUE;
-      if (n < 0 && errno != EAGAIN && errno != EINTR)
-        {
-          conn_close (self, index, _("the client went away"));
-          return FALSE;
-        }
-      msg += MAX (n, 0);
-      len = h->length - MAX (n, 0);
-    }
-  if (!conn_queue (self, index, msg, len))
+  if (!conn_queue (self, index, msg, h->length))
     return FALSE;
   return conn_flush (self, index);
 }

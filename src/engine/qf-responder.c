@@ -575,8 +575,8 @@ conn_flush (QfResponder *self,
 
   while (c->out_off < c->out_len)
     {
-      ssize_t n = send (c->fd, c->out + c->out_off, c->out_len - c->out_off,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
+      ssize_t n = qf_net_send (c->fd, c->out + c->out_off, c->out_len - c->out_off,
+                               MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n > 0)
         {
           c->out_off += n;
@@ -839,7 +839,8 @@ conn_readable (QfResponder *self,
    * before reading more. */
   if (c->in_len < self->max_msg)
     {
-      n = recv (c->fd, c->in + c->in_len, self->max_msg - c->in_len, block ? 0 : MSG_DONTWAIT);
+      n = qf_net_recv (c->fd, c->in + c->in_len, self->max_msg - c->in_len,
+                       block ? 0 : MSG_DONTWAIT);
       if (n == 0)
         {
           conn_close (self, index, NULL);
@@ -900,7 +901,8 @@ conn_readable (QfResponder *self,
     }
   if (off > 0)
     {
-      memmove (c->in, c->in + off, c->in_len - off);
+      if (off < c->in_len)
+        memmove (c->in, c->in + off, c->in_len - off);
       c->in_len -= off;
     }
   return n > 0;
@@ -1108,7 +1110,7 @@ udp_datagram (QfResponder            *self,
       self->stats.emulated_drops++;
       return;
     }
-  sendto (self->udp_fd, buf, len, MSG_DONTWAIT, addr, addr_len);
+  qf_net_sendto (self->udp_fd, buf, len, MSG_DONTWAIT, addr, addr_len);
 }
 
 static void
@@ -1120,8 +1122,8 @@ udp_readable (QfResponder *self)
       socklen_t len = sizeof ss;
       ssize_t n;
 
-      n = recvfrom (self->udp_fd, self->udp_buf, UDP_BUFFER_SIZE, MSG_DONTWAIT | MSG_TRUNC,
-                    (struct sockaddr *) &ss, &len);
+      n = qf_net_recvfrom (self->udp_fd, self->udp_buf, UDP_BUFFER_SIZE, MSG_DONTWAIT | MSG_TRUNC,
+                           (struct sockaddr *) &ss, &len);
       if (n < 0)
         return;
       if ((gsize) n > self->max_msg || (gsize) n > UDP_BUFFER_SIZE)

@@ -376,7 +376,7 @@ send_all (int           fd,
 
   while (off < len)
     {
-      ssize_t n = send (fd, buf + off, len - off, MSG_NOSIGNAL);
+      ssize_t n = qf_net_send (fd, buf + off, len - off, MSG_NOSIGNAL);
       if (n > 0)
         off += n;
       else if (n < 0 && errno == EINTR)
@@ -411,7 +411,7 @@ recv_some (QfSockperfClient *self,
 
   for (;;)
     {
-      ssize_t n = recv (self->fd, buf, cap, self->config.spin ? MSG_DONTWAIT : 0);
+      ssize_t n = qf_net_recv (self->fd, buf, cap, self->config.spin ? MSG_DONTWAIT : 0);
 
       if (n > 0)
         {

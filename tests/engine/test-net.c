@@ -733,6 +733,55 @@ test_latency_refused (void)
   g_assert_nonnull (strstr (error->message, "refused"));
 }
 
+/* ---- the plain-system-call socket calls (qf-net.h) ----------------------------------------- */
+
+/* They stand in for recv/send/recvfrom/sendto on every per-message path, so they must return and
+ * set errno exactly as those do: data, EAGAIN, end of stream, EPIPE without a signal, and the
+ * sender's address on a datagram socket. */
+static void
+test_net_plain_calls (void)
+{
+  int sv[2], u[2];
+  char buf[16];
+  struct sockaddr_in a = { 0 }, from = { 0 };
+  socklen_t a_len = sizeof a, from_len = sizeof from;
+
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM, 0, sv), ==, 0);
+  g_assert_cmpint (qf_net_send (sv[0], "ping", 4, MSG_NOSIGNAL), ==, 4);
+  g_assert_cmpint (qf_net_recv (sv[1], buf, sizeof buf, 0), ==, 4);
+  g_assert_cmpmem (buf, 4, "ping", 4);
+  errno = 0;
+  g_assert_cmpint (qf_net_recv (sv[1], buf, sizeof buf, MSG_DONTWAIT), ==, -1);
+  g_assert_cmpint (errno, ==, EAGAIN);
+  close (sv[0]);
+  g_assert_cmpint (qf_net_recv (sv[1], buf, sizeof buf, 0), ==, 0);
+  errno = 0;
+  g_assert_cmpint (qf_net_send (sv[1], "x", 1, MSG_NOSIGNAL), ==, -1);
+  g_assert_cmpint (errno, ==, EPIPE);
+  close (sv[1]);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      struct sockaddr_in lo = { .sin_family = AF_INET };
+      lo.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+      u[i] = socket (AF_INET, SOCK_DGRAM, 0);
+      g_assert_cmpint (u[i], >=, 0);
+      g_assert_cmpint (bind (u[i], (struct sockaddr *) &lo, sizeof lo), ==, 0);
+    }
+  g_assert_cmpint (getsockname (u[1], (struct sockaddr *) &a, &a_len), ==, 0);
+  g_assert_cmpint (qf_net_sendto (u[0], "pong", 4, 0, (struct sockaddr *) &a, a_len), ==, 4);
+  g_assert_cmpint (qf_net_recvfrom (u[1], buf, sizeof buf, 0, (struct sockaddr *) &from,
+                                    &from_len), ==, 4);
+  g_assert_cmpmem (buf, 4, "pong", 4);
+  g_assert_cmpuint (from_len, ==, sizeof from);
+  g_assert_cmpuint (from.sin_addr.s_addr, ==, htonl (INADDR_LOOPBACK));
+  a_len = sizeof a;
+  g_assert_cmpint (getsockname (u[0], (struct sockaddr *) &a, &a_len), ==, 0);
+  g_assert_cmpuint (from.sin_port, ==, a.sin_port);
+  close (u[0]);
+  close (u[1]);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -741,6 +790,7 @@ main (int    argc,
 
   g_test_add_func ("/engine/sockperf/statistics", test_sockperf_statistics);
   g_test_add_func ("/engine/ping/iputils-mdev", test_iputils_mdev);
+  g_test_add_func ("/engine/net/plain-calls", test_net_plain_calls);
   g_test_add_func ("/engine/responder/emulation-parse", test_emulation_parse);
   g_test_add_func ("/engine/responder/latency-loopback", test_latency_loopback);
   g_test_add_func ("/engine/sockperf/arrays-grow", test_latency_arrays_grow);

@@ -38,6 +38,7 @@ typedef struct
   char         *emulate;
   char         *token_file;     /* access token (qf-auth.h); the token itself is never logged */
   gboolean      allow_classic;
+  gboolean      spin;           /* busy-poll every ping-pong client (sockperf sr --nonblocked) */
   GBytes       *token;          /* read once, for both services */
   QfResponder  *responder;
   GThread      *responder_thread;
@@ -109,6 +110,7 @@ start_latency_service (QfServe  *serve,
     }
   config.token = serve->token;
   config.allow_classic = serve->allow_classic;
+  config.spin_all = serve->spin;
   serve->responder = qf_responder_new (&config, error);
   if (serve->responder == NULL)
     return FALSE;
@@ -129,6 +131,9 @@ announce_latency_service (QfServe *serve)
                               "port %u"),
                             qf_responder_get_port (serve->responder));
   serve_log (line, serve);
+  if (serve->spin)
+    serve_log (_("busy-polling for every ping-pong client, as sockperf sr --nonblocked (--spin): "
+                 "one CPU is busy while a client is served"), serve);
   serve->responder_thread = g_thread_new ("qf-responder", responder_thread, serve);
 }
 
@@ -292,6 +297,10 @@ qf_cli_serve (int    argc,
     { "emulate", 0, 0, G_OPTION_ARG_STRING, &serve.emulate,
       N_("Answer latency and cycle tests as a poor link would, e.g. delay=5,jitter=2,loss=1 "
          "(ms, ms, %)"), N_("SPEC") },
+    { "spin", 0, 0, G_OPTION_ARG_NONE, &serve.spin,
+      N_("Busy-poll for every ping-pong client, as sockperf sr --nonblocked (for sockperf pp "
+         "--nonblocked, which cannot ask as qualify-cli latency --spin does); takes one CPU "
+         "while a client is served"), NULL },
     { "builtin", 0, 0, G_OPTION_ARG_NONE, &builtin,
       N_("Serve on loopback on free ports and print them (single-PC and training runs)"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json,
@@ -317,6 +326,9 @@ qf_cli_serve (int    argc,
     return qf_cli_errorf ("serve", _("--allow-classic only makes sense with --token-file"));
   if (builtin && serve.token_file != NULL)
     return qf_cli_errorf ("serve", _("--builtin serves loopback only and takes no --token-file"));
+  if (builtin && serve.spin)
+    return qf_cli_errorf ("serve", _("--builtin takes no --spin: our own clients ask for "
+                                     "busy-polling when they need it"));
   if (builtin)
     return serve_builtin (serve.emulate, json);
 

@@ -419,9 +419,11 @@ conn_close (QfResponder *self,
   g_autofree char *who = qf_net_address_to_string ((struct sockaddr *) &c->addr, TRUE);
   gdouble seconds = (qf_clock_now_ns () - c->start_ns) / 1e9;
 
+  /* The log says which mode served a test, as the client's report does. */
   if (c->messages > 0 || why != NULL)
-    respond_log (self, _("TCP ping-pong from %s: %llu messages in %.1f s%s%s"), who,
-                 (unsigned long long) c->messages, seconds, why ? "; " : "", why ? why : "");
+    respond_log (self, _("TCP ping-pong from %s: %llu messages in %.1f s%s%s%s"), who,
+                 (unsigned long long) c->messages, seconds, c->spin ? _(", busy-polled") : "",
+                 why ? "; " : "", why ? why : "");
   epoll_ctl (self->epfd, EPOLL_CTL_DEL, c->fd, NULL);
   close (c->fd);
   c->fd = -1;
@@ -736,7 +738,7 @@ conn_handle_message (QfResponder            *self,
   if (!(h->flags & QF_SOCKPERF_FLAG_CLIENT) || (h->flags & QF_SOCKPERF_FLAG_WARMUP)
       || !(h->flags & QF_SOCKPERF_FLAG_PONG_REQUEST))
     return TRUE;
-  if ((h->flags & QF_SOCKPERF_FLAG_QF_SPIN) && !c->spin)
+  if (((h->flags & QF_SOCKPERF_FLAG_QF_SPIN) || self->config.spin_all) && !c->spin)
     {
       c->spin = TRUE;
       self->spinners[self->n_spinners++] = index;   /* at most one entry per open slot */
@@ -948,10 +950,10 @@ udp_peer_end (QfResponder *self,
   g_autofree char *who = qf_net_address_to_string ((struct sockaddr *) &p->addr, TRUE);
 
   if (p->messages > 0)
-    respond_log (self, _("UDP %s from %s: %llu messages in %.1f s%s%s"),
+    respond_log (self, _("UDP %s from %s: %llu messages in %.1f s%s%s%s"),
                  p->cycle ? _("cycle test") : _("ping-pong"), who,
                  (unsigned long long) p->messages, (p->last_ns - p->first_ns) / 1e9,
-                 why ? "; " : "", why ? why : "");
+                 p->spin ? _(", busy-polled") : "", why ? "; " : "", why ? why : "");
   p->in_use = FALSE;
 }
 
@@ -1089,7 +1091,7 @@ udp_datagram (QfResponder            *self,
       if (!(h.flags & QF_SOCKPERF_FLAG_CLIENT) || (h.flags & QF_SOCKPERF_FLAG_WARMUP)
           || !(h.flags & QF_SOCKPERF_FLAG_PONG_REQUEST))
         return;
-      if (h.flags & QF_SOCKPERF_FLAG_QF_SPIN)
+      if ((h.flags & QF_SOCKPERF_FLAG_QF_SPIN) || self->config.spin_all)
         p->spin = self->spin_udp = TRUE;
       flags = GUINT16_TO_BE (h.flags & ~QF_SOCKPERF_FLAG_CLIENT);
       memcpy (buf + 8, &flags, 2);

@@ -4,7 +4,9 @@
  *   - sockperf-style ping-pong (`sockperf pp` and our latency client): messages with the CLIENT
  *     and PONG_REQUEST flags come back as the same bytes with CLIENT cleared;
  *   - our control-cycle protocol (UDP, see qf-cycle.h);
- *   - our spin flag (QF_SOCKPERF_FLAG_QF_SPIN): the loop busy-polls while such a client is active.
+ *   - our spin flag (QF_SOCKPERF_FLAG_QF_SPIN): the loop busy-polls while such a client is active;
+ *     with spin_all it does so for every ping-pong client, as `sockperf sr --nonblocked` does
+ *     (`sockperf pp --nonblocked` busy-polls its own end but cannot ask for ours).
  * Many clients at once; every length read from the wire is checked against a bound before it is
  * used; a malformed, truncated or oversized message drops that connection (TCP) or datagram
  * (UDP) and is logged, and the loop goes on serving the others.
@@ -47,6 +49,8 @@ typedef struct
   GBytes              *token;            /* shared access token (qf-auth.h); NULL = none needed */
   gboolean             allow_classic;    /* with a token: still serve clients that cannot prove
                                           * it (stock sockperf pp) */
+  gboolean             spin_all;         /* busy-poll every ping-pong client, not only those
+                                          * that ask (one CPU while one is served) */
   QfResponderLogFunc   log;
   gpointer             log_data;
 } QfResponderConfig;

@@ -54,14 +54,16 @@ responder_thread (gpointer data)
 }
 
 static void
-fixture_start (Fixture                    *f,
-               guint                       max_clients,
-               const QfResponderEmulation *emulate)
+fixture_start_full (Fixture                    *f,
+                    guint                       max_clients,
+                    const QfResponderEmulation *emulate,
+                    gboolean                    spin_all)
 {
   g_autoptr(GError) error = NULL;
   QfResponderConfig config = {
     .bind_address = "127.0.0.1",
     .max_clients = max_clients,
+    .spin_all = spin_all,
     .log = collect_log,
     .log_data = f,
   };
@@ -76,6 +78,14 @@ fixture_start (Fixture                    *f,
   f->port = qf_responder_get_port (f->responder);
   g_assert_cmpuint (f->port, >, 0);
   f->thread = g_thread_new ("test-responder", responder_thread, f);
+}
+
+static void
+fixture_start (Fixture                    *f,
+               guint                       max_clients,
+               const QfResponderEmulation *emulate)
+{
+  fixture_start_full (f, max_clients, emulate, FALSE);
 }
 
 static void
@@ -102,6 +112,32 @@ log_contains (Fixture    *f,
   for (guint i = 0; i < f->log->len && !found; i++)
     found = strstr (g_ptr_array_index (f->log, i), needle) != NULL;
   g_mutex_unlock (&f->lock);
+  return found;
+}
+
+/* The log line that has both needles, waiting up to timeout_ns (scaled) for it; NULL if none. */
+static char *
+wait_log_line (Fixture    *f,
+               const char *needle,
+               const char *needle2,
+               gint64      timeout_ns)
+{
+  gint64 deadline = qf_clock_now_ns () + qf_test_ns (timeout_ns);
+  char *found = NULL;
+
+  while (found == NULL && qf_clock_now_ns () < deadline)
+    {
+      g_mutex_lock (&f->lock);
+      for (guint i = 0; i < f->log->len && found == NULL; i++)
+        {
+          const char *line = g_ptr_array_index (f->log, i);
+          if (strstr (line, needle) != NULL && strstr (line, needle2) != NULL)
+            found = g_strdup (line);
+        }
+      g_mutex_unlock (&f->lock);
+      if (found == NULL)
+        g_usleep (20000);
+    }
   return found;
 }
 
@@ -175,6 +211,21 @@ assert_latency_sane (const QfSockperfResult *r)
   g_assert_cmpint (r->percentile_ns[QF_SOCKPERF_P99], <=, r->max_ns);
   g_assert_cmpint (r->min_ns, <=, r->avg_ns);
   g_assert_cmpint (r->avg_ns, <=, r->max_ns);
+}
+
+/* A 0.3 s latency run against the responder on port that ends well with sane figures. */
+static void
+assert_served (guint16            port,
+               QfSockperfProtocol protocol,
+               guint              msg_size,
+               gboolean           spin)
+{
+  QfSockperfResult r;
+  gboolean ok;
+
+  r = run_latency (port, protocol, msg_size, 0.3, spin, &ok);
+  g_assert_true (ok);
+  assert_latency_sane (&r);
 }
 
 /* ---- sockperf's statistics ------------------------------------------------------------------ */
@@ -291,20 +342,37 @@ static void
 test_latency_loopback (void)
 {
   Fixture f;
-  QfSockperfResult r;
-  gboolean ok;
 
   fixture_start (&f, 0, NULL);
-  r = run_latency (f.port, QF_SOCKPERF_TCP, 14, 0.3, FALSE, &ok);
-  g_assert_true (ok);
-  assert_latency_sane (&r);
-  r = run_latency (f.port, QF_SOCKPERF_UDP, 64, 0.3, FALSE, &ok);
-  g_assert_true (ok);
-  assert_latency_sane (&r);
-  r = run_latency (f.port, QF_SOCKPERF_TCP, 1000, 0.3, TRUE, &ok);
-  g_assert_true (ok);
-  assert_latency_sane (&r);
+  assert_served (f.port, QF_SOCKPERF_TCP, 14, FALSE);
+  assert_served (f.port, QF_SOCKPERF_UDP, 64, FALSE);
+  assert_served (f.port, QF_SOCKPERF_TCP, 1000, TRUE);
   fixture_stop (&f);
+}
+
+/* spin_all (serve --spin): a client that does not ask, such as sockperf pp --nonblocked, is
+ * busy-polled too, on TCP and UDP, and answered like any other; the log says which mode served
+ * each test. Without it, the same blocking client is not busy-polled. */
+static void
+test_responder_spin_all (void)
+{
+  for (int spin_all = 0; spin_all < 2; spin_all++)
+    {
+      g_autofree char *tcp = NULL, *udp = NULL;
+      Fixture f;
+
+      fixture_start_full (&f, 0, NULL, spin_all);
+      assert_served (f.port, QF_SOCKPERF_TCP, 14, FALSE);
+      assert_served (f.port, QF_SOCKPERF_UDP, 14, FALSE);
+      /* TCP is logged when the client closes, UDP after 2 s of silence. */
+      tcp = wait_log_line (&f, "TCP ping-pong", "messages", 3 * QF_NSEC_PER_SEC);
+      udp = wait_log_line (&f, "UDP ping-pong", "messages", 5 * QF_NSEC_PER_SEC);
+      g_assert_nonnull (tcp);
+      g_assert_nonnull (udp);
+      g_assert_cmpint (strstr (tcp, ", busy-polled") != NULL, ==, spin_all);
+      g_assert_cmpint (strstr (udp, ", busy-polled") != NULL, ==, spin_all);
+      fixture_stop (&f);
+    }
 }
 
 typedef struct
@@ -795,6 +863,7 @@ main (int    argc,
   g_test_add_func ("/engine/responder/latency-loopback", test_latency_loopback);
   g_test_add_func ("/engine/sockperf/arrays-grow", test_latency_arrays_grow);
   g_test_add_func ("/engine/responder/spin-clients", test_responder_spin_clients);
+  g_test_add_func ("/engine/responder/spin-all", test_responder_spin_all);
   g_test_add_func ("/engine/responder/malformed", test_responder_malformed);
   g_test_add_func ("/engine/responder/slow-reader", test_responder_slow_reader);
   g_test_add_func ("/engine/responder/max-clients", test_responder_max_clients);

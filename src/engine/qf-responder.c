@@ -742,6 +742,10 @@ conn_handle_message (QfResponder            *self,
     {
       c->spin = TRUE;
       self->spinners[self->n_spinners++] = index;   /* at most one entry per open slot */
+      /* Out of the epoll set for good: the spin turn reads and flushes it itself, and while it
+       * is registered every incoming segment runs epoll's wake-up callback on the sender's CPU
+       * (0.1–0.15 µs a round trip across two CPUs, measured with a minimal loop). */
+      epoll_ctl (self->epfd, EPOLL_CTL_DEL, c->fd, NULL);
     }
 
   flags = GUINT16_TO_BE (h->flags & ~QF_SOCKPERF_FLAG_CLIENT);
@@ -1202,7 +1206,8 @@ serve_sole_client (QfResponder *self,
     {
       set_blocking (fd, FALSE);
       qf_wake_timer_arm (self->wake, fd, FALSE);
-      conn_watch (self, index, EPOLL_CTL_ADD);
+      if (!c->spin)   /* a client that asked to be busy-polled stays out (conn_handle_message) */
+        conn_watch (self, index, EPOLL_CTL_ADD);
     }
   else
     qf_wake_timer_arm (self->wake, -1, FALSE);   /* closed meanwhile */
@@ -1320,9 +1325,13 @@ run_loop (QfResponder  *self,
             {
               for (guint k = 0; k < self->n_spinners; k++)
                 {
+                  /* Not in the epoll set: a reply that did not fit is flushed from here too.
+                   * Either call may close i, and the list shrinks. */
                   guint i = self->spinners[k];
+                  if (self->conns[i].want_out && !conn_flush (self, i))
+                    continue;
                   if (!self->conns[i].want_out)
-                    conn_readable (self, i, FALSE);   /* may close i: the list shrinks */
+                    conn_readable (self, i, FALSE);
                 }
               if (self->spin_udp)
                 udp_readable (self);

@@ -475,48 +475,58 @@ slow_reader_sender (gpointer data)
 
 /* A client that sends 6 MB of requests before it reads a single reply: the responder's sends
  * come up short, the rest of a reply waits in its queue, input pauses until the client reads,
- * and every reply still arrives whole, in order, with the payload it was sent. */
+ * and every reply still arrives whole, in order, with the payload it was sent. Served through
+ * epoll, then busy-polled (spin_all), where the spin turn flushes the queue itself. */
 static void
 test_responder_slow_reader (void)
 {
-  Fixture f;
-  g_autofree guint8 *reply = g_malloc (SLOW_READER_SIZE);
-  gint64 deadline;
-  GThread *sender;
-  int fd;
-
-  fixture_start (&f, 0, NULL);
-  fd = tcp_connect (f.port);
-  sender = g_thread_new ("slow-reader-sender", slow_reader_sender, GINT_TO_POINTER (fd));
-  g_usleep (300 * 1000);   /* the buffers both ways fill up meanwhile */
-  deadline = qf_clock_now_ns () + qf_test_ns (20 * QF_NSEC_PER_SEC);
-  for (guint64 seq = 1; seq <= SLOW_READER_MESSAGES; seq++)
+  for (int spin_all = 0; spin_all < 2; spin_all++)
     {
-      QfSockperfHeader h;
-      gsize have = 0;
+      Fixture f;
+      g_autofree guint8 *reply = g_malloc (SLOW_READER_SIZE);
+      g_autofree char *line = NULL;
+      gint64 deadline;
+      GThread *sender;
+      int fd;
 
-      while (have < SLOW_READER_SIZE)
+      fixture_start_full (&f, 0, NULL, spin_all);
+      fd = tcp_connect (f.port);
+      sender = g_thread_new ("slow-reader-sender", slow_reader_sender, GINT_TO_POINTER (fd));
+      g_usleep (300 * 1000);   /* the buffers both ways fill up meanwhile */
+      deadline = qf_clock_now_ns () + qf_test_ns (20 * QF_NSEC_PER_SEC);
+      for (guint64 seq = 1; seq <= SLOW_READER_MESSAGES; seq++)
         {
-          struct pollfd pfd = { fd, POLLIN, 0 };
-          ssize_t n;
+          QfSockperfHeader h;
+          gsize have = 0;
 
-          g_assert_cmpint (qf_clock_now_ns (), <, deadline);
-          if (poll (&pfd, 1, 100) <= 0)
-            continue;
-          n = recv (fd, reply + have, SLOW_READER_SIZE - have, 0);
-          g_assert_cmpint (n, >, 0);
-          have += n;
+          while (have < SLOW_READER_SIZE)
+            {
+              struct pollfd pfd = { fd, POLLIN, 0 };
+              ssize_t n;
+
+              g_assert_cmpint (qf_clock_now_ns (), <, deadline);
+              if (poll (&pfd, 1, 100) <= 0)
+                continue;
+              n = recv (fd, reply + have, SLOW_READER_SIZE - have, 0);
+              g_assert_cmpint (n, >, 0);
+              have += n;
+            }
+          qf_sockperf_header_read (reply, &h);
+          g_assert_cmpuint (h.seq, ==, seq);
+          g_assert_cmpuint (h.length, ==, SLOW_READER_SIZE);
+          g_assert_false (h.flags & QF_SOCKPERF_FLAG_CLIENT);
+          g_assert_cmpuint (reply[QF_SOCKPERF_HEADER_SIZE], ==, seq & 0xff);
+          g_assert_cmpuint (reply[SLOW_READER_SIZE - 1], ==, seq & 0xff);
         }
-      qf_sockperf_header_read (reply, &h);
-      g_assert_cmpuint (h.seq, ==, seq);
-      g_assert_cmpuint (h.length, ==, SLOW_READER_SIZE);
-      g_assert_false (h.flags & QF_SOCKPERF_FLAG_CLIENT);
-      g_assert_cmpuint (reply[QF_SOCKPERF_HEADER_SIZE], ==, seq & 0xff);
-      g_assert_cmpuint (reply[SLOW_READER_SIZE - 1], ==, seq & 0xff);
+      g_assert_true (GPOINTER_TO_INT (g_thread_join (sender)));
+      close (fd);
+      /* The connection ends when the client goes, busy-polled or not, and its log line says
+       * which it was. */
+      line = wait_log_line (&f, "TCP ping-pong", "messages", 3 * QF_NSEC_PER_SEC);
+      g_assert_nonnull (line);
+      g_assert_cmpint (strstr (line, ", busy-polled") != NULL, ==, spin_all);
+      fixture_stop (&f);
     }
-  g_assert_true (GPOINTER_TO_INT (g_thread_join (sender)));
-  close (fd);
-  fixture_stop (&f);
 }
 
 static void

@@ -62,35 +62,27 @@ void     qf_net_set_errno_error    (GError                 **error,
  * a one-CPU round trip in a profile). Nothing in Qualify cancels a thread. Same return value and
  * errno as the libc calls. Sanitizer builds keep the libc calls: ASan checks the buffers they
  * are given and TSan learns from them what one thread tells another through a socket. */
+static inline ssize_t
+qf_net_recvfrom (int fd, void *buf, size_t len, int flags, struct sockaddr *addr,
+                 socklen_t *addr_len)
+{
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-static inline ssize_t
-qf_net_recvfrom (int fd, void *buf, size_t len, int flags, struct sockaddr *addr,
-                 socklen_t *addr_len)
-{
   return recvfrom (fd, buf, len, flags, addr, addr_len);
-}
-
-static inline ssize_t
-qf_net_sendto (int fd, const void *buf, size_t len, int flags, const struct sockaddr *addr,
-               socklen_t addr_len)
-{
-  return sendto (fd, buf, len, flags, addr, addr_len);
-}
 #else
-static inline ssize_t
-qf_net_recvfrom (int fd, void *buf, size_t len, int flags, struct sockaddr *addr,
-                 socklen_t *addr_len)
-{
   return syscall (SYS_recvfrom, fd, buf, len, flags, addr, addr_len);
+#endif
 }
 
 static inline ssize_t
 qf_net_sendto (int fd, const void *buf, size_t len, int flags, const struct sockaddr *addr,
                socklen_t addr_len)
 {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return sendto (fd, buf, len, flags, addr, addr_len);
+#else
   return syscall (SYS_sendto, fd, buf, len, flags, addr, addr_len);
-}
 #endif
+}
 
 static inline ssize_t
 qf_net_recv (int fd, void *buf, size_t len, int flags)

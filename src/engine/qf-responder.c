@@ -725,6 +725,30 @@ release_held (QfResponder *self,
     }
 }
 
+/* Whether a ping-pong request is to be busy-polled: the client asked (our spin flag), or the
+ * responder was told to for everyone (spin_all, serve --spin). */
+static gboolean
+wants_spin (QfResponder *self,
+            guint16      flags)
+{
+  return (flags & QF_SOCKPERF_FLAG_QF_SPIN) || self->config.spin_all;
+}
+
+/* Busy-polls a connection from now until it closes: on the spinners list, and out of the epoll
+ * set for good — the spin turn reads and flushes it itself, and while it is registered every
+ * incoming segment runs epoll's wake-up callback on the sender's CPU (0.1–0.15 µs a round trip
+ * across two CPUs, measured with a minimal loop). */
+static void
+conn_start_spin (QfResponder *self,
+                 guint        index)
+{
+  Conn *c = &self->conns[index];
+
+  c->spin = TRUE;
+  self->spinners[self->n_spinners++] = index;   /* at most one entry per open slot */
+  epoll_ctl (self->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+}
+
 /* Handles one complete TCP message at c->in; FALSE when the connection was closed. */
 static gboolean
 conn_handle_message (QfResponder            *self,
@@ -738,15 +762,8 @@ conn_handle_message (QfResponder            *self,
   if (!(h->flags & QF_SOCKPERF_FLAG_CLIENT) || (h->flags & QF_SOCKPERF_FLAG_WARMUP)
       || !(h->flags & QF_SOCKPERF_FLAG_PONG_REQUEST))
     return TRUE;
-  if (((h->flags & QF_SOCKPERF_FLAG_QF_SPIN) || self->config.spin_all) && !c->spin)
-    {
-      c->spin = TRUE;
-      self->spinners[self->n_spinners++] = index;   /* at most one entry per open slot */
-      /* Out of the epoll set for good: the spin turn reads and flushes it itself, and while it
-       * is registered every incoming segment runs epoll's wake-up callback on the sender's CPU
-       * (0.1–0.15 µs a round trip across two CPUs, measured with a minimal loop). */
-      epoll_ctl (self->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-    }
+  if (wants_spin (self, h->flags) && !c->spin)
+    conn_start_spin (self, index);
 
   flags = GUINT16_TO_BE (h->flags & ~QF_SOCKPERF_FLAG_CLIENT);
   memcpy (msg + 8, &flags, 2);
@@ -1095,7 +1112,7 @@ udp_datagram (QfResponder            *self,
       if (!(h.flags & QF_SOCKPERF_FLAG_CLIENT) || (h.flags & QF_SOCKPERF_FLAG_WARMUP)
           || !(h.flags & QF_SOCKPERF_FLAG_PONG_REQUEST))
         return;
-      if ((h.flags & QF_SOCKPERF_FLAG_QF_SPIN) || self->config.spin_all)
+      if (wants_spin (self, h.flags))
         p->spin = self->spin_udp = TRUE;
       flags = GUINT16_TO_BE (h.flags & ~QF_SOCKPERF_FLAG_CLIENT);
       memcpy (buf + 8, &flags, 2);
@@ -1206,7 +1223,7 @@ serve_sole_client (QfResponder *self,
     {
       set_blocking (fd, FALSE);
       qf_wake_timer_arm (self->wake, fd, FALSE);
-      if (!c->spin)   /* a client that asked to be busy-polled stays out (conn_handle_message) */
+      if (!c->spin)   /* a busy-polled connection stays out (conn_start_spin) */
         conn_watch (self, index, EPOLL_CTL_ADD);
     }
   else

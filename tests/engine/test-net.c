@@ -102,20 +102,35 @@ fixture_stop (Fixture *f)
   g_mutex_clear (&f->lock);
 }
 
-static gboolean
-log_contains (Fixture    *f,
-              const char *needle)
+/* A copy of the first log line holding both needles (needle2 may be NULL), or NULL. */
+static char *
+log_find (Fixture    *f,
+          const char *needle,
+          const char *needle2)
 {
-  gboolean found = FALSE;
+  char *found = NULL;
 
   g_mutex_lock (&f->lock);
-  for (guint i = 0; i < f->log->len && !found; i++)
-    found = strstr (g_ptr_array_index (f->log, i), needle) != NULL;
+  for (guint i = 0; i < f->log->len && found == NULL; i++)
+    {
+      const char *line = g_ptr_array_index (f->log, i);
+      if (strstr (line, needle) != NULL && (needle2 == NULL || strstr (line, needle2) != NULL))
+        found = g_strdup (line);
+    }
   g_mutex_unlock (&f->lock);
   return found;
 }
 
-/* The log line that has both needles, waiting up to timeout_ns (scaled) for it; NULL if none. */
+static gboolean
+log_contains (Fixture    *f,
+              const char *needle)
+{
+  g_autofree char *line = log_find (f, needle, NULL);
+
+  return line != NULL;
+}
+
+/* log_find, waiting up to timeout_ns (scaled) for such a line. */
 static char *
 wait_log_line (Fixture    *f,
                const char *needle,
@@ -123,20 +138,12 @@ wait_log_line (Fixture    *f,
                gint64      timeout_ns)
 {
   gint64 deadline = qf_clock_now_ns () + qf_test_ns (timeout_ns);
-  char *found = NULL;
+  char *found = log_find (f, needle, needle2);
 
   while (found == NULL && qf_clock_now_ns () < deadline)
     {
-      g_mutex_lock (&f->lock);
-      for (guint i = 0; i < f->log->len && found == NULL; i++)
-        {
-          const char *line = g_ptr_array_index (f->log, i);
-          if (strstr (line, needle) != NULL && strstr (line, needle2) != NULL)
-            found = g_strdup (line);
-        }
-      g_mutex_unlock (&f->lock);
-      if (found == NULL)
-        g_usleep (20000);
+      g_usleep (20000);
+      found = log_find (f, needle, needle2);
     }
   return found;
 }

@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <glib/gi18n.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -175,6 +177,99 @@ qf_net_set_errno_error (GError     **error,
       break;
     }
   g_set_error (error, QF_NET_ERROR, code, "%s: %s", what, g_strerror (errsv));
+}
+
+/* ---- own descriptor table ----------------------------------------------------------------- */
+
+typedef struct
+{
+  GThreadFunc func;
+  gpointer    data;
+  int        *keep;     /* sorted */
+  guint       n_keep;
+} OwnFdTable;
+
+/* close_range () is what empties the copy; without it (Linux < 5.9) no copy is made. */
+static gboolean
+close_range_works (void)
+{
+  static gsize works = 0;   /* 1 yes, 2 no */
+
+  if (g_once_init_enter (&works))
+    g_once_init_leave (&works, close_range (~0U, ~0U, 0) == 0 ? 1 : 2);
+  return works == 1;
+}
+
+static int
+compare_int (const void *a,
+             const void *b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* Closes every descriptor from 3 up but the sorted keep[]. */
+static void
+close_all_but (const int *keep,
+               guint      n_keep)
+{
+  unsigned int next = 3;
+
+  for (guint i = 0; i < n_keep; i++)
+    {
+      if (keep[i] < 0 || (unsigned int) keep[i] < next)
+        continue;
+      if ((unsigned int) keep[i] > next)
+        close_range (next, (unsigned int) keep[i] - 1, 0);
+      next = (unsigned int) keep[i] + 1;
+    }
+  close_range (next, ~0U, 0);
+}
+
+static gpointer
+own_fd_table_thread (gpointer data)
+{
+  OwnFdTable *job = data;
+  gboolean own = FALSE;
+  gpointer result;
+
+#ifndef __SANITIZE_THREAD__
+  own = close_range_works () && unshare (CLONE_FILES) == 0;
+#endif
+  /* The copy holds every descriptor the process had a moment ago, other threads' too: a socket
+   * another thread closes would stay open (its peer would see no end) while this one runs. */
+  if (own)
+    close_all_but (job->keep, job->n_keep);
+  result = job->func (job->data);
+  /* And the rest now: the thread's exit would drop them only after a join has returned, so a
+   * socket the caller closes next would stay open a moment longer. */
+  if (own)
+    close_range (0, ~0U, 0);
+  g_free (job->keep);
+  g_free (job);
+  return result;
+}
+
+GThread *
+qf_net_own_fd_table_thread_new (const char  *name,
+                                GThreadFunc  func,
+                                gpointer     data,
+                                const int   *keep,
+                                guint        n_keep)
+{
+  OwnFdTable *job;
+
+  g_return_val_if_fail (func != NULL && (keep != NULL || n_keep == 0), NULL);
+
+  job = g_new0 (OwnFdTable, 1);
+  job->func = func;
+  job->data = data;
+  job->keep = n_keep > 0 ? g_memdup2 (keep, n_keep * sizeof *keep) : NULL;
+  job->n_keep = n_keep;
+  if (n_keep > 1)
+    qsort (job->keep, n_keep, sizeof *job->keep, compare_int);
+  return g_thread_new (name, own_fd_table_thread, job);
 }
 
 /* ---- wake timer --------------------------------------------------------------------------- */

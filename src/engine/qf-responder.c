@@ -44,6 +44,9 @@
 #define FAST_WAIT_NS             (10 * QF_NSEC_PER_MSEC)
 #define UDP_REFUSALS_PER_S       100    /* refusals are no larger than what they answer; still few */
 
+/* The last item of the log queue: the loop has ended (qf_responder_run). */
+static const char LOG_END[] = "";
+
 enum
 {
   AUTH_OPEN,          /* no token needed, the token was proved, or a classic client allowed */
@@ -115,6 +118,7 @@ struct QfResponder
   int                epfd;
   int                tcp_fd;
   int                udp_fd;
+  GAsyncQueue       *log_queue;   /* while running: lines for the caller's thread */
   gsize              max_msg;
   Conn              *conns;
   UdpPeer           *peers;
@@ -155,7 +159,12 @@ respond_log (QfResponder *self,
   va_start (args, format);
   line = g_strdup_vprintf (format, args);
   va_end (args);
-  self->config.log (line, self->config.log_data);
+  /* While running, the loop's thread may not call out (qf_net_own_fd_table_thread_new): the
+   * line goes to the thread that called qf_responder_run. */
+  if (self->log_queue != NULL)
+    g_async_queue_push (self->log_queue, g_steal_pointer (&line));
+  else
+    self->config.log (line, self->config.log_data);
 }
 
 /* Rejections can come in floods (a port scan, a broken client): log at most one a second. */
@@ -1285,19 +1294,65 @@ housekeeping (QfResponder *self,
 
 static gboolean run_loop (QfResponder *self, const gint *stop, GError **error);
 
+static void
+close_all_conns (QfResponder *self)
+{
+  for (guint i = 0; self->conns != NULL && i < self->n_conns; i++)
+    if (self->conns[i].fd >= 0)
+      conn_close (self, i, NULL);
+}
+
+typedef struct
+{
+  QfResponder *self;
+  const gint  *stop;
+  GError     **error;
+  gboolean     ok;
+} Run;
+
+/* The loop's thread, with a descriptor table of its own holding only the responder's sockets
+ * (qf_net_own_fd_table_thread_new): the connections it accepts exist there only, so it closes
+ * them before it ends; its log lines go to the caller's thread (respond_log). */
+static gpointer
+run_thread (gpointer data)
+{
+  Run *run = data;
+
+  run->self->wake = qf_wake_timer_new (FAST_WAIT_NS);
+  run->ok = run_loop (run->self, run->stop, run->error);
+  close_all_conns (run->self);
+  g_clear_pointer (&run->self->wake, qf_wake_timer_free);
+  g_async_queue_push (run->self->log_queue, (gpointer) LOG_END);
+  return NULL;
+}
+
 gboolean
 qf_responder_run (QfResponder  *self,
                   const gint   *stop,
                   GError      **error)
 {
-  gboolean ok;
+  Run run = { self, stop, error, FALSE };
+  int keep[3];
+  GThread *thread;
+  char *line;
 
-  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (self != NULL && self->log_queue == NULL, FALSE);
 
-  self->wake = qf_wake_timer_new (FAST_WAIT_NS);
-  ok = run_loop (self, stop, error);
-  g_clear_pointer (&self->wake, qf_wake_timer_free);
-  return ok;
+  keep[0] = self->epfd;
+  keep[1] = self->tcp_fd;
+  keep[2] = self->udp_fd;
+  self->log_queue = g_async_queue_new ();
+  thread = qf_net_own_fd_table_thread_new ("qf-responder-loop", run_thread, &run, keep,
+                                           G_N_ELEMENTS (keep));
+  /* This thread writes the log, as it did when the loop ran on it. */
+  while ((line = g_async_queue_pop (self->log_queue)) != (gpointer) LOG_END)
+    {
+      self->config.log (line, self->config.log_data);
+      g_free (line);
+    }
+  g_thread_join (thread);
+  g_clear_pointer (&self->log_queue, g_async_queue_unref);
+  return run.ok;
 }
 
 static gboolean
@@ -1416,9 +1471,7 @@ qf_responder_free (QfResponder *self)
 {
   if (self == NULL)
     return;
-  for (guint i = 0; self->conns != NULL && i < self->n_conns; i++)
-    if (self->conns[i].fd >= 0)
-      conn_close (self, i, NULL);
+  close_all_conns (self);   /* none left after a run */
   for (guint i = 0; self->peers != NULL && i < self->n_peers; i++)
     if (self->peers[i].in_use)
       udp_peer_end (self, &self->peers[i], NULL);

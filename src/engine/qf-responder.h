@@ -33,7 +33,8 @@ typedef struct
   gdouble loss_pct;    /* UDP replies dropped, 0 … 100 */
 } QfResponderEmulation;
 
-/* Called on the responder's thread, one line per finished test or per rejected client. */
+/* Called on the thread that called qf_responder_run, one line per finished test or per
+ * rejected client. */
 typedef void (*QfResponderLogFunc) (const char *line,
                                     gpointer    user_data);
 
@@ -70,7 +71,10 @@ typedef struct QfResponder QfResponder;
 QfResponder *qf_responder_new       (const QfResponderConfig *config,
                                      GError                 **error);
 guint16      qf_responder_get_port  (QfResponder             *responder);
-/* Serves until *stop becomes nonzero (checked at least every 100 ms). Blocks its caller. */
+/* Serves until *stop becomes nonzero (checked at least every 100 ms). Blocks its caller, whose
+ * thread writes the log meanwhile: the loop runs on a thread with a descriptor table of its own
+ * (qf_net_own_fd_table_thread_new) and closes every connection it accepted before this
+ * returns. */
 gboolean     qf_responder_run       (QfResponder             *responder,
                                      const gint              *stop,
                                      GError                 **error);

@@ -449,42 +449,66 @@ recv_some (QfSockperfClient *self,
     }
 }
 
-gboolean
-qf_sockperf_client_run (QfSockperfClient        *self,
-                        QfRing                  *ring,
-                        const gint              *cancel,
-                        QfSockperfProgressFunc   progress,
-                        gpointer                 user_data,
-                        QfSockperfResult        *result,
-                        GError                 **error)
+/* What the measuring thread tells the caller's about 4 times a second, and once at its end. */
+typedef struct
 {
-  gboolean tcp, ok = TRUE, cancelled = FALSE;
-  QfWakeTimer *wake = NULL;
-  guint msg_size;
-  gint64 start_ns, end_ns, next_progress, reply_timeout;
+  gboolean end;
+  gdouble  fraction;
+  guint64  received;
+  gint64   last_ns;
+} Progress;
+
+static void
+push_progress (GAsyncQueue *queue,
+               gboolean     end,
+               gdouble      fraction,
+               guint64      received,
+               gint64       last_ns)
+{
+  Progress *p = g_new (Progress, 1);
+
+  *p = (Progress) { end, fraction, received, last_ns };
+  g_async_queue_push (queue, p);
+}
+
+/* One run's measurement loop, on a thread with a descriptor table of its own holding only the
+ * socket the caller connected (qf_net_own_fd_table_thread_new): from the first request to the
+ * last reply. Progress goes back to the caller's thread through the queue, which calls the
+ * callback. */
+typedef struct
+{
+  QfSockperfClient        *self;
+  QfRing                  *ring;
+  const gint              *cancel;
+  GAsyncQueue             *progress;
+  QfSockperfResult        *result;
+  GError                 **error;
+  const char              *where;
+  gboolean                 ok;             /* out */
+  gboolean                 cancelled;      /* out */
+  guint64                  seq;            /* out: requests sent */
+  guint64                  received;       /* out */
+  gint64                   last_latency;   /* out */
+} Measure;
+
+static gpointer
+measure (gpointer data)
+{
+  Measure *m = data;
+  QfSockperfClient *self = m->self;
+  QfRing *ring = m->ring;
+  const gint *cancel = m->cancel;
+  QfSockperfResult *result = m->result;
+  GError **error = m->error;
+  const char *where = m->where;
+  gboolean tcp = self->config.protocol == QF_SOCKPERF_TCP, ok = TRUE, cancelled = FALSE;
+  guint msg_size = self->config.msg_size;
+  gint64 reply_timeout = tcp ? TCP_REPLY_TIMEOUT_NS : self->config.reply_timeout_ns;
+  gint64 start_ns, end_ns, next_progress;
   guint64 seq = 0, received = 0;
   gint64 last_latency = 0;
-  QfSockperfHeader req = { 0, QF_SOCKPERF_FLAG_CLIENT | QF_SOCKPERF_FLAG_PONG_REQUEST, 0 };
-  g_autofree char *where = NULL;
-
-  g_return_val_if_fail (self != NULL && result != NULL, FALSE);
-
-  memset (result, 0, sizeof *result);
-  tcp = self->config.protocol == QF_SOCKPERF_TCP;
-  msg_size = self->config.msg_size;
-  req.length = msg_size;
-  reply_timeout = tcp ? TCP_REPLY_TIMEOUT_NS : self->config.reply_timeout_ns;
-
-  if (!open_socket (self, cancel, error))
-    return FALSE;
-  where = qf_net_address_to_string ((struct sockaddr *) &self->addr, TRUE);
-  if (self->config.token != NULL
-      && !qf_auth_client_handshake (self->fd, tcp, self->config.token, where, cancel, error))
-    {
-      close (self->fd);
-      self->fd = -1;
-      return FALSE;
-    }
+  QfSockperfHeader req = { 0, QF_SOCKPERF_FLAG_CLIENT | QF_SOCKPERF_FLAG_PONG_REQUEST, msg_size };
+  QfWakeTimer *wake = NULL;
 
   if (self->config.spin)
     req.flags |= QF_SOCKPERF_FLAG_QF_SPIN;
@@ -638,32 +662,83 @@ qf_sockperf_client_run (QfSockperfClient        *self,
         }
       if (rx == 0 ? qf_clock_now_ns () >= end_ns : rx >= end_ns)
         break;
-      if (progress != NULL && (rx != 0 ? rx : qf_clock_now_ns ()) >= next_progress)
+      if ((rx != 0 ? rx : qf_clock_now_ns ()) >= next_progress)
         {
           gint64 now = qf_clock_now_ns ();
-          progress (CLAMP ((gdouble) (now - start_ns) / (end_ns - start_ns), 0, 1), received,
-                    last_latency, user_data);
+          push_progress (m->progress, FALSE,
+                         CLAMP ((gdouble) (now - start_ns) / (end_ns - start_ns), 0, 1),
+                         received, last_latency);
           next_progress = now + PROGRESS_NS;
         }
     }
 
   g_clear_pointer (&wake, qf_wake_timer_free);
+  m->ok = ok;
+  m->cancelled = cancelled;
+  m->seq = seq;
+  m->received = received;
+  m->last_latency = last_latency;
+  push_progress (m->progress, TRUE, 1.0, received, last_latency);
+  return NULL;
+}
+
+gboolean
+qf_sockperf_client_run (QfSockperfClient        *self,
+                        QfRing                  *ring,
+                        const gint              *cancel,
+                        QfSockperfProgressFunc   progress,
+                        gpointer                 user_data,
+                        QfSockperfResult        *result,
+                        GError                 **error)
+{
+  g_autofree char *where = NULL;
+  Measure m = { 0 };
+  GThread *thread;
+
+  g_return_val_if_fail (self != NULL && result != NULL, FALSE);
+
+  memset (result, 0, sizeof *result);
+  if (!open_socket (self, cancel, error))
+    return FALSE;
+  where = qf_net_address_to_string ((struct sockaddr *) &self->addr, TRUE);
+  if (self->config.token != NULL
+      && !qf_auth_client_handshake (self->fd, self->config.protocol == QF_SOCKPERF_TCP,
+                                    self->config.token, where, cancel, error))
+    {
+      close (self->fd);
+      self->fd = -1;
+      return FALSE;
+    }
+
+  m = (Measure) { self, ring, cancel, g_async_queue_new_full (g_free), result, error, where };
+  thread = qf_net_own_fd_table_thread_new ("qf-sockperf", measure, &m, &self->fd, 1);
+  for (;;)
+    {
+      g_autofree Progress *p = g_async_queue_pop (m.progress);
+
+      if (p->end)
+        break;
+      if (progress != NULL)
+        progress (p->fraction, p->received, p->last_ns, user_data);
+    }
+  g_thread_join (thread);
+  g_async_queue_unref (m.progress);
   close (self->fd);
   self->fd = -1;
 
   {
     guint64 dups = result->duplicates;
-    qf_sockperf_statistics (self->tx_ns, self->rx_ns, seq, self->config.full_rtt, result);
+    qf_sockperf_statistics (self->tx_ns, self->rx_ns, m.seq, self->config.full_rtt, result);
     result->duplicates = dups;
   }
-  if (!ok)
+  if (!m.ok)
     return FALSE;
-  if (cancelled)
+  if (m.cancelled)
     {
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped"));
       return FALSE;
     }
-  if (received == 0)
+  if (m.received == 0)
     {
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
                    _("No reply from %s. Is `qualify-cli serve` or `sockperf sr` running there, "
@@ -671,6 +746,6 @@ qf_sockperf_client_run (QfSockperfClient        *self,
       return FALSE;
     }
   if (progress != NULL)
-    progress (1.0, received, last_latency, user_data);
+    progress (1.0, m.received, m.last_latency, user_data);
   return TRUE;
 }

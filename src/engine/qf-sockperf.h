@@ -124,7 +124,7 @@ typedef struct
 
 extern const gdouble qf_sockperf_percentiles[QF_SOCKPERF_N_PERCENTILES];
 
-/* Called from the run's thread about 4 times a second; must not block. */
+/* Called about 4 times a second on the thread that called qf_sockperf_client_run. */
 typedef void (*QfSockperfProgressFunc) (gdouble  fraction,
                                         guint64  received,
                                         gint64   last_ns,
@@ -134,10 +134,11 @@ typedef struct QfSockperfClient QfSockperfClient;
 
 QfSockperfClient *qf_sockperf_client_new  (const QfSockperfConfig *config,
                                            GError                **error);
-/* Connects, runs the ping-pong and fills *result. ring (may be NULL) gets one sample per reply
- * (value = latency as reported, channel 0). A nonzero *cancel ends the run within one reply
- * timeout; the statistics of what was measured are still computed and FALSE is returned with
- * QF_NET_ERROR_CANCELLED. */
+/* Connects, runs the ping-pong and fills *result. The messages go out and come back on a
+ * thread with a descriptor table of its own (qf_net_own_fd_table_thread_new), which this
+ * waits for. ring (may be NULL) gets one sample per reply (value = latency as reported,
+ * channel 0). A nonzero *cancel ends the run within one reply timeout; the statistics of what
+ * was measured are still computed and FALSE is returned with QF_NET_ERROR_CANCELLED. */
 gboolean          qf_sockperf_client_run  (QfSockperfClient       *client,
                                            QfRing                 *ring,
                                            const gint             *cancel,

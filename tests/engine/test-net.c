@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <poll.h>
@@ -867,6 +868,81 @@ test_net_plain_calls (void)
   close (u[1]);
 }
 
+/* ---- a thread with a descriptor table of its own (qf-net.h) ------------------------------- */
+
+typedef struct
+{
+  int          kept;          /* the write end of a pipe the thread keeps */
+  int          not_kept;      /* another thread's descriptor */
+  gboolean     kept_works;
+  int          not_kept_errno;
+  GAsyncQueue *go;
+} OwnFds;
+
+static gpointer
+own_fds_body (gpointer data)
+{
+  OwnFds *o = data;
+
+  o->kept_works = write (o->kept, "x", 1) == 1;
+  o->not_kept_errno = fcntl (o->not_kept, F_GETFD) < 0 ? errno : 0;
+  g_async_queue_pop (o->go);   /* until the main thread has seen the other pipe end */
+  return GINT_TO_POINTER (42);
+}
+
+/* Reads what is left and asserts the end of the pipe comes within 2 s. */
+static void
+assert_pipe_ends (int fd)
+{
+  struct pollfd p = { fd, POLLIN, 0 };
+  char buf[8];
+
+  g_assert_cmpint (poll (&p, 1, 2000), ==, 1);
+  while (read (fd, buf, sizeof buf) > 0)
+    ;
+  g_assert_cmpint (read (fd, buf, sizeof buf), ==, 0);
+}
+
+/* The measurement loops run so (the kernel's cheaper descriptor lookups). The thread keeps the
+ * descriptors it was given and nothing else: a copy of another thread's descriptor would keep
+ * that file open after its owner closed it (a pipe's reader, or a responder's client, would see
+ * no end while the thread runs), and its copies go when it returns, so what the caller closes
+ * next closes at once. TSan builds share the table (qf-net.h) and check only the behaviour. */
+static void
+test_net_own_fd_table (void)
+{
+  int kept[2], other[2];
+  char c = 0;
+  OwnFds o = { 0 };
+  GThread *thread;
+
+  g_assert_cmpint (pipe2 (kept, O_CLOEXEC), ==, 0);
+  g_assert_cmpint (pipe2 (other, O_CLOEXEC), ==, 0);
+  o.kept = kept[1];
+  o.not_kept = other[1];
+  o.go = g_async_queue_new ();
+  thread = qf_net_own_fd_table_thread_new ("test-own-fds", own_fds_body, &o, &kept[1], 1);
+
+  g_assert_cmpint (read (kept[0], &c, 1), ==, 1);
+  g_assert_cmpint (c, ==, 'x');
+  close (other[1]);
+  assert_pipe_ends (other[0]);
+  g_async_queue_push (o.go, GINT_TO_POINTER (1));
+  g_assert_cmpint (GPOINTER_TO_INT (g_thread_join (thread)), ==, 42);
+  g_assert_true (o.kept_works);
+#ifndef __SANITIZE_THREAD__
+  g_assert_cmpint (o.not_kept_errno, ==, EBADF);
+#endif
+
+  /* Still the caller's, and its last reference once closed. */
+  g_assert_cmpint (write (kept[1], "y", 1), ==, 1);
+  close (kept[1]);
+  assert_pipe_ends (kept[0]);
+  close (kept[0]);
+  close (other[0]);
+  g_async_queue_unref (o.go);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -876,6 +952,7 @@ main (int    argc,
   g_test_add_func ("/engine/sockperf/statistics", test_sockperf_statistics);
   g_test_add_func ("/engine/ping/iputils-mdev", test_iputils_mdev);
   g_test_add_func ("/engine/net/plain-calls", test_net_plain_calls);
+  g_test_add_func ("/engine/net/own-fd-table", test_net_own_fd_table);
   g_test_add_func ("/engine/responder/emulation-parse", test_emulation_parse);
   g_test_add_func ("/engine/responder/latency-loopback", test_latency_loopback);
   g_test_add_func ("/engine/sockperf/arrays-grow", test_latency_arrays_grow);

@@ -465,10 +465,9 @@ push_progress (GAsyncQueue *queue,
                guint64      received,
                gint64       last_ns)
 {
-  Progress *p = g_new (Progress, 1);
+  Progress p = { end, fraction, received, last_ns };
 
-  *p = (Progress) { end, fraction, received, last_ns };
-  g_async_queue_push (queue, p);
+  g_async_queue_push (queue, g_memdup2 (&p, sizeof p));   /* the caller's thread frees it */
 }
 
 /* One run's measurement loop, on a thread with a descriptor table of its own holding only the

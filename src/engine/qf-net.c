@@ -183,11 +183,15 @@ qf_net_set_errno_error (GError     **error,
 
 typedef struct
 {
-  GThreadFunc func;
-  gpointer    data;
-  int        *keep;     /* sorted */
-  guint       n_keep;
+  QfNetOwnFdFunc func;
+  gpointer       data;
+  int           *keep;     /* sorted */
+  guint          n_keep;
+  GAsyncQueue   *outbox;
 } OwnFdTable;
+
+/* The outbox's last item: func has returned. */
+static const char OUTBOX_END[] = "";
 
 /* close_range () is what empties the copy; without it (Linux < 5.9) no copy is made. */
 static gboolean
@@ -232,7 +236,6 @@ own_fd_table_thread (gpointer data)
 {
   OwnFdTable *job = data;
   gboolean own = FALSE;
-  gpointer result;
 
 #ifndef __SANITIZE_THREAD__
   own = close_range_works () && unshare (CLONE_FILES) == 0;
@@ -241,35 +244,44 @@ own_fd_table_thread (gpointer data)
    * another thread closes would stay open (its peer would see no end) while this one runs. */
   if (own)
     close_all_but (job->keep, job->n_keep);
-  result = job->func (job->data);
+  job->func (job->data, job->outbox);
   /* And the rest now: the thread's exit would drop them only after a join has returned, so a
    * socket the caller closes next would stay open a moment longer. */
   if (own)
     close_range (0, ~0U, 0);
-  g_free (job->keep);
-  g_free (job);
-  return result;
+  g_async_queue_push (job->outbox, (gpointer) OUTBOX_END);
+  return NULL;
 }
 
-GThread *
-qf_net_own_fd_table_thread_new (const char  *name,
-                                GThreadFunc  func,
-                                gpointer     data,
-                                const int   *keep,
-                                guint        n_keep)
+void
+qf_net_run_on_own_fd_table (const char       *name,
+                            QfNetOwnFdFunc    func,
+                            gpointer          data,
+                            const int        *keep,
+                            guint             n_keep,
+                            QfNetDeliverFunc  deliver,
+                            gpointer          deliver_data)
 {
-  OwnFdTable *job;
+  OwnFdTable job = { func, data, NULL, n_keep, NULL };
+  GThread *thread;
+  gpointer item;
 
-  g_return_val_if_fail (func != NULL && (keep != NULL || n_keep == 0), NULL);
+  g_return_if_fail (func != NULL && (keep != NULL || n_keep == 0));
 
-  job = g_new0 (OwnFdTable, 1);
-  job->func = func;
-  job->data = data;
-  job->keep = n_keep > 0 ? g_memdup2 (keep, n_keep * sizeof *keep) : NULL;
-  job->n_keep = n_keep;
+  job.outbox = g_async_queue_new ();
+  job.keep = n_keep > 0 ? g_memdup2 (keep, n_keep * sizeof *keep) : NULL;
   if (n_keep > 1)
-    qsort (job->keep, n_keep, sizeof *job->keep, compare_int);
-  return g_thread_new (name, own_fd_table_thread, job);
+    qsort (job.keep, n_keep, sizeof *job.keep, compare_int);
+  thread = g_thread_new (name, own_fd_table_thread, &job);
+  while ((item = g_async_queue_pop (job.outbox)) != (gpointer) OUTBOX_END)
+    {
+      if (deliver != NULL)
+        deliver (item, deliver_data);
+      g_free (item);
+    }
+  g_thread_join (thread);
+  g_async_queue_unref (job.outbox);
+  g_free (job.keep);
 }
 
 /* ---- wake timer --------------------------------------------------------------------------- */

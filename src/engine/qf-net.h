@@ -96,29 +96,38 @@ qf_net_send (int fd, const void *buf, size_t len, int flags)
   return qf_net_sendto (fd, buf, len, flags, NULL, 0);
 }
 
-/* Starts func (data) on a new thread with a descriptor table of its own that holds only the
- * descriptors in keep[] (and 0–2); join it with g_thread_join (). The kernel looks a descriptor
- * up without touching its reference count only when no other thread shares the table; in a
- * process of several threads (every Qualify process) each socket call otherwise takes and drops
- * a reference to the file, which single-threaded sockperf does not pay (0.5–1 % of a one-CPU
- * round trip at each end, docs/benchmarks.md). The measurement loops of the ping-pong client and
- * of the responder run this way.
+/* Runs func (data, outbox) on a new thread with a descriptor table of its own that holds only
+ * the descriptors in keep[] (and 0–2), and returns when func has returned. The kernel looks a
+ * descriptor up without touching its reference count only when no other thread shares the
+ * table; in a process of several threads (every Qualify process) each socket call otherwise
+ * takes and drops a reference to the file, which single-threaded sockperf does not pay
+ * (0.5–1 % of a one-CPU round trip at each end, docs/benchmarks.md). The measurement loops of
+ * the ping-pong client and of the responder run this way.
  *
  * The rules for func, since a descriptor number means something else on the other side:
  * - it uses only the kept descriptors and those it opens itself, and closes those before it
  *   returns (what is still open then is closed with the thread, but no one else can name it);
  * - it hands no descriptor out, and calls nothing that may keep one for later or use one opened
- *   elsewhere: no callback of the caller's, no logging (pass lines to the caller's thread, e.g.
- *   through a GAsyncQueue, as the client's progress and the responder's log do).
+ *   elsewhere: no callback of the caller's, no logging. It pushes such work (g_malloc'd items)
+ *   to outbox instead; the calling thread hands each item, in order, to deliver (may be NULL)
+ *   with deliver_data, then frees it with g_free — the latency client's progress and the
+ *   responder's log go so.
  * The kept descriptors stay the caller's: closing the copies (when func returns) leaves them
  * open. When the system refuses (an old kernel, a sandbox's seccomp filter), and in TSan builds,
  * whose descriptor bookkeeping assumes one table a process, the thread shares the process's
  * table: the same behaviour, the dearer lookups. */
-GThread *qf_net_own_fd_table_thread_new (const char              *name,
-                                         GThreadFunc              func,
-                                         gpointer                 data,
-                                         const int               *keep,
-                                         guint                    n_keep);
+typedef void (*QfNetOwnFdFunc)  (gpointer     data,
+                                 GAsyncQueue *outbox);
+typedef void (*QfNetDeliverFunc) (gpointer    item,
+                                  gpointer    user_data);
+
+void     qf_net_run_on_own_fd_table (const char              *name,
+                                     QfNetOwnFdFunc           func,
+                                     gpointer                 data,
+                                     const int               *keep,
+                                     guint                    n_keep,
+                                     QfNetDeliverFunc         deliver,
+                                     gpointer                 deliver_data);
 
 /* A periodic wake-up for the thread that made it, so it can wait in a blocking recv() with no
  * SO_RCVTIMEO and still look at its stop flag and deadlines: while armed, a timer sends that

@@ -44,9 +44,6 @@
 #define FAST_WAIT_NS             (10 * QF_NSEC_PER_MSEC)
 #define UDP_REFUSALS_PER_S       100    /* refusals are no larger than what they answer; still few */
 
-/* The last item of the log queue: the loop has ended (qf_responder_run). */
-static const char LOG_END[] = "";
-
 enum
 {
   AUTH_OPEN,          /* no token needed, the token was proved, or a classic client allowed */
@@ -118,7 +115,7 @@ struct QfResponder
   int                epfd;
   int                tcp_fd;
   int                udp_fd;
-  GAsyncQueue       *log_queue;   /* while running: lines for the caller's thread */
+  GAsyncQueue       *log_outbox;  /* while running: lines for the caller's thread */
   gsize              max_msg;
   Conn              *conns;
   UdpPeer           *peers;
@@ -159,10 +156,10 @@ respond_log (QfResponder *self,
   va_start (args, format);
   line = g_strdup_vprintf (format, args);
   va_end (args);
-  /* While running, the loop's thread may not call out (qf_net_own_fd_table_thread_new): the
-   * line goes to the thread that called qf_responder_run. */
-  if (self->log_queue != NULL)
-    g_async_queue_push (self->log_queue, g_steal_pointer (&line));
+  /* While running, the loop's thread may not call out (qf_net_run_on_own_fd_table): the line
+   * goes to the thread that called qf_responder_run (deliver_log). */
+  if (self->log_outbox != NULL)
+    g_async_queue_push (self->log_outbox, g_steal_pointer (&line));
   else
     self->config.log (line, self->config.log_data);
 }
@@ -1311,19 +1308,31 @@ typedef struct
 } Run;
 
 /* The loop's thread, with a descriptor table of its own holding only the responder's sockets
- * (qf_net_own_fd_table_thread_new): the connections it accepts exist there only, so it closes
- * them before it ends; its log lines go to the caller's thread (respond_log). */
-static gpointer
-run_thread (gpointer data)
+ * (qf_net_run_on_own_fd_table): the connections it accepts exist there only, so it closes
+ * them before it ends; its log lines go out through the outbox (respond_log). */
+static void
+run_thread (gpointer     data,
+            GAsyncQueue *outbox)
 {
   Run *run = data;
+  QfResponder *self = run->self;
 
-  run->self->wake = qf_wake_timer_new (FAST_WAIT_NS);
-  run->ok = run_loop (run->self, run->stop, run->error);
-  close_all_conns (run->self);
-  g_clear_pointer (&run->self->wake, qf_wake_timer_free);
-  g_async_queue_push (run->self->log_queue, (gpointer) LOG_END);
-  return NULL;
+  self->log_outbox = outbox;
+  self->wake = qf_wake_timer_new (FAST_WAIT_NS);
+  run->ok = run_loop (self, run->stop, run->error);
+  close_all_conns (self);
+  g_clear_pointer (&self->wake, qf_wake_timer_free);
+  self->log_outbox = NULL;
+}
+
+/* On the thread that called qf_responder_run, which writes the log as when the loop ran on it. */
+static void
+deliver_log (gpointer line,
+             gpointer user_data)
+{
+  QfResponder *self = user_data;
+
+  self->config.log (line, self->config.log_data);
 }
 
 gboolean
@@ -1332,26 +1341,12 @@ qf_responder_run (QfResponder  *self,
                   GError      **error)
 {
   Run run = { self, stop, error, FALSE };
-  int keep[3];
-  GThread *thread;
-  char *line;
 
-  g_return_val_if_fail (self != NULL && self->log_queue == NULL, FALSE);
+  g_return_val_if_fail (self != NULL, FALSE);
 
-  keep[0] = self->epfd;
-  keep[1] = self->tcp_fd;
-  keep[2] = self->udp_fd;
-  self->log_queue = g_async_queue_new ();
-  thread = qf_net_own_fd_table_thread_new ("qf-responder-loop", run_thread, &run, keep,
-                                           G_N_ELEMENTS (keep));
-  /* This thread writes the log, as it did when the loop ran on it. */
-  while ((line = g_async_queue_pop (self->log_queue)) != (gpointer) LOG_END)
-    {
-      self->config.log (line, self->config.log_data);
-      g_free (line);
-    }
-  g_thread_join (thread);
-  g_clear_pointer (&self->log_queue, g_async_queue_unref);
+  qf_net_run_on_own_fd_table ("qf-responder-loop", run_thread, &run,
+                              (const int[]) { self->epfd, self->tcp_fd, self->udp_fd }, 3,
+                              deliver_log, self);
   return run.ok;
 }
 

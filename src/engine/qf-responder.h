@@ -73,7 +73,7 @@ QfResponder *qf_responder_new       (const QfResponderConfig *config,
 guint16      qf_responder_get_port  (QfResponder             *responder);
 /* Serves until *stop becomes nonzero (checked at least every 100 ms). Blocks its caller, whose
  * thread writes the log meanwhile: the loop runs on a thread with a descriptor table of its own
- * (qf_net_own_fd_table_thread_new) and closes every connection it accepted before this
+ * (qf_net_run_on_own_fd_table) and closes every connection it accepted before this
  * returns. */
 gboolean     qf_responder_run       (QfResponder             *responder,
                                      const gint              *stop,

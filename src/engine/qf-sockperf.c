@@ -449,40 +449,27 @@ recv_some (QfSockperfClient *self,
     }
 }
 
-/* What the measuring thread tells the caller's about 4 times a second, and once at its end. */
+/* What the measuring thread tells the caller's about 4 times a second. */
 typedef struct
 {
-  gboolean end;
   gdouble  fraction;
   guint64  received;
   gint64   last_ns;
 } Progress;
 
-static void
-push_progress (GAsyncQueue *queue,
-               gboolean     end,
-               gdouble      fraction,
-               guint64      received,
-               gint64       last_ns)
-{
-  Progress p = { end, fraction, received, last_ns };
-
-  g_async_queue_push (queue, g_memdup2 (&p, sizeof p));   /* the caller's thread frees it */
-}
-
 /* One run's measurement loop, on a thread with a descriptor table of its own holding only the
- * socket the caller connected (qf_net_own_fd_table_thread_new): from the first request to the
- * last reply. Progress goes back to the caller's thread through the queue, which calls the
- * callback. */
+ * socket the caller connected (qf_net_run_on_own_fd_table): from the first request to the last
+ * reply. Progress goes back to the caller's thread through the outbox (deliver_progress). */
 typedef struct
 {
   QfSockperfClient        *self;
   QfRing                  *ring;
   const gint              *cancel;
-  GAsyncQueue             *progress;
   QfSockperfResult        *result;
   GError                 **error;
   const char              *where;
+  QfSockperfProgressFunc   progress;       /* the caller's thread only */
+  gpointer                 user_data;
   gboolean                 ok;             /* out */
   gboolean                 cancelled;      /* out */
   guint64                  seq;            /* out: requests sent */
@@ -490,8 +477,20 @@ typedef struct
   gint64                   last_latency;   /* out */
 } Measure;
 
-static gpointer
-measure (gpointer data)
+static void
+deliver_progress (gpointer item,
+                  gpointer user_data)
+{
+  const Progress *p = item;
+  Measure *m = user_data;
+
+  if (m->progress != NULL)
+    m->progress (p->fraction, p->received, p->last_ns, m->user_data);
+}
+
+static void
+measure (gpointer     data,
+         GAsyncQueue *outbox)
 {
   Measure *m = data;
   QfSockperfClient *self = m->self;
@@ -664,9 +663,10 @@ measure (gpointer data)
       if ((rx != 0 ? rx : qf_clock_now_ns ()) >= next_progress)
         {
           gint64 now = qf_clock_now_ns ();
-          push_progress (m->progress, FALSE,
-                         CLAMP ((gdouble) (now - start_ns) / (end_ns - start_ns), 0, 1),
-                         received, last_latency);
+          Progress p = { CLAMP ((gdouble) (now - start_ns) / (end_ns - start_ns), 0, 1),
+                         received, last_latency };
+
+          g_async_queue_push (outbox, g_memdup2 (&p, sizeof p));
           next_progress = now + PROGRESS_NS;
         }
     }
@@ -677,8 +677,6 @@ measure (gpointer data)
   m->seq = seq;
   m->received = received;
   m->last_latency = last_latency;
-  push_progress (m->progress, TRUE, 1.0, received, last_latency);
-  return NULL;
 }
 
 gboolean
@@ -692,7 +690,6 @@ qf_sockperf_client_run (QfSockperfClient        *self,
 {
   g_autofree char *where = NULL;
   Measure m = { 0 };
-  GThread *thread;
 
   g_return_val_if_fail (self != NULL && result != NULL, FALSE);
 
@@ -709,19 +706,8 @@ qf_sockperf_client_run (QfSockperfClient        *self,
       return FALSE;
     }
 
-  m = (Measure) { self, ring, cancel, g_async_queue_new_full (g_free), result, error, where };
-  thread = qf_net_own_fd_table_thread_new ("qf-sockperf", measure, &m, &self->fd, 1);
-  for (;;)
-    {
-      g_autofree Progress *p = g_async_queue_pop (m.progress);
-
-      if (p->end)
-        break;
-      if (progress != NULL)
-        progress (p->fraction, p->received, p->last_ns, user_data);
-    }
-  g_thread_join (thread);
-  g_async_queue_unref (m.progress);
+  m = (Measure) { self, ring, cancel, result, error, where, progress, user_data };
+  qf_net_run_on_own_fd_table ("qf-sockperf", measure, &m, &self->fd, 1, deliver_progress, &m);
   close (self->fd);
   self->fd = -1;
 

@@ -135,7 +135,7 @@ typedef struct QfSockperfClient QfSockperfClient;
 QfSockperfClient *qf_sockperf_client_new  (const QfSockperfConfig *config,
                                            GError                **error);
 /* Connects, runs the ping-pong and fills *result. The messages go out and come back on a
- * thread with a descriptor table of its own (qf_net_own_fd_table_thread_new), which this
+ * thread with a descriptor table of its own (qf_net_run_on_own_fd_table), which this
  * waits for. ring (may be NULL) gets one sample per reply (value = latency as reported,
  * channel 0). A nonzero *cancel ends the run within one reply timeout; the statistics of what
  * was measured are still computed and FALSE is returned with QF_NET_ERROR_CANCELLED. */

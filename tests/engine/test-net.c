@@ -122,15 +122,6 @@ log_find (Fixture    *f,
   return found;
 }
 
-static gboolean
-log_contains (Fixture    *f,
-              const char *needle)
-{
-  g_autofree char *line = log_find (f, needle, NULL);
-
-  return line != NULL;
-}
-
 /* log_find, waiting up to timeout_ns (scaled) for such a line. */
 static char *
 wait_log_line (Fixture    *f,
@@ -147,6 +138,17 @@ wait_log_line (Fixture    *f,
       found = log_find (f, needle, needle2);
     }
   return found;
+}
+
+/* Whether a line holding needle reaches the log within 2 s (scaled): lines reach the thread
+ * that runs the responder a moment after what they tell (qf_responder_run). */
+static gboolean
+log_contains (Fixture    *f,
+              const char *needle)
+{
+  g_autofree char *line = wait_log_line (f, needle, NULL, 2 * QF_NSEC_PER_SEC);
+
+  return line != NULL;
 }
 
 static int

@@ -13,6 +13,7 @@
 #include "qf-advice.h"
 #include "qf-json.h"
 #include "qf-load-rules.h"
+#include "qf-step.h"
 #include "qf-verdict.h"
 
 #define MAX_CAUSES 4
@@ -186,7 +187,7 @@ add_audit_causes (GPtrArray  *causes,
 static void
 add_network_causes (GPtrArray  *causes,
                     JsonObject *session,
-                    const char *test,
+                    gboolean    throughput,
                     JsonObject *result)
 {
   JsonObject *network = qf_json_get_object (session, "network");
@@ -217,14 +218,14 @@ add_network_causes (GPtrArray  *causes,
                g_strdup (_("the network adapter is on USB, which adds latency and limits throughput")),
                _("Use an Ethernet port on the mainboard or a PCIe network card."));
   if (!g_str_equal (kind, "wireless") && !g_str_equal (kind, "loopback") && speed > 0 && speed < 1000)
-    add_cause (causes, "link-speed", "network", g_str_equal (test, "bandwidth") ? 100 : 50,
+    add_cause (causes, "link-speed", "network", throughput ? 100 : 50,
                g_strdup_printf (_("the link runs at %.0f Mbit/s, below 1 Gbit/s"), speed),
                _("Check the cable (Cat 5e or better) and the switch port; the link should come up at 1000 Mbit/s."));
   if (loss > 0)
     add_cause (causes, "packet-loss", "result", 90,
                g_strdup_printf (_("%.1f %% of the packets were lost"), loss),
                _("Check the cable, connectors and switch; on Wi-Fi, the signal and channel congestion."));
-  if (g_str_equal (test, "bandwidth") && retransmits > 0)
+  if (throughput && retransmits > 0)
     add_cause (causes, "retransmits", "result", 55,
                g_strdup_printf (_("TCP had to resend data %.0f times"), retransmits),
                _("Retransmissions point at a lossy link: check the cable, switch and duplex settings."));
@@ -339,31 +340,27 @@ find_step (JsonObject *session,
   return NULL;
 }
 
-static JsonObject *
-explain (JsonObject *session,
-         JsonObject *verdict)
+/* Adds what can explain a verdict of this step, by what the step measures (QfStepInfo); a
+ * load rule that explains itself is returned instead (newly allocated), or NULL. */
+static char *
+add_step_causes (GPtrArray  *causes,
+                 JsonObject *session,
+                 JsonObject *step,
+                 const char *test,
+                 const char *status,
+                 const char *metric)
 {
-  const char *key = qf_json_get_string (verdict, "key", "");
-  const char *metric = qf_json_get_string (verdict, "metric", "");
-  const char *status = qf_json_get_string (verdict, "verdict", "");
-  JsonObject *step = find_step (session, key);
-  const char *test = qf_json_get_string (step, "test", key);
-  const char *title = qf_json_get_string (step, "title", key);
+  const QfStepInfo *info = qf_step_lookup (test);
+  QfStepMeasures measures = info != NULL ? info->measures : QF_STEP_MEASURES_NET_LATENCY;
   JsonObject *result = qf_json_get_object (step, "result");
-  g_autoptr(GPtrArray) causes = g_ptr_array_new_with_free_func (cause_free);
-  g_autofree char *summary = summary_sentence (verdict, title);
-  g_autoptr(GString) fix = g_string_new (NULL);
-  g_autoptr(GString) text = g_string_new (summary);
-  JsonObject *advice = json_object_new ();
-  JsonArray *cause_array = json_array_new ();
-  g_autofree char *rule_message = NULL;
+  char *rule_message = NULL;
 
   if (g_str_equal (status, "invalid"))
     {
-      if (g_str_equal (test, "rt"))
+      if (measures == QF_STEP_MEASURES_WAKEUP)
         add_rt_result_causes (causes, result);
     }
-  else if (g_str_equal (test, "rt"))
+  else if (measures == QF_STEP_MEASURES_WAKEUP)
     {
       JsonObject *params = qf_json_get_object (step, "params");
       JsonNode *under_load = params != NULL ? json_object_get_member (params, "under_load") : NULL;
@@ -375,7 +372,7 @@ explain (JsonObject *session,
           json_node_get_boolean (under_load))
         add_monitor_causes (causes, session);
     }
-  else if (g_str_equal (test, "stress") || g_str_equal (test, "monitor"))
+  else if (measures == QF_STEP_MEASURES_LOAD)
     {
       /* The stress rules explain themselves (cause and fix) in qf-load-rules. */
       rule_message = stress_rule_message (result, metric);
@@ -384,11 +381,33 @@ explain (JsonObject *session,
     }
   else
     {
-      add_network_causes (causes, session, test, result);
-      if (g_str_equal (test, "ping") || g_str_equal (test, "latency") || g_str_equal (test, "cycle"))
+      add_network_causes (causes, session, measures == QF_STEP_MEASURES_THROUGHPUT, result);
+      /* A test unknown to this build gets the network's causes only, as it always did. */
+      if (info != NULL && measures == QF_STEP_MEASURES_NET_LATENCY)
         add_audit_causes (causes, session, -60);
     }
+  return rule_message;
+}
 
+static JsonObject *
+explain (JsonObject *session,
+         JsonObject *verdict)
+{
+  const char *key = qf_json_get_string (verdict, "key", "");
+  const char *metric = qf_json_get_string (verdict, "metric", "");
+  const char *status = qf_json_get_string (verdict, "verdict", "");
+  JsonObject *step = find_step (session, key);
+  const char *test = qf_json_get_string (step, "test", key);
+  const char *title = qf_json_get_string (step, "title", key);
+  g_autoptr(GPtrArray) causes = g_ptr_array_new_with_free_func (cause_free);
+  g_autofree char *summary = summary_sentence (verdict, title);
+  g_autoptr(GString) fix = g_string_new (NULL);
+  g_autoptr(GString) text = g_string_new (summary);
+  JsonObject *advice = json_object_new ();
+  JsonArray *cause_array = json_array_new ();
+  g_autofree char *rule_message = NULL;
+
+  rule_message = add_step_causes (causes, session, step, test, status, metric);
   g_ptr_array_sort (causes, compare_causes);
   if (causes->len > MAX_CAUSES)
     g_ptr_array_set_size (causes, MAX_CAUSES);

@@ -672,52 +672,32 @@ step_description (QfReport   *report,
                   const char *test,
                   const char *key)
 {
+  const QfStepInfo *info = qf_step_lookup (test != NULL ? test : "");
+
   if (g_strcmp0 (key, "receive") == 0)
     return TR (N_("How fast this PC receives data from the helper machine (like iperf3 -R); judged as a receive rate."));
-  if (g_strcmp0 (test, "rt") == 0)
-    return TR (N_("How late a real-time thread wakes up after its timer expires, measured on every cycle (like cyclictest)."));
-  if (g_strcmp0 (test, "stress") == 0)
-    return TR (N_("Loads CPU, memory, I/O and disk as the procedure prescribes and watches whether the system keeps up (like stress)."));
-  if (g_strcmp0 (test, "monitor") == 0)
-    return TR (N_("Watches CPU, memory, disks and network while the PC works (like top, iostat and sar)."));
-  if (g_strcmp0 (test, "ping") == 0)
-    return TR (N_("Round-trip time and packet loss of ICMP echo requests to the helper machine (like ping)."));
-  if (g_strcmp0 (test, "latency") == 0)
-    return TR (N_("Round-trip latency of small messages over a socket to the helper machine (like sockperf ping-pong)."));
-  if (g_strcmp0 (test, "cycle") == 0)
-    return TR (N_("A periodic control cycle exchanged with the helper machine, as a robot controller runs it."));
-  if (g_strcmp0 (test, "bandwidth") == 0)
-    return TR (N_("TCP or UDP throughput between this PC and the helper machine (like iperf3)."));
-  return NULL;
+  return info != NULL ? TR (info->description) : NULL;
+}
+
+/* A figure of a step's result as the step describes it (QfStepInfo.figures); one it does not
+ * list is shown by its key, in the unit its suffix names. */
+static const char *
+figure_label (QfReport         *report,
+              const QfStepInfo *info,
+              const char       *key)
+{
+  const QfStepFigure *figure = info != NULL ? qf_step_find_figure (info, key) : NULL;
+
+  return figure != NULL ? TR (figure->label) : key;
 }
 
 static const char *
-figure_label (QfReport   *report,
-              const char *key)
+figure_unit (const QfStepInfo *info,
+             const char       *key)
 {
-  static const struct { const char *key, *label; } labels[] = {
-    { "min_us", N_("Minimum") }, { "avg_us", N_("Average") }, { "max_us", N_("Maximum") },
-    { "min_ms", N_("Minimum") }, { "avg_ms", N_("Average") }, { "max_ms", N_("Maximum") },
-    { "stddev_us", N_("Standard deviation") }, { "stddev_ms", N_("Standard deviation") },
-    { "p99_us", N_("99th percentile") }, { "p999_us", N_("99.9th percentile") },
-    { "p99_ms", N_("99th percentile") }, { "samples", N_("Samples") },
-    { "count", N_("Samples") }, { "loss_pct", N_("Packet loss") }, { "jitter_ms", N_("Jitter") },
-    { "mbps", N_("Throughput") }, { "avg_mbps", N_("Average throughput") },
-    { "min_mbps", N_("Lowest interval") }, { "duration_s", N_("Duration") },
-    { "sent", N_("Sent") }, { "received", N_("Received") }, { "lost", N_("Lost") },
-    { "retransmits", N_("Retransmissions") }, { "overruns", N_("Missed cycles") },
-    { "priority", N_("Priority obtained") }, { "priority_requested", N_("Priority requested") },
-    { "interval_us", N_("Interval") }, { "loops", N_("Loops") }, { "cycles", N_("Cycles") },
-    { "p50_us", N_("Median") }, { "p90_us", N_("90th percentile") }, { "p9999_us", N_("99.99th percentile") },
-    { "samples_dropped", N_("Live samples dropped") }, { "sent_mbps", N_("Sent") },
-    { "received_mbps", N_("Received") }, { "up_mbps", N_("Upload") }, { "down_mbps", N_("Download") },
-    { "lost_pct", N_("Packet loss") }, { "rx_kBps", N_("Receive rate") }, { "tx_kBps", N_("Send rate") },
-    { "streams", N_("Streams") }, { "port", N_("Port") }, { "len", N_("Block size") },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
-    if (g_str_equal (labels[i].key, key))
-      return TR (labels[i].label);
-  return key;
+  const QfStepFigure *figure = info != NULL ? qf_step_find_figure (info, key) : NULL;
+
+  return figure != NULL ? figure->unit : unit_of_key (key);
 }
 
 /* The criteria table */
@@ -855,7 +835,9 @@ add_figures (QfReport   *report,
              JsonObject *step,
              JsonObject *result)
 {
-  const char *test = str (step, "test");
+  const QfStepInfo *info = qf_step_lookup (str (step, "test") ? str (step, "test") : "");
+  /* A step whose live samples are in ms (ping) draws its stored samples in ms too. */
+  gboolean samples_in_ms = info != NULL && g_strcmp0 (info->plot.unit, "ms") == 0;
   const char *host = str (obj (report->session, "pc"), "hostname");
   JsonArray *verdicts = arr (step, "verdicts");
   /* The plots' rule (qf-plot): milliseconds when the result states its figures in ms only. */
@@ -890,10 +872,10 @@ add_figures (QfReport   *report,
       series_source = result;
       series_unit = arr (result, "intervals") != NULL ? "Mbit/s" : (in_ms ? "ms" : "µs");
     }
-  else if ((series_result = samples_as_series (step, in_ms || g_strcmp0 (test, "ping") == 0)) != NULL)
+  else if ((series_result = samples_as_series (step, in_ms || samples_in_ms)) != NULL)
     {
       series_source = series_result;
-      in_ms = in_ms || g_strcmp0 (test, "ping") == 0;
+      in_ms = in_ms || samples_in_ms;
       series_unit = in_ms ? "ms" : "µs";
     }
   if (series_source != NULL)
@@ -949,6 +931,7 @@ add_step_section (QfReport   *report,
                   guint       index)
 {
   const char *test = str (step, "test"), *status = str (step, "status");
+  const QfStepInfo *info = qf_step_lookup (test != NULL ? test : "");
   JsonObject *params = obj (step, "params"), *result = obj (step, "result");
   JsonArray *verdicts = arr (step, "verdicts");
   const char *desc = step_description (report, test, str (step, "key"));
@@ -1052,11 +1035,11 @@ add_step_section (QfReport   *report,
               add_block (report, QF_BLOCK_PARAGRAPH, TR (N_("Measured figures:")));
               t = add_table (report, QF_BLOCK_KEY_VALUE);
             }
-          unit = g_str_equal (l->data, "mbps") ? "Mbit/s" : unit_of_key (l->data);
+          unit = figure_unit (info, l->data);
           v = format_number (n);
           cell = unit ? (g_str_equal (unit, "%") ? g_strdup_printf ("%s%%", v) : g_strdup_printf ("%s %s", v, unit))
                       : g_strdup (v);
-          kv (t, figure_label (report, l->data), cell);
+          kv (t, figure_label (report, info, l->data), cell);
         }
     }
 

@@ -534,7 +534,7 @@ worker (gpointer data)
           post (self, end_event (item->index, QF_STEP_STATUS_NOT_RUN, reason));
           continue;
         }
-      if (info->needs_peer && self->peer == NULL)
+      if (qf_step_needs_peer (info) && self->peer == NULL)
         {
           post (self, end_event (item->index, QF_STEP_STATUS_NOT_RUN,
                                  _("This test needs a helper machine: give its address (--peer ADDRESS) or use the built-in peer (--peer builtin).")));
@@ -646,13 +646,14 @@ add_builtin_ports (QfRunner   *self,
                    const char *test,
                    JsonObject *params)
 {
+  const QfStepInfo *info = qf_step_lookup (test);
   guint16 port = 0;
 
-  if (self->builtin_peer == NULL)
+  if (self->builtin_peer == NULL || info == NULL)
     return;
-  if (g_str_equal (test, "latency") || g_str_equal (test, "cycle"))
+  if (info->peer_service == QF_PEER_SERVICE_LATENCY)
     port = qf_builtin_peer_get_latency_port (self->builtin_peer);
-  else if (g_str_equal (test, "bandwidth"))
+  else if (info->peer_service == QF_PEER_SERVICE_BANDWIDTH)
     port = qf_builtin_peer_get_bandwidth_port (self->builtin_peer);
   if (port != 0)
     json_object_set_int_member (params, "port", port);

@@ -579,11 +579,10 @@ qf_session_set_token_file (QfSession   *self,
   for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
     {
       JsonObject *step = json_array_get_object_element (steps, i);
-      const char *test = qf_json_get_string (step, "test", "");
+      const QfStepInfo *info = qf_step_lookup (qf_json_get_string (step, "test", ""));
       JsonObject *params = qf_json_get_object (step, "params");
 
-      if (params != NULL && (g_str_equal (test, "latency") || g_str_equal (test, "cycle")
-                             || g_str_equal (test, "bandwidth")))
+      if (params != NULL && info != NULL && qf_step_takes_token (info))
         json_object_set_string_member (params, "token_file", absolute);
     }
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);

@@ -380,11 +380,38 @@ bandwidth_duration (JsonObject *params)
   return time_s + omit_s + 0.5;
 }
 
+static const QfStepFigure bandwidth_figures[] = {
+  { "jitter_ms", N_("Jitter"), "ms" },
+  { "mbps", N_("Throughput"), "Mbit/s" },
+  { "avg_mbps", N_("Average throughput"), "Mbit/s" },
+  { "min_mbps", N_("Lowest interval"), "Mbit/s" },
+  { "duration_s", N_("Duration"), "s" },
+  { "retransmits", N_("Retransmissions"), NULL },
+  { "sent_mbps", N_("Sent"), "Mbit/s" },
+  { "received_mbps", N_("Received"), "Mbit/s" },
+  { "up_mbps", N_("Upload"), "Mbit/s" },
+  { "down_mbps", N_("Download"), "Mbit/s" },
+  { "lost_pct", N_("Packet loss"), "%" },
+  { "rx_kBps", N_("Receive rate"), "kB/s" },
+  { "tx_kBps", N_("Send rate"), "kB/s" },
+  { "streams", N_("Streams"), NULL },
+  { "port", N_("Port"), NULL },
+  { "len", N_("Block size"), NULL },
+  { NULL }
+};
+
 const QfStepInfo qf_step_bandwidth = {
   .id = "bandwidth",
   .title = N_("Network bandwidth"),
-  .needs_peer = TRUE,
+  .description = N_("TCP or UDP throughput between this PC and the helper machine (like iperf3)."),
+  .peer_service = QF_PEER_SERVICE_BANDWIDTH,
+  .measures = QF_STEP_MEASURES_THROUGHPUT,
   .run = bandwidth_run,
   .classic_command = bandwidth_classic,
   .estimate_duration = bandwidth_duration,
+  .plot = {
+    .unit = "Mbit/s", .axis = N_("Throughput (Mbit/s)"), .unit_ns = 1e6, .area = TRUE,
+    .channels = { N_("Total"), N_("PC to helper"), N_("Helper to PC"), NULL },
+  },
+  .figures = bandwidth_figures,
 };

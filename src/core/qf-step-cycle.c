@@ -126,11 +126,25 @@ cycle_duration (JsonObject *params)
   return time_s + 0.5;
 }
 
+static const QfStepFigure cycle_figures[] = {
+  { "lost", N_("Lost"), NULL },
+  { "cycles", N_("Cycles"), NULL },
+  { "port", N_("Port"), NULL },
+  { NULL }
+};
+
 const QfStepInfo qf_step_cycle = {
   .id = "cycle",
   .title = N_("Control cycle"),
-  .needs_peer = TRUE,
+  .description = N_("A periodic control cycle exchanged with the helper machine, as a robot controller runs it."),
+  .peer_service = QF_PEER_SERVICE_LATENCY,
+  .measures = QF_STEP_MEASURES_NET_LATENCY,
   .run = cycle_run,
   .classic_command = cycle_classic,
   .estimate_duration = cycle_duration,
+  .plot = {
+    .unit = "µs", .axis = N_("Round trip (µs)"), .unit_ns = 1000, .histogram = TRUE,
+    .channels = { N_("Round trip"), NULL },
+  },
+  .figures = cycle_figures,
 };

@@ -185,11 +185,35 @@ latency_duration (JsonObject *params)
   return time_s + (QF_SOCKPERF_WARMUP_MS + QF_SOCKPERF_COOLDOWN_MS) / 1000.0;
 }
 
+static const QfStepFigure latency_figures[] = {
+  { "min_us", N_("Minimum"), "µs" },
+  { "avg_us", N_("Average"), "µs" },
+  { "max_us", N_("Maximum"), "µs" },
+  { "stddev_us", N_("Standard deviation"), "µs" },
+  { "p99_us", N_("99th percentile"), "µs" },
+  { "p999_us", N_("99.9th percentile"), "µs" },
+  { "samples", N_("Samples"), NULL },
+  { "sent", N_("Sent"), NULL },
+  { "received", N_("Received"), NULL },
+  { "p50_us", N_("Median"), "µs" },
+  { "p90_us", N_("90th percentile"), "µs" },
+  { "p9999_us", N_("99.99th percentile"), "µs" },
+  { "port", N_("Port"), NULL },
+  { NULL }
+};
+
 const QfStepInfo qf_step_latency = {
   .id = "latency",
   .title = N_("Socket latency (sockperf ping-pong)"),
-  .needs_peer = TRUE,
+  .description = N_("Round-trip latency of small messages over a socket to the helper machine (like sockperf ping-pong)."),
+  .peer_service = QF_PEER_SERVICE_LATENCY,
+  .measures = QF_STEP_MEASURES_NET_LATENCY,
   .run = latency_run,
   .classic_command = latency_classic,
   .estimate_duration = latency_duration,
+  .plot = {
+    .unit = "µs", .axis = N_("Latency (µs)"), .unit_ns = 1000, .histogram = TRUE,
+    .channels = { N_("Half round trip"), NULL },
+  },
+  .figures = latency_figures,
 };

@@ -398,11 +398,34 @@ monitor_estimate_duration (JsonObject *params)
   return duration_s;
 }
 
+const char *const qf_step_load_limit_metrics[] = {
+  "monitor.summary.iowait_max_pct",
+  "monitor.summary.disk_util_max_pct",
+  NULL
+};
+
+static const QfStepFigure monitor_figures[] = {
+  { "samples", N_("Samples"), NULL },
+  { "duration_s", N_("Duration"), "s" },
+  { "rx_kBps", N_("Receive rate"), "kB/s" },
+  { "tx_kBps", N_("Send rate"), "kB/s" },
+  { NULL }
+};
+
 const QfStepInfo qf_step_monitor = {
   .id = "monitor",
   .title = N_("System monitor"),
-  .needs_peer = FALSE,
+  .description = N_("Watches CPU, memory, disks and network while the PC works (like top, iostat and sar)."),
+  .peer_service = QF_PEER_SERVICE_NONE,
+  .measures = QF_STEP_MEASURES_LOAD,
   .run = monitor_run,
   .classic_command = monitor_classic_command,
   .estimate_duration = monitor_estimate_duration,
+  .plot = {
+    .unit = "%", .axis = N_("Load (%)"), .unit_ns = 1000,
+    .channels = { N_("CPU busy"), N_("I/O wait"), N_("Disk %util"), NULL },
+    .n_channels = 3,   /* channel 3, the load average, is not a percentage */
+    .limit_metrics = qf_step_load_limit_metrics,
+  },
+  .figures = monitor_figures,
 };

@@ -42,4 +42,8 @@ void        qf_monitor_push_live     (QfStepContext *ctx,
                                       QfMonitor     *monitor,
                                       guint         *pushed);
 
+/* The monitor's percentages that the load tests' criteria judge, drawn as limit lines on the
+ * live load plot (stress and monitor): the same key paths as in the profiles. */
+extern const char *const qf_step_load_limit_metrics[];
+
 G_END_DECLS

@@ -1,13 +1,11 @@
 /* qf-step-net-private.h — what the network steps (ping, latency, cycle) share (src/core):
- * the peer to measure, the mapping of engine errors onto the step contract, and the histogram's
- * JSON shape (the same as the rt step's). */
+ * the peer to measure, the mapping of engine errors onto the step contract and the token. */
 #pragma once
 
 #include <glib/gi18n.h>
 #include <math.h>
 
 #include "qf-auth.h"
-#include "qf-histogram.h"
 #include "qf-net.h"
 #include "qf-step.h"
 
@@ -105,26 +103,4 @@ static inline gdouble
 _qf_step_net_round3 (gdouble value)
 {
   return round (value * 1000.0) / 1000.0;
-}
-
-static inline JsonObject *
-_qf_step_net_histogram (const QfHistogram *hist)
-{
-  JsonObject *obj = json_object_new ();
-  JsonArray *buckets = json_array_new ();
-  JsonArray *counts = json_array_new ();
-  guint last = qf_histogram_last_used_bucket (hist);
-
-  for (guint i = 0; i < last; i++)
-    if (hist->counts[i] != 0)
-      {
-        json_array_add_int_element (buckets, (gint64) i * hist->bucket_ns / 1000);
-        json_array_add_int_element (counts, (gint64) hist->counts[i]);
-      }
-  json_object_set_int_member (obj, "bucket_width_us", hist->bucket_ns / 1000);
-  json_object_set_array_member (obj, "bucket_us", buckets);
-  json_object_set_array_member (obj, "count", counts);
-  json_object_set_int_member (obj, "overflow", (gint64) hist->overflow);
-  json_object_set_int_member (obj, "overflow_from_us", (gint64) hist->n_buckets * hist->bucket_ns / 1000);
-  return obj;
 }

@@ -68,7 +68,7 @@ build_result (const char         *host,
       json_object_set_double_member (obj, "p99_ms", _qf_step_net_round3 (r->p99_ns / 1e6));
       json_object_set_double_member (obj, "p999_ms", _qf_step_net_round3 (r->p999_ns / 1e6));
     }
-  json_object_set_object_member (obj, "histogram", _qf_step_net_histogram (hist));
+  json_object_set_object_member (obj, "histogram", qf_step_histogram_to_json (hist));
   return obj;
 }
 
@@ -168,11 +168,33 @@ ping_duration (JsonObject *params)
   return count * interval_ms / 1000.0 + 0.1;
 }
 
+static const QfStepFigure ping_figures[] = {
+  { "min_ms", N_("Minimum"), "ms" },
+  { "avg_ms", N_("Average"), "ms" },
+  { "max_ms", N_("Maximum"), "ms" },
+  { "stddev_ms", N_("Standard deviation"), "ms" },
+  { "p99_ms", N_("99th percentile"), "ms" },
+  { "count", N_("Samples"), NULL },
+  { "loss_pct", N_("Packet loss"), "%" },
+  { "jitter_ms", N_("Jitter"), "ms" },
+  { "sent", N_("Sent"), NULL },
+  { "received", N_("Received"), NULL },
+  { NULL }
+};
+
 const QfStepInfo qf_step_ping = {
   .id = "ping",
   .title = N_("Network round trip (ping)"),
-  .needs_peer = TRUE,
+  .description = N_("Round-trip time and packet loss of ICMP echo requests to the helper machine (like ping)."),
+  .peer_service = QF_PEER_SERVICE_ICMP,
+  .measures = QF_STEP_MEASURES_NET_LATENCY,
   .run = ping_run,
   .classic_command = ping_classic,
   .estimate_duration = ping_duration,
+  .plot = {
+    .unit = "ms", .axis = N_("Round trip (ms)"), .unit_ns = 1e6, .histogram = TRUE,
+    .channels = { N_("Round trip"), NULL },
+    .one_channel = TRUE,   /* the channel is the icmp_seq */
+  },
+  .figures = ping_figures,
 };

@@ -146,30 +146,6 @@ policy_name (int policy)
     }
 }
 
-static JsonObject *
-histogram_to_json (const QfHistogram *hist)
-{
-  JsonObject *obj = json_object_new ();
-  JsonArray *buckets = json_array_new ();
-  JsonArray *counts = json_array_new ();
-  guint last = qf_histogram_last_used_bucket (hist);
-
-  /* Only the buckets that hold samples: a 10 ms histogram is mostly empty. */
-  for (guint i = 0; i < last; i++)
-    if (hist->counts[i] != 0)
-      {
-        json_array_add_int_element (buckets, (gint64) i * hist->bucket_ns / QF_NSEC_PER_USEC);
-        json_array_add_int_element (counts, (gint64) hist->counts[i]);
-      }
-  json_object_set_int_member (obj, "bucket_width_us", hist->bucket_ns / QF_NSEC_PER_USEC);
-  json_object_set_array_member (obj, "bucket_us", buckets);
-  json_object_set_array_member (obj, "count", counts);
-  json_object_set_int_member (obj, "overflow", (gint64) hist->overflow);
-  json_object_set_int_member (obj, "overflow_from_us",
-                              (gint64) hist->n_buckets * hist->bucket_ns / QF_NSEC_PER_USEC);
-  return obj;
-}
-
 static void
 set_latency_members (JsonObject        *obj,
                      const QfHistogram *hist)
@@ -258,7 +234,7 @@ build_result (const RtParams *p,
   json_object_set_double_member (obj, "p9999_us", ns_to_us (qf_histogram_percentile_ns (total, 0.9999)));
   json_object_set_int_member (obj, "overruns", (gint64) overruns);
   json_object_set_array_member (obj, "threads", threads);
-  json_object_set_object_member (obj, "histogram", histogram_to_json (total));
+  json_object_set_object_member (obj, "histogram", qf_step_histogram_to_json (total));
   json_object_set_boolean_member (obj, "dma_latency_held", qf_rt_engine_dma_latency_held (engine));
   json_object_set_boolean_member (obj, "memory_locked", qf_rt_engine_memory_locked (engine));
   json_object_set_boolean_member (obj, "stopped_early", qf_rt_engine_stopped_early (engine));
@@ -399,11 +375,41 @@ rt_estimate_duration (JsonObject *params)
   return p.loops > 0 ? by_loops : 0;   /* until stopped: unknown */
 }
 
+static const QfStepFigure rt_figures[] = {
+  { "min_us", N_("Minimum"), "µs" },
+  { "avg_us", N_("Average"), "µs" },
+  { "max_us", N_("Maximum"), "µs" },
+  { "stddev_us", N_("Standard deviation"), "µs" },
+  { "p99_us", N_("99th percentile"), "µs" },
+  { "p999_us", N_("99.9th percentile"), "µs" },
+  { "samples", N_("Samples"), NULL },
+  { "count", N_("Samples"), NULL },
+  { "duration_s", N_("Duration"), "s" },
+  { "overruns", N_("Missed cycles"), NULL },
+  { "priority", N_("Priority obtained"), NULL },
+  { "priority_requested", N_("Priority requested"), NULL },
+  { "interval_us", N_("Interval"), "µs" },
+  { "loops", N_("Loops"), NULL },
+  { "cycles", N_("Cycles"), NULL },
+  { "p50_us", N_("Median"), "µs" },
+  { "p90_us", N_("90th percentile"), "µs" },
+  { "p9999_us", N_("99.99th percentile"), "µs" },
+  { "samples_dropped", N_("Live samples dropped"), NULL },
+  { NULL }
+};
+
 const QfStepInfo qf_step_rt = {
   .id = "rt",
   .title = N_("Real-time performance"),
-  .needs_peer = FALSE,
+  .description = N_("How late a real-time thread wakes up after its timer expires, measured on every cycle (like cyclictest)."),
+  .peer_service = QF_PEER_SERVICE_NONE,
+  .measures = QF_STEP_MEASURES_WAKEUP,
   .run = rt_run,
   .classic_command = rt_classic_command,
   .estimate_duration = rt_estimate_duration,
+  .plot = {
+    .unit = "µs", .axis = N_("Latency (µs)"), .unit_ns = 1000, .histogram = TRUE,
+    .channels = { N_("Thread 1"), N_("Thread 2"), N_("Thread 3"), N_("Thread 4"), NULL },
+  },
+  .figures = rt_figures,
 };

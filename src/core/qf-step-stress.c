@@ -396,13 +396,28 @@ stress_estimate_duration (JsonObject *params)
   return p.stress.timeout_s;
 }
 
+static const QfStepFigure stress_figures[] = {
+  { "samples", N_("Samples"), NULL },
+  { "duration_s", N_("Duration"), "s" },
+  { NULL }
+};
+
 const QfStepInfo qf_step_stress = {
   .id = "stress",
   .title = N_("Stress with monitoring"),
-  .needs_peer = FALSE,
+  .description = N_("Loads CPU, memory, I/O and disk as the procedure prescribes and watches whether the system keeps up (like stress)."),
+  .peer_service = QF_PEER_SERVICE_NONE,
+  .measures = QF_STEP_MEASURES_LOAD,
   .run = stress_run,
   .classic_command = stress_classic_command,
   .estimate_duration = stress_estimate_duration,
+  .plot = {
+    .unit = "%", .axis = N_("Load (%)"), .unit_ns = 1000,
+    .channels = { N_("CPU busy"), N_("I/O wait"), N_("Disk %util"), NULL },
+    .n_channels = 3,   /* channel 3, the load average, is not a percentage */
+    .limit_metrics = qf_step_load_limit_metrics,
+  },
+  .figures = stress_figures,
 };
 
 /* ---- under load ---- */

@@ -1,9 +1,11 @@
-/* qf-step.c — the registry of measurement steps and typed parameter readers (src/core).
- * See qf-step.h. Each engine area adds its QfStepInfo to `steps` below once its step works. */
+/* qf-step.c — the registry of measurement steps and what the steps share (src/core): the list of
+ * QfStepInfo, the figure look-up, the histogram's stored form and typed parameter readers.
+ * See qf-step.h; each step's own description is in qf-step-<id>.c. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include "qf-clock.h"
 #include "qf-step.h"
 #include "qf-steps.h"
 
@@ -36,6 +38,43 @@ qf_step_lookup (const char *id)
     if (g_str_equal (steps[i]->id, id))
       return steps[i];
   return NULL;
+}
+
+const QfStepFigure *
+qf_step_find_figure (const QfStepInfo *info,
+                     const char       *key)
+{
+  g_return_val_if_fail (info != NULL, NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
+  for (const QfStepFigure *f = info->figures; f != NULL && f->key != NULL; f++)
+    if (g_str_equal (f->key, key))
+      return f;
+  return NULL;
+}
+
+JsonObject *
+qf_step_histogram_to_json (const QfHistogram *hist)
+{
+  JsonObject *obj = json_object_new ();
+  JsonArray *buckets = json_array_new ();
+  JsonArray *counts = json_array_new ();
+  guint last = qf_histogram_last_used_bucket (hist);
+
+  /* Only the buckets that hold samples: a 10 ms histogram is mostly empty. */
+  for (guint i = 0; i < last; i++)
+    if (hist->counts[i] != 0)
+      {
+        json_array_add_int_element (buckets, (gint64) i * hist->bucket_ns / QF_NSEC_PER_USEC);
+        json_array_add_int_element (counts, (gint64) hist->counts[i]);
+      }
+  json_object_set_int_member (obj, "bucket_width_us", hist->bucket_ns / QF_NSEC_PER_USEC);
+  json_object_set_array_member (obj, "bucket_us", buckets);
+  json_object_set_array_member (obj, "count", counts);
+  json_object_set_int_member (obj, "overflow", (gint64) hist->overflow);
+  json_object_set_int_member (obj, "overflow_from_us",
+                              (gint64) hist->n_buckets * hist->bucket_ns / QF_NSEC_PER_USEC);
+  return obj;
 }
 
 static gboolean

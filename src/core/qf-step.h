@@ -15,6 +15,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "qf-histogram.h"
 #include "qf-ring.h"
 
 G_BEGIN_DECLS
@@ -67,20 +68,93 @@ typedef char *(*QfStepClassicFunc) (JsonObject *params,
 /* Estimated duration in seconds with these parameters (for the plan page and ETA). */
 typedef gdouble (*QfStepDurationFunc) (JsonObject *params);
 
+/* Which service of the helper machine a step talks to. The responder's two ports are what
+ * `qualify-cli serve` and the built-in peer open; a step that uses one of them also takes the
+ * responder's access token (qf_step_takes_token). */
+typedef enum
+{
+  QF_PEER_SERVICE_NONE,        /* measures this PC alone */
+  QF_PEER_SERVICE_ICMP,        /* the helper's kernel answers echo requests: no port of ours */
+  QF_PEER_SERVICE_LATENCY,     /* the responder's latency port: ping-pong and cycle (11111) */
+  QF_PEER_SERVICE_BANDWIDTH,   /* the responder's bandwidth port: iperf3's protocol (5201) */
+} QfPeerService;
+
+/* What a step measures, which decides what can explain a failure (qf-advice.c). */
+typedef enum
+{
+  QF_STEP_MEASURES_WAKEUP,       /* this PC's real-time wake-up latency: the readiness audit */
+  QF_STEP_MEASURES_LOAD,         /* how the PC copes with load: the load rules, the monitor */
+  QF_STEP_MEASURES_NET_LATENCY,  /* round trips to the helper: the link and this PC's audit */
+  QF_STEP_MEASURES_THROUGHPUT,   /* data rate to and from the helper: the link */
+} QfStepMeasures;
+
+/* One figure of a step's result (a numeric member of the --json object): its label for a
+ * person and its unit. A figure a step does not list is shown by its key. */
 typedef struct
 {
-  const char        *id;          /* "rt", "stress", "monitor", "ping", "latency", "cycle", "bandwidth" */
-  const char        *title;       /* N_() marked, e.g. N_("Real-time performance") */
-  gboolean           needs_peer;
-  QfStepRunFunc      run;
-  QfStepClassicFunc  classic_command;
-  QfStepDurationFunc estimate_duration;
+  const char *key;     /* member of the result, e.g. "max_us" */
+  const char *label;   /* N_() marked, e.g. N_("Maximum") */
+  const char *unit;    /* "µs", "ms", "%", "Mbit/s", … or NULL for a count */
+} QfStepFigure;
+
+/* How the step's live samples are drawn (the wizard's run page; the report draws the stored
+ * result the same way). The values a step pushes into QfStepContext.samples are in units of
+ * unit_ns (1000: µs from ns; 1e6: ms from ns, or Mbit/s from bit/s). */
+typedef struct
+{
+  const char        *unit;           /* the axis unit, "µs", "ms", "Mbit/s", "%"; NULL = no plot */
+  const char        *axis;           /* N_() marked axis title, e.g. N_("Latency (µs)") */
+  gdouble            unit_ns;        /* sample value of one unit */
+  const char        *channels[5];    /* N_() marked channel names, NULL-terminated */
+  guint              n_channels;     /* channels drawn; 0 = every channel pushed */
+  gboolean           one_channel;    /* every channel is one series (ping: channel = icmp_seq) */
+  gboolean           histogram;      /* a latency distribution beside the time series */
+  gboolean           area;           /* the series is filled (a rate, not single events) */
+  const char *const *limit_metrics;  /* the verdict metrics drawn as limit lines on this axis;
+                                      * NULL = every criterion in the plot's unit */
+} QfStepPlot;
+
+typedef struct
+{
+  const char         *id;          /* "rt", "stress", "monitor", "ping", "latency", "cycle", "bandwidth" */
+  const char         *title;       /* N_() marked, e.g. N_("Real-time performance") */
+  const char         *description; /* N_() marked, one sentence: what it measures, like which tool */
+  QfPeerService       peer_service;
+  QfStepMeasures      measures;
+  QfStepRunFunc       run;
+  QfStepClassicFunc   classic_command;
+  QfStepDurationFunc  estimate_duration;
+  QfStepPlot          plot;
+  const QfStepFigure *figures;     /* ends with an entry whose key is NULL */
 } QfStepInfo;
 
 /* The registry of the steps this build has (qf-step.c). NULL when the id is unknown. */
 const QfStepInfo  *qf_step_lookup    (const char *id);
 /* NULL-terminated array of every step in this build, in the procedure's order. */
 const QfStepInfo *const *qf_step_list (void);
+
+/* Whether the step needs the helper machine (any peer service). */
+static inline gboolean
+qf_step_needs_peer (const QfStepInfo *info)
+{
+  return info->peer_service != QF_PEER_SERVICE_NONE;
+}
+
+/* Whether the step talks to our responder, and so takes its access token ("token_file"). */
+static inline gboolean
+qf_step_takes_token (const QfStepInfo *info)
+{
+  return info->peer_service == QF_PEER_SERVICE_LATENCY
+         || info->peer_service == QF_PEER_SERVICE_BANDWIDTH;
+}
+
+/* The figure of this step's result named key, or NULL when the step does not list it. */
+const QfStepFigure *qf_step_find_figure (const QfStepInfo *info,
+                                         const char       *key);
+
+/* A histogram (qf-histogram.h) as the results store it: only the buckets that hold samples,
+ * in µs, with the overflow. Used by the rt and the network steps. */
+JsonObject *qf_step_histogram_to_json (const QfHistogram *hist);
 
 /* Helpers for step implementations: read a typed parameter with a default, failing with
  * QF_STEP_ERROR_INVALID_PARAMS and a message naming the key when it has the wrong type. */

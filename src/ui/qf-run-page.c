@@ -11,6 +11,7 @@
 #include "qf-json.h"
 #include "qf-plot-view.h"
 #include "qf-run-page.h"
+#include "qf-step.h"
 #include "qf-verdict.h"
 
 struct _QfRunPage
@@ -127,91 +128,60 @@ free_limits (GArray *limits)
   g_array_unref (limits);
 }
 
-/* What the runner's samples mean for each step (the engines say which; src/core/qf-step-*.c):
- * rt pushes each cycle's latency in ns per measurement thread; ping each reply's RTT (channel =
- * icmp_seq, so all on one series here); latency each reply's half round trip and cycle each
- * round trip, in ns on channel 0; bandwidth each interval's bit/s in total on channel 0, and with
- * both directions PC to helper on 1 and helper to PC on 2; stress and monitor one sample per
- * monitor interval: CPU busy, I/O wait and the busiest disk's %util in milli-percent on channels
- * 0–2 (3, the load average, is not a percentage and not drawn). Every value drawn is the
- * engine's; the finished result then replaces the live picture, drawn like the report. */
+/* The channel names of a step's plot, translated, NULL-terminated (at most four). */
+static void
+translate_channels (const QfStepPlot *plot,
+                    const char       *names[5])
+{
+  guint i;
+
+  for (i = 0; i < 4 && plot->channels[i] != NULL; i++)
+    names[i] = _(plot->channels[i]);
+  names[i] = NULL;
+}
+
+/* What the runner's samples mean for each step, and how they are drawn, is the step's own
+ * description (QfStepInfo.plot, src/core/qf-step-*.c): rt pushes each cycle's latency per
+ * measurement thread, ping each reply's RTT, latency and cycle each reply, bandwidth each
+ * interval's bit/s, stress and monitor each monitor sample. Every value drawn is the engine's;
+ * the finished result then replaces the live picture, drawn like the report. */
 static void
 step_started (QfRunPage *self,
               guint      index)
 {
   QfSession *session = qf_runner_get_session (self->runner);
-  const char *test = qf_session_get_step_test (session, index);
+  const QfStepInfo *info = qf_step_lookup (qf_session_get_step_test (session, index));
+  const QfStepPlot *plot = info != NULL && info->plot.unit != NULL ? &info->plot : NULL;
+  const char *names[5] = { NULL };
+  const char *unit = plot != NULL ? plot->unit : "µs";
+  const char *axis = plot != NULL ? _(plot->axis) : _("Latency (µs)");
+  gdouble unit_ns = plot != NULL ? plot->unit_ns : 1000;
   GArray *limits;
-  gdouble unit_ns = 1000, bucket_ns = 1000;
-  const char *unit = "µs";
-  const char *axis = _("Latency (µs)");
-  const char *const *metrics = NULL;
-  gboolean area = FALSE;
-  gboolean histogram = TRUE;
-  gboolean plots = TRUE;
 
-  self->live = TRUE;
-  self->channels = G_MAXUINT;
-  self->one_channel = FALSE;
-  if (g_strcmp0 (test, "rt") == 0)
+  self->live = plot != NULL;
+  self->channels = plot != NULL && plot->n_channels > 0 ? plot->n_channels : G_MAXUINT;
+  self->one_channel = plot != NULL && plot->one_channel;
+  if (plot != NULL)
     {
-      const char *names[] = { _("Thread 1"), _("Thread 2"), _("Thread 3"), _("Thread 4"), NULL };
-
+      translate_channels (plot, names);
       qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->histogram), names);
       qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
     }
-  else if (g_strcmp0 (test, "bandwidth") == 0)
-    {
-      const char *names[] = { _("Total"), _("PC to helper"), _("Helper to PC"), NULL };
-
-      unit_ns = 1e6, unit = "Mbit/s", axis = _("Throughput (Mbit/s)"), area = TRUE, histogram = FALSE;
-      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
-    }
-  else if (g_strcmp0 (test, "ping") == 0)
-    {
-      const char *names[] = { _("Round trip"), NULL };
-
-      unit_ns = 1e6, unit = "ms", axis = _("Round trip (ms)");
-      self->one_channel = TRUE;
-      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->histogram), names);
-      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
-    }
-  else if (g_strcmp0 (test, "latency") == 0 || g_strcmp0 (test, "cycle") == 0)
-    {
-      const char *names[] = { g_str_equal (test, "cycle") ? _("Round trip") : _("Half round trip"), NULL };
-
-      axis = g_str_equal (test, "cycle") ? _("Round trip (µs)") : _("Latency (µs)");
-      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->histogram), names);
-      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
-    }
-  else if (g_strcmp0 (test, "stress") == 0 || g_strcmp0 (test, "monitor") == 0)
-    {
-      const char *names[] = { _("CPU busy"), _("I/O wait"), _("Disk %util"), NULL };
-      static const char *const percent_metrics[] = { "monitor.summary.iowait_max_pct",
-                                                     "monitor.summary.disk_util_max_pct", NULL };
-
-      unit_ns = 1000, unit = "%", axis = _("Load (%)"), histogram = FALSE;
-      metrics = percent_metrics;
-      self->channels = 3;
-      qf_plot_view_set_channel_names (QF_PLOT_VIEW (self->series), names);
-    }
-  else
-    self->live = plots = FALSE;
 
   gtk_label_set_text (self->title_label, qf_session_get_step_title (session, index));
   gtk_progress_bar_set_fraction (self->step_progress, 0);
   gtk_label_set_text (self->figures_label, "");
   update_step_row (self, index);
 
-  limits = plot_limits (self, index, unit, metrics);
+  limits = plot_limits (self, index, unit, plot != NULL ? plot->limit_metrics : NULL);
   qf_plot_view_reset (QF_PLOT_VIEW (self->histogram), unit_ns, axis, FALSE,
                       (QfPlotLimit *) limits->data, limits->len);
-  qf_plot_view_set_bucket (QF_PLOT_VIEW (self->histogram), bucket_ns);
-  qf_plot_view_reset (QF_PLOT_VIEW (self->series), unit_ns, axis, area,
+  qf_plot_view_set_bucket (QF_PLOT_VIEW (self->histogram), 1000);
+  qf_plot_view_reset (QF_PLOT_VIEW (self->series), unit_ns, axis, plot != NULL && plot->area,
                       (QfPlotLimit *) limits->data, limits->len);
   free_limits (limits);
-  gtk_widget_set_visible (self->histogram, plots && histogram);
-  gtk_widget_set_visible (self->series, plots);
+  gtk_widget_set_visible (self->histogram, plot != NULL && plot->histogram);
+  gtk_widget_set_visible (self->series, plot != NULL);
   qf_plot_view_set_summary (QF_PLOT_VIEW (self->histogram), _("No samples yet"));
   qf_plot_view_set_summary (QF_PLOT_VIEW (self->series), _("No samples yet"));
 }

@@ -48,7 +48,8 @@ test_registry (void)
   g_assert_cmpint (ping, <, latency);
   g_assert_cmpint (latency, <, cycle);
   g_assert_true (qf_step_lookup ("latency") == &qf_step_latency);
-  g_assert_true (qf_step_ping.needs_peer && qf_step_latency.needs_peer && qf_step_cycle.needs_peer);
+  g_assert_true (qf_step_needs_peer (&qf_step_ping) && qf_step_needs_peer (&qf_step_latency)
+                  && qf_step_needs_peer (&qf_step_cycle));
 }
 
 static void

@@ -21,7 +21,7 @@ test_registry (void)
 {
   g_assert_true (qf_step_lookup ("rt") == &qf_step_rt);
   g_assert_true (qf_step_list ()[0] == &qf_step_rt);   /* first test of the procedure */
-  g_assert_false (qf_step_rt.needs_peer);
+  g_assert_false (qf_step_needs_peer (&qf_step_rt));
 }
 
 static void

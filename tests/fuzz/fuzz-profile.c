@@ -1,4 +1,4 @@
-/* fuzz-profile.c — the profile loader (qf_profile_load_data, src/core/qf-profile.c) on arbitrary
+/* fuzz-profile.c — the profile loader (qf_profile_load_data, src/core/session/qf-profile.c) on arbitrary
  * bytes; a loaded profile is written back with qf_profile_to_json and loaded again. */
 #include <json-glib/json-glib.h>
 #include <stdint.h>

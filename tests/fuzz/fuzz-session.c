@@ -1,4 +1,4 @@
-/* fuzz-session.c — the session loader (qf_session_load, src/core/qf-session.c) on an arbitrary
+/* fuzz-session.c — the session loader (qf_session_load, src/core/session/qf-session.c) on an arbitrary
  * file; a loaded session is re-judged, asked for its verdicts, advice and resume point, and
  * serialised, as the wizard, `qualify-cli run --resume` and the report do. */
 #include <stdint.h>

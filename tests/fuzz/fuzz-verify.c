@@ -1,4 +1,4 @@
-/* fuzz-verify.c — the report verifier (qf_verify_file, src/core/qf-verify.c) on an arbitrary
+/* fuzz-verify.c — the report verifier (qf_verify_file, src/core/report/qf-verify.c) on an arbitrary
  * file. Built twice: QF_FUZZ_PREFIX "%PDF-" reaches the PDF parser (objects, the signature
  * dictionary, ByteRange, the embedded session), "<!DOCTYPE html>" the HTML one (the embedded
  * session and its signature). */

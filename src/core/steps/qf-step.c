@@ -1,44 +1,14 @@
-/* qf-step.c — the registry of measurement steps and what the steps share (src/core): the list of
- * QfStepInfo, the figure look-up, the histogram's stored form and typed parameter readers.
- * See qf-step.h; each step's own description is in qf-step-<id>.c. */
+/* qf-step.c — what every measurement step shares (src/core/steps): the step error domain, the
+ * figure look-up in a QfStepInfo, the histogram's stored form and typed parameter readers.
+ * See qf-step.h. The list of steps is qf-steps.c, above the steps; this file is below them. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "qf-clock.h"
 #include "qf-step.h"
-#include "qf-steps.h"
 
 G_DEFINE_QUARK (qf-step-error-quark, qf_step_error)
-
-/* In the procedure's order. Each entry is defined in qf-step-<id>.c. */
-static const QfStepInfo *const steps[] = {
-  &qf_step_rt,
-  &qf_step_stress,
-  &qf_step_monitor,
-  &qf_step_ping,
-  &qf_step_bandwidth,
-  &qf_step_latency,
-  &qf_step_cycle,
-  NULL
-};
-
-const QfStepInfo *const *
-qf_step_list (void)
-{
-  return steps;
-}
-
-const QfStepInfo *
-qf_step_lookup (const char *id)
-{
-  g_return_val_if_fail (id != NULL, NULL);
-
-  for (guint i = 0; steps[i] != NULL; i++)
-    if (g_str_equal (steps[i]->id, id))
-      return steps[i];
-  return NULL;
-}
 
 const QfStepFigure *
 qf_step_find_figure (const QfStepInfo *info,

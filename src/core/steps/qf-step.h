@@ -1,4 +1,4 @@
-/* qf-step.h — the one way the core runs a measurement (src/core).
+/* qf-step.h — the one way the core runs a measurement (src/core/steps).
  *
  * Every test (rt, stress, monitor, ping, latency, cycle, bandwidth) is a QfStepInfo: a function
  * that takes the test's parameters as a JSON object (from a profile or built by a CLI
@@ -128,7 +128,7 @@ typedef struct
   const QfStepFigure *figures;     /* ends with an entry whose key is NULL */
 } QfStepInfo;
 
-/* The registry of the steps this build has (qf-step.c). NULL when the id is unknown. */
+/* The registry of the steps this build has (qf-steps.c). NULL when the id is unknown. */
 const QfStepInfo  *qf_step_lookup    (const char *id);
 /* NULL-terminated array of every step in this build, in the procedure's order. */
 const QfStepInfo *const *qf_step_list (void);

@@ -1,5 +1,5 @@
-/* qf-steps.h — the QfStepInfo of every step in this build (src/core); each step's author appends
- * its `extern const QfStepInfo qf_step_<id>;` here and its entry to steps[] in qf-step.c. */
+/* qf-steps.h — the QfStepInfo of every step in this build (src/core/steps): a new step declares
+ * its `extern const QfStepInfo qf_step_<id>;` here and adds it to steps[] in qf-steps.c. */
 #pragma once
 
 #include "qf-step.h"

@@ -1350,74 +1350,87 @@ qf_plot_time_series (cairo_t             *cr,
 
 /* Step results */
 
-/* A histogram object as the engines write it. Dense: {"bucket_us": width, "counts": [...]}.
- * Sparse (the rt engine): {"bucket_width_us": width, "bucket_us": [start of each listed bucket],
- * "count": [its samples], "overflow": n}. The same with _ms for millisecond histograms. */
+/* The array member key of o, or NULL when o has none. */
+static JsonArray *
+array_member (JsonObject *o,
+              const char *key)
+{
+  JsonNode *n = json_object_get_member (o, key);
+
+  return n != NULL && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+}
+
+/* The object member key of o, or NULL when o has none. */
+static JsonObject *
+object_member (JsonObject *o,
+               const char *key)
+{
+  JsonNode *n = json_object_get_member (o, key);
+
+  return n != NULL && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+}
+
+static gboolean
+has_value (JsonObject *o,
+           const char *key)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+  return n != NULL && JSON_NODE_TYPE (n) == JSON_NODE_VALUE;
+}
+
+/* Spreads the listed buckets of a sparse histogram into a dense array of counts (returned,
+ * n_buckets in *n_out); a histogram has at most a few tens of thousands of buckets (10 ms in
+ * 1 µs steps), so this stays small. */
+static guint64 *
+spread_sparse_buckets (JsonArray *positions,
+                       JsonArray *counts,
+                       gdouble    bucket_width,
+                       guint     *n_out)
+{
+  guint last = 0, m = MIN (json_array_get_length (counts), json_array_get_length (positions));
+  guint64 *dense;
+
+  for (guint i = 0; i < m; i++)
+    last = MAX (last, (guint) MAX (json_array_get_double_element (positions, i) / bucket_width, 0));
+  last = MIN (last, 10000000u);
+  dense = g_new0 (guint64, last + 1);
+  for (guint i = 0; i < m; i++)
+    {
+      gdouble pos = json_array_get_double_element (positions, i) / bucket_width;
+      if (pos >= 0 && pos <= last)
+        dense[(guint) pos] += (guint64) MAX (json_array_get_int_element (counts, i), 0);
+    }
+  *n_out = last + 1;
+  return dense;
+}
+
+/* A histogram object as the rt and ping steps write it (the sparse form, only the buckets that
+ * hold samples): {"bucket_width_us": width, "bucket_us": [start of each listed bucket],
+ * "count": [its samples], "overflow": n}. With want_ms, the µs buckets are drawn in ms. The
+ * dense counts are returned in *counts_out for the caller to free. */
 static gboolean
 read_histogram (JsonObject      *h,
                 const char      *label,
                 gdouble          max_value,
                 gboolean         want_ms,
                 QfPlotHistogram *out,
-                guint64        **counts_out,
-                gboolean        *unit_ms)
+                guint64        **counts_out)
 {
-  JsonArray *arr = NULL, *positions = NULL;
+  JsonArray *positions = array_member (h, "bucket_us"), *counts = array_member (h, "count");
   JsonNode *node;
-  guint n;
 
-  *unit_ms = json_object_has_member (h, "bucket_ms") || json_object_has_member (h, "bucket_width_ms");
   out->bucket_width = 0;
-  if ((node = json_object_get_member (h, *unit_ms ? "bucket_width_ms" : "bucket_width_us")) != NULL &&
+  if ((node = json_object_get_member (h, "bucket_width_us")) != NULL &&
       JSON_NODE_TYPE (node) == JSON_NODE_VALUE)
     out->bucket_width = json_node_get_double (node);
-  if ((node = json_object_get_member (h, *unit_ms ? "bucket_ms" : "bucket_us")) != NULL)
-    {
-      if (JSON_NODE_TYPE (node) == JSON_NODE_VALUE)
-        out->bucket_width = json_node_get_double (node);
-      else if (JSON_NODE_HOLDS_ARRAY (node))
-        positions = json_node_get_array (node);
-    }
-  if ((node = json_object_get_member (h, "counts")) == NULL)
-    node = json_object_get_member (h, "count");
-  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
-    arr = json_node_get_array (node);
-  if (arr == NULL || !(out->bucket_width > 0))
+  if (positions == NULL || counts == NULL || !(out->bucket_width > 0))
     return FALSE;
 
-  n = json_array_get_length (arr);
-  if (positions != NULL)
-    {
-      guint last = 0, m = MIN (n, json_array_get_length (positions));
-
-      /* Spread the listed buckets into a dense array; a histogram has at most a few tens of
-       * thousands of buckets (10 ms in 1 µs steps), so this stays small. */
-      for (guint i = 0; i < m; i++)
-        last = MAX (last, (guint) MAX (json_array_get_double_element (positions, i) / out->bucket_width, 0));
-      last = MIN (last, 10000000u);
-      *counts_out = g_new0 (guint64, last + 1);
-      for (guint i = 0; i < m; i++)
-        {
-          gdouble pos = json_array_get_double_element (positions, i) / out->bucket_width;
-          if (pos >= 0 && pos <= last)
-            (*counts_out)[(guint) pos] += (guint64) MAX (json_array_get_int_element (arr, i), 0);
-        }
-      n = last + 1;
-    }
-  else
-    {
-      *counts_out = g_new (guint64, MAX (n, 1));
-      for (guint i = 0; i < n; i++)
-        (*counts_out)[i] = (guint64) MAX (json_array_get_int_element (arr, i), 0);
-    }
+  *counts_out = spread_sparse_buckets (positions, counts, out->bucket_width, &out->n_buckets);
   out->counts = *counts_out;
-  out->n_buckets = n;
   /* Ping stores µs buckets but is shown in ms (docs ux.md): only the width changes. */
-  if (want_ms && !*unit_ms)
-    {
-      out->bucket_width /= 1000.0;
-      *unit_ms = TRUE;
-    }
+  if (want_ms)
+    out->bucket_width /= 1000.0;
   out->overflow = 0;
   if ((node = json_object_get_member (h, "overflow")) != NULL && JSON_NODE_TYPE (node) == JSON_NODE_VALUE)
     out->overflow = (guint64) MAX (json_node_get_int (node), 0);
@@ -1442,12 +1455,72 @@ get_max (JsonObject *o,
   return NAN;
 }
 
+/* Milliseconds when the result states its figures in ms (ping) and none in µs. */
 static gboolean
-has_value (JsonObject *o,
-           const char *key)
+result_in_ms (JsonObject *result)
 {
-  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
-  return n != NULL && JSON_NODE_TYPE (n) == JSON_NODE_VALUE;
+  return (has_value (result, "max_ms") || has_value (result, "avg_ms")) &&
+         !has_value (result, "max_us") && !has_value (result, "avg_us");
+}
+
+/* The histograms read from a result, and the memory they point into. */
+typedef struct
+{
+  GArray    *hists;  /* QfPlotHistogram */
+  GPtrArray *owned;  /* labels and counts */
+} ResultHistograms;
+
+static void
+add_histogram (ResultHistograms *rh,
+               JsonObject       *histogram,
+               const char       *label,
+               gdouble           max_value,
+               gboolean          want_ms)
+{
+  QfPlotHistogram h = { 0 };
+  guint64 *counts = NULL;
+
+  if (!read_histogram (histogram, label, max_value, want_ms, &h, &counts))
+    return;
+  g_ptr_array_add (rh->owned, counts);
+  g_array_append_val (rh->hists, h);
+}
+
+/* "CPU 2" for a thread pinned to a CPU, else "Thread 1" by its place in the list. */
+static char *
+thread_label (JsonObject *thread,
+              guint       index)
+{
+  if (json_object_has_member (thread, "cpu") &&
+      JSON_NODE_TYPE (json_object_get_member (thread, "cpu")) == JSON_NODE_VALUE &&
+      json_object_get_int_member (thread, "cpu") >= 0)
+    return g_strdup_printf (_("CPU %lld"), (long long) json_object_get_int_member (thread, "cpu"));
+  return g_strdup_printf (_("Thread %u"), index);
+}
+
+/* result.threads[].histogram, one per thread. */
+static void
+add_thread_histograms (ResultHistograms *rh,
+                       JsonObject       *result,
+                       gboolean          want_ms)
+{
+  JsonArray *threads = array_member (result, "threads");
+
+  for (guint i = 0; threads != NULL && i < json_array_get_length (threads); i++)
+    {
+      JsonNode *node = json_array_get_element (threads, i);
+      JsonObject *t, *histogram;
+      char *label;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      t = json_node_get_object (node);
+      if ((histogram = object_member (t, "histogram")) == NULL)
+        continue;
+      label = thread_label (t, i);
+      g_ptr_array_add (rh->owned, label);
+      add_histogram (rh, histogram, label, get_max (t, want_ms), want_ms);
+    }
 }
 
 gboolean
@@ -1461,69 +1534,18 @@ qf_plot_result_histogram (cairo_t             *cr,
 {
   g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) hists = g_array_new (FALSE, TRUE, sizeof (QfPlotHistogram));
+  ResultHistograms rh = { hists, owned };
   QfPlotOptions opt;
-  gboolean unit_ms = FALSE;
-
+  JsonObject *histogram;
   gboolean want_ms;
 
   g_return_val_if_fail (cr != NULL, FALSE);
   g_return_val_if_fail (result != NULL, FALSE);
 
-  /* Milliseconds when the result states its figures in ms (ping) and none in µs. */
-  want_ms = (has_value (result, "max_ms") || has_value (result, "avg_ms")) &&
-            !has_value (result, "max_us") && !has_value (result, "avg_us");
-
-  if (json_object_has_member (result, "threads") &&
-      JSON_NODE_HOLDS_ARRAY (json_object_get_member (result, "threads")))
-    {
-      JsonArray *threads = json_object_get_array_member (result, "threads");
-      for (guint i = 0; i < json_array_get_length (threads); i++)
-        {
-          JsonNode *node = json_array_get_element (threads, i);
-          JsonObject *t;
-          QfPlotHistogram h = { 0 };
-          guint64 *counts = NULL;
-          char *label;
-
-          if (!JSON_NODE_HOLDS_OBJECT (node))
-            continue;
-          t = json_node_get_object (node);
-          if (!json_object_has_member (t, "histogram") ||
-              !JSON_NODE_HOLDS_OBJECT (json_object_get_member (t, "histogram")))
-            continue;
-          if (json_object_has_member (t, "cpu") &&
-              JSON_NODE_TYPE (json_object_get_member (t, "cpu")) == JSON_NODE_VALUE &&
-              json_object_get_int_member (t, "cpu") >= 0)
-            label = g_strdup_printf (_("CPU %lld"), (long long) json_object_get_int_member (t, "cpu"));
-          else
-            label = g_strdup_printf (_("Thread %u"), i);
-          g_ptr_array_add (owned, label);
-          if (read_histogram (json_object_get_object_member (t, "histogram"), label, get_max (t, want_ms),
-                              want_ms, &h, &counts, &unit_ms))
-            {
-              g_ptr_array_add (owned, counts);
-              g_array_append_val (hists, h);
-            }
-          else
-            g_free (counts);
-        }
-    }
-  if (hists->len == 0 && json_object_has_member (result, "histogram") &&
-      JSON_NODE_HOLDS_OBJECT (json_object_get_member (result, "histogram")))
-    {
-      QfPlotHistogram h = { 0 };
-      guint64 *counts = NULL;
-
-      if (read_histogram (json_object_get_object_member (result, "histogram"), NULL,
-                          get_max (result, want_ms || has_value (json_object_get_object_member (result, "histogram"), "bucket_ms")),
-                          want_ms, &h, &counts, &unit_ms))
-        {
-          g_ptr_array_add (owned, counts);
-          g_array_append_val (hists, h);
-        }
-      else
-        g_free (counts);
-    }
+  want_ms = result_in_ms (result);
+  add_thread_histograms (&rh, result, want_ms);
+  if (hists->len == 0 && (histogram = object_member (result, "histogram")) != NULL)
+    add_histogram (&rh, histogram, NULL, get_max (result, want_ms), want_ms);
   if (hists->len == 0)
     return FALSE;
 
@@ -1532,7 +1554,7 @@ qf_plot_result_histogram (cairo_t             *cr,
   else
     qf_plot_options_init (&opt);
   if (opt.x_label == NULL)
-    opt.x_label = unit_ms ? _("Latency (ms)") : _("Latency (µs)");
+    opt.x_label = want_ms ? _("Latency (ms)") : _("Latency (µs)");
   if (opt.y_label == NULL)
     opt.y_label = _("Samples");
   if (hists->len > 1 && options == NULL)
@@ -1555,6 +1577,69 @@ number_member (JsonObject *o,
   return TRUE;
 }
 
+/* The samples of a result: result.intervals (bandwidth, drawn as an area), else result.series,
+ * else result.samples; NULL when there are none of these. */
+static JsonArray *
+result_series_array (JsonObject *result,
+                     gboolean   *area)
+{
+  JsonArray *arr;
+
+  *area = FALSE;
+  if ((arr = array_member (result, "intervals")) != NULL)
+    {
+      *area = TRUE;
+      return arr;
+    }
+  if ((arr = array_member (result, "series")) != NULL)
+    return arr;
+  return array_member (result, "samples");
+}
+
+/* Sample i: an object {t_s | end_s, mbps | value | rtt_ms | latency_us}, or a plain number at
+ * i * result.interval_s. Missing times count samples; a missing value leaves a gap (NAN). */
+static void
+read_series_point (JsonObject *result,
+                   JsonNode   *node,
+                   guint       i,
+                   gdouble    *t,
+                   gdouble    *v)
+{
+  gdouble interval_s = 1;
+
+  *t = i;
+  *v = NAN;
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *o = json_node_get_object (node);
+      if (!number_member (o, "t_s", t) && !number_member (o, "end_s", t))
+        *t = i;
+      if (!number_member (o, "mbps", v) && !number_member (o, "value", v) &&
+          !number_member (o, "rtt_ms", v) && !number_member (o, "latency_us", v))
+        *v = NAN;
+    }
+  else if (JSON_NODE_TYPE (node) == JSON_NODE_VALUE)
+    {
+      number_member (result, "interval_s", &interval_s);
+      *t = i * interval_s;
+      *v = json_node_get_double (node);
+    }
+}
+
+/* The value axis's label, from the kind of series and the result's units. */
+static const char *
+result_series_y_label (JsonObject *result,
+                       gboolean    area)
+{
+  if (area)
+    return _("Throughput (Mbit/s)");
+  if (json_object_has_member (result, "avg_ms") || json_object_has_member (result, "rtt_ms"))
+    return _("Round-trip time (ms)");
+  if (json_object_has_member (result, "avg_us") || json_object_has_member (result, "max_us"))
+    return _("Latency (µs)");
+  return _("Value");
+}
+
 gboolean
 qf_plot_result_time_series (cairo_t             *cr,
                             gdouble              width,
@@ -1566,28 +1651,15 @@ qf_plot_result_time_series (cairo_t             *cr,
 {
   QfPlotOptions opt;
   QfPlotSeries series = { 0 };
-  JsonArray *arr = NULL;
+  JsonArray *arr;
   g_autofree gdouble *t = NULL;
   g_autofree gdouble *v = NULL;
-  const char *y_label = _("Value");
   guint n;
 
   g_return_val_if_fail (cr != NULL, FALSE);
   g_return_val_if_fail (result != NULL, FALSE);
 
-  if (json_object_has_member (result, "intervals") &&
-      JSON_NODE_HOLDS_ARRAY (json_object_get_member (result, "intervals")))
-    {
-      arr = json_object_get_array_member (result, "intervals");
-      series.area = TRUE;
-      y_label = _("Throughput (Mbit/s)");
-    }
-  else if (json_object_has_member (result, "series") &&
-           JSON_NODE_HOLDS_ARRAY (json_object_get_member (result, "series")))
-    arr = json_object_get_array_member (result, "series");
-  else if (json_object_has_member (result, "samples") &&
-           JSON_NODE_HOLDS_ARRAY (json_object_get_member (result, "samples")))
-    arr = json_object_get_array_member (result, "samples");
+  arr = result_series_array (result, &series.area);
   if (arr == NULL || json_array_get_length (arr) == 0)
     return FALSE;
 
@@ -1595,35 +1667,7 @@ qf_plot_result_time_series (cairo_t             *cr,
   t = g_new (gdouble, n);
   v = g_new (gdouble, n);
   for (guint i = 0; i < n; i++)
-    {
-      JsonNode *node = json_array_get_element (arr, i);
-      gdouble interval_s = 1;
-
-      t[i] = i;
-      v[i] = NAN;
-      if (JSON_NODE_HOLDS_OBJECT (node))
-        {
-          JsonObject *o = json_node_get_object (node);
-          if (!number_member (o, "t_s", &t[i]) && !number_member (o, "end_s", &t[i]))
-            t[i] = i;
-          if (!number_member (o, "mbps", &v[i]) && !number_member (o, "value", &v[i]) &&
-              !number_member (o, "rtt_ms", &v[i]) && !number_member (o, "latency_us", &v[i]))
-            v[i] = NAN;
-        }
-      else if (JSON_NODE_TYPE (node) == JSON_NODE_VALUE)
-        {
-          number_member (result, "interval_s", &interval_s);
-          t[i] = i * interval_s;
-          v[i] = json_node_get_double (node);
-        }
-    }
-  if (!series.area)
-    {
-      if (json_object_has_member (result, "avg_ms") || json_object_has_member (result, "rtt_ms"))
-        y_label = _("Round-trip time (ms)");
-      else if (json_object_has_member (result, "avg_us") || json_object_has_member (result, "max_us"))
-        y_label = _("Latency (µs)");
-    }
+    read_series_point (result, json_array_get_element (arr, i), i, &t[i], &v[i]);
   series.t_s = t;
   series.values = v;
   series.n_values = n;
@@ -1635,7 +1679,7 @@ qf_plot_result_time_series (cairo_t             *cr,
   if (opt.x_label == NULL)
     opt.x_label = _("Time (s)");
   if (opt.y_label == NULL)
-    opt.y_label = y_label;
+    opt.y_label = result_series_y_label (result, series.area);
   qf_plot_time_series (cr, width, height, &opt, &series, 1, limits, n_limits);
   return TRUE;
 }

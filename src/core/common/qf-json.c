@@ -362,18 +362,19 @@ write_all (int          fd,
   return TRUE;
 }
 
-gboolean
-qf_file_write_atomic (const char  *path,
-                      const char  *data,
-                      gsize        length,
-                      GError     **error)
+/* Creates tmp (a mkstemp template) with mode, writes data, flushes it to disk and closes it;
+ * on failure nothing is left behind. */
+static gboolean
+write_temp_file (char        *tmp,
+                 const char  *dir,
+                 const void  *data,
+                 gsize        length,
+                 int          mode,
+                 GError     **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  int fd, dir_fd, saved;
+  int fd, saved;
 
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
+  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, mode);
   if (fd < 0)
     {
       saved = errno;
@@ -404,6 +405,18 @@ qf_file_write_atomic (const char  *path,
                    _("Cannot write %s: %s"), tmp, g_strerror (saved));
       return FALSE;
     }
+  return TRUE;
+}
+
+/* Renames tmp over path; the rename is durable only once the directory entry is on disk too. */
+static gboolean
+rename_durably (const char  *tmp,
+                const char  *path,
+                const char  *dir,
+                GError     **error)
+{
+  int dir_fd, saved;
+
   if (g_rename (tmp, path) != 0)
     {
       saved = errno;
@@ -412,7 +425,6 @@ qf_file_write_atomic (const char  *path,
                    _("Cannot replace %s: %s"), path, g_strerror (saved));
       return FALSE;
     }
-  /* The rename is durable only once the directory entry is on disk too. */
   dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0 || fsync (dir_fd) != 0)
     {
@@ -425,4 +437,25 @@ qf_file_write_atomic (const char  *path,
     }
   close (dir_fd);
   return TRUE;
+}
+
+gboolean
+qf_file_write_atomic (const char  *path,
+                      const void  *data,
+                      gsize        length,
+                      int          mode,
+                      GError     **error)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *tmp = NULL;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (data != NULL || length == 0, FALSE);
+
+  dir = g_path_get_dirname (path);
+  base = g_path_get_basename (path);
+  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  return write_temp_file (tmp, dir, data, length, mode, error) &&
+         rename_durably (tmp, path, dir, error);
 }

@@ -42,10 +42,13 @@ char       *qf_json_to_text          (JsonObject  *object,
                                       gboolean     pretty);
 
 /* Writes data to path so that a crash at any moment leaves either the old or the new file:
- * temp file in the same directory, fsync, rename, fsync of the directory. */
+ * temp file in the same directory created with mode (as open() takes it, less the umask, so a
+ * 0600 key is never readable by others, not even for a moment), fsync, rename, fsync of the
+ * directory. On failure nothing partial is left; errors are in G_IO_ERROR. */
 gboolean    qf_file_write_atomic     (const char  *path,
-                                      const char  *data,
+                                      const void  *data,
                                       gsize        length,
+                                      int          mode,
                                       GError     **error);
 
 G_END_DECLS

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "qf-cert.h"
+#include "qf-json.h"
 
 G_DEFINE_QUARK (qf-cert-error-quark, qf_cert_error)
 
@@ -421,10 +422,9 @@ qf_signer_save_default (QfSigner *signer,
                                            GNUTLS_PKCS_PLAIN, &out);
   if (gnutls_failed (ret, "gnutls_x509_privkey_export2_pkcs8", error))
     return FALSE;
-  /* g_file_set_contents_full writes a temp file with this mode and renames it: the key is
-   * never readable by others, not even for a moment. */
-  if (!g_file_set_contents_full (key_path, (const char *) out.data, out.size,
-                                 G_FILE_SET_CONTENTS_CONSISTENT, 0600, &local))
+  /* The temp file is created with this mode before it is renamed: the key is never readable
+   * by others, not even for a moment. */
+  if (!qf_file_write_atomic (key_path, out.data, out.size, 0600, &local))
     {
       explicit_bzero (out.data, out.size);
       gnutls_free (out.data);
@@ -433,8 +433,7 @@ qf_signer_save_default (QfSigner *signer,
     }
   explicit_bzero (out.data, out.size);
   gnutls_free (out.data);
-  if (!g_file_set_contents_full (chain_path, chain->str, chain->len,
-                                 G_FILE_SET_CONTENTS_CONSISTENT, 0600, &local))
+  if (!qf_file_write_atomic (chain_path, chain->str, chain->len, 0600, &local))
     {
       g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_IO, "%s", local->message);
       return FALSE;

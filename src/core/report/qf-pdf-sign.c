@@ -331,6 +331,307 @@ inflate_bytes (const guint8 *data,
   return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (dst));
 }
 
+/* One incremental update while it is planned and written. */
+typedef struct
+{
+  PdfFile     pdf;
+  GArray     *entries;         /* XrefEntry of each object written */
+  GByteArray *out;             /* the original file, then the update */
+  gint64      next;            /* the next free object number */
+  gint64      page_num;        /* the first page, rewritten with the signature's widget */
+  char       *new_page;
+  gint64      sig_obj, widget_obj, form_obj;
+  gint64      file_obj, spec_obj;
+  gsize       byte_range_pos;  /* where the /ByteRange placeholder starts */
+  gsize       contents_pos;    /* where the /Contents hex string starts ("<") */
+} PdfUpdate;
+
+static void
+pdf_update_clear (PdfUpdate *u)
+{
+  pdf_close (&u->pdf);
+  g_clear_pointer (&u->entries, g_array_unref);
+  g_clear_pointer (&u->out, g_byte_array_unref);
+  g_clear_pointer (&u->new_page, g_free);
+}
+
+/* The first page of the page tree: its text, and its number in *page_num. */
+static char *
+first_page (PdfFile    *pdf,
+            const char *catalog,
+            gint64     *page_num,
+            GError    **error)
+{
+  g_autofree char *pages = NULL;
+  gint64 pages_num;
+  const char *kids;
+  char *page;
+
+  if (!dict_int (catalog, strlen (catalog), "/Pages", &pages_num))
+    {
+      parse_error (error, _("the catalog has no /Pages"));
+      return NULL;
+    }
+  pages = object_text (pdf, pages_num, error);
+  if (pages == NULL)
+    return NULL;
+  kids = strstr (pages, "/Kids");
+  if (kids == NULL || strchr (kids, '[') == NULL)
+    {
+      parse_error (error, _("the page tree has no /Kids"));
+      return NULL;
+    }
+  *page_num = g_ascii_strtoll (strchr (kids, '[') + 1, NULL, 10);
+  page = object_text (pdf, *page_num, error);
+  if (page != NULL && strstr (page, "/Type /Page") == NULL)
+    {
+      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
+                   _("The first entry of the page tree is not a page."));
+      g_free (page);
+      return NULL;
+    }
+  return page;
+}
+
+/* Numbers the signature's objects (signature, widget, form), puts the widget first in the
+ * first page's /Annots and adds the /AcroForm to catalog_extra. */
+static gboolean
+plan_signature (PdfUpdate  *u,
+                const char *catalog,
+                GString    *catalog_extra,
+                GError    **error)
+{
+  g_autofree char *page = first_page (&u->pdf, catalog, &u->page_num, error);
+
+  if (page == NULL)
+    return FALSE;
+  u->sig_obj = u->next++;
+  u->widget_obj = u->next++;
+  u->form_obj = u->next++;
+  if (strstr (page, "/Annots") != NULL)
+    {
+      char *bracket = strstr (strstr (page, "/Annots"), "[");
+      if (bracket == NULL)
+        {
+          g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
+                       _("The first page's /Annots is not a direct array."));
+          return FALSE;
+        }
+      u->new_page = g_strdup_printf ("%.*s[ %" G_GINT64_FORMAT " 0 R %s", (int) (bracket - page),
+                                     page, u->widget_obj, bracket + 1);
+    }
+  else
+    {
+      g_autofree char *annots = g_strdup_printf ("/Annots [ %" G_GINT64_FORMAT " 0 R ]", u->widget_obj);
+      u->new_page = dict_append (page, annots);
+    }
+  g_string_append_printf (catalog_extra, "/AcroForm %" G_GINT64_FORMAT " 0 R ", u->form_obj);
+  return TRUE;
+}
+
+/* Numbers the embedded file and its file specification, listed in catalog_extra's name tree. */
+static void
+plan_attachment (PdfUpdate  *u,
+                 const char *attachment_name,
+                 GString    *catalog_extra)
+{
+  g_autofree char *name = pdf_ascii_string (attachment_name ? attachment_name : "attachment");
+
+  u->file_obj = u->next++;
+  u->spec_obj = u->next++;
+  g_string_append_printf (catalog_extra,
+                          "/Names << /EmbeddedFiles << /Names [ %s %" G_GINT64_FORMAT " 0 R ] >> >> ",
+                          name, u->spec_obj);
+}
+
+/* Reads the catalog, numbers the new objects and returns the new catalog's text. Returns NULL
+ * with *unchanged set when there is nothing to add, or NULL with error. */
+static char *
+plan_update (PdfUpdate  *u,
+             const char *attachment_name,
+             GBytes     *attachment,
+             QfSigner   *signer,
+             gboolean   *unchanged,
+             GError    **error)
+{
+  g_autofree char *catalog = object_text (&u->pdf, u->pdf.root, error);
+  g_autoptr(GString) catalog_extra = g_string_new (NULL);
+  char *new_catalog;
+
+  if (catalog == NULL)
+    return NULL;
+  if (strstr (catalog, "/AcroForm") != NULL || strstr (catalog, "/Names") != NULL)
+    {
+      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
+                   _("The PDF already has a form or a name tree; Qualify signs only the reports it has just written."));
+      return NULL;
+    }
+  u->next = u->pdf.size_entry;
+  if (signer != NULL && !plan_signature (u, catalog, catalog_extra, error))
+    return NULL;
+  if (attachment != NULL)
+    plan_attachment (u, attachment_name, catalog_extra);
+  if (catalog_extra->len == 0)
+    {
+      *unchanged = TRUE;
+      return NULL;
+    }
+  new_catalog = dict_append (catalog, catalog_extra->str);
+  if (new_catalog == NULL || (signer != NULL && u->new_page == NULL))
+    {
+      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
+                   _("The catalog or the first page is not a plain dictionary."));
+      g_free (new_catalog);
+      return NULL;
+    }
+  return new_catalog;
+}
+
+/* The embedded file (deflated) and its file specification. */
+static gboolean
+write_attachment (PdfUpdate  *u,
+                  const char *attachment_name,
+                  GBytes     *attachment,
+                  const char *attachment_description,
+                  GError    **error)
+{
+  g_autoptr(GBytes) packed = deflate_bytes (attachment, error);
+  g_autofree char *name = pdf_ascii_string (attachment_name ? attachment_name : "attachment");
+  g_autofree char *uname = pdf_text_string (attachment_name ? attachment_name : "attachment");
+  g_autofree char *desc = pdf_text_string (attachment_description ? attachment_description : "");
+  gsize packed_len;
+  const guint8 *packed_data;
+
+  if (packed == NULL)
+    return FALSE;
+  packed_data = g_bytes_get_data (packed, &packed_len);
+  begin_object (u->out, u->entries, u->file_obj);
+  append_printf (u->out, "<< /Type /EmbeddedFile /Subtype /application#2Fjson /Filter /FlateDecode"
+                         " /Length %" G_GSIZE_FORMAT " /Params << /Size %" G_GSIZE_FORMAT " >> >>\nstream\n",
+                 packed_len, g_bytes_get_size (attachment));
+  g_byte_array_append (u->out, packed_data, packed_len);
+  append_str (u->out, "\nendstream\nendobj\n");
+  begin_object (u->out, u->entries, u->spec_obj);
+  append_printf (u->out, "<< /Type /Filespec /F %s /UF %s /Desc %s /AFRelationship /Data"
+                         " /EF << /F %" G_GINT64_FORMAT " 0 R /UF %" G_GINT64_FORMAT " 0 R >> >>\nendobj\n",
+                 name, uname, desc, u->file_obj, u->file_obj);
+  return TRUE;
+}
+
+/* The signature dictionary with blanks for /ByteRange and zeros for /Contents, filled in by
+ * fill_signature() once the whole update is written. */
+static void
+write_signature_dictionary (PdfUpdate  *u,
+                            QfSigner   *signer,
+                            const char *reason)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *when = g_date_time_format (now, "D:%Y%m%d%H%M%S+00'00'");
+  g_autofree char *why = pdf_text_string (reason ? reason : "");
+  g_autofree char *signer_name = qf_signer_get_subject (signer);
+  g_autofree char *who = pdf_text_string (signer_name);
+
+  begin_object (u->out, u->entries, u->sig_obj);
+  append_printf (u->out, "<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /adbe.pkcs7.detached\n"
+                         "   /M (%s) /Reason %s /Name %s\n   /ByteRange ", when, why, who);
+  u->byte_range_pos = u->out->len;
+  for (int i = 0; i < BYTE_RANGE_WIDTH; i++)
+    append_str (u->out, " ");
+  append_str (u->out, "\n   /Contents ");
+  u->contents_pos = u->out->len;
+  append_str (u->out, "<");
+  for (int i = 0; i < 2 * QF_PDF_SIGNATURE_RESERVE; i++)
+    append_str (u->out, "0");
+  append_str (u->out, ">\n>>\nendobj\n");
+}
+
+/* The first page with its widget, the signature, the invisible widget and the form. */
+static void
+write_signature_objects (PdfUpdate  *u,
+                         QfSigner   *signer,
+                         const char *reason)
+{
+  begin_object (u->out, u->entries, u->page_num);
+  append_printf (u->out, "%s\nendobj\n", u->new_page);
+  write_signature_dictionary (u, signer, reason);
+  begin_object (u->out, u->entries, u->widget_obj);
+  append_printf (u->out, "<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signature1) /V %" G_GINT64_FORMAT
+                         " 0 R /F 132 /Rect [0 0 0 0] /P %" G_GINT64_FORMAT " 0 R >>\nendobj\n",
+                 u->sig_obj, u->page_num);
+  begin_object (u->out, u->entries, u->form_obj);
+  append_printf (u->out, "<< /Fields [ %" G_GINT64_FORMAT " 0 R ] /SigFlags 3 >>\nendobj\n", u->widget_obj);
+}
+
+/* The cross-reference section of the update: the free head, then one subsection per run of
+ * consecutive object numbers; then the trailer pointing back to the previous section. */
+static void
+write_xref_and_trailer (PdfUpdate *u)
+{
+  GArray *entries = u->entries;
+  gsize xref_pos;
+
+  g_array_sort (entries, compare_entries);
+  xref_pos = u->out->len;
+  append_str (u->out, "xref\n0 1\n0000000000 65535 f \n");
+  for (guint i = 0; i < entries->len; )
+    {
+      guint j = i + 1;
+      while (j < entries->len &&
+             g_array_index (entries, XrefEntry, j).num == g_array_index (entries, XrefEntry, j - 1).num + 1)
+        j++;
+      append_printf (u->out, "%" G_GINT64_FORMAT " %u\n", g_array_index (entries, XrefEntry, i).num, j - i);
+      for (guint k = i; k < j; k++)
+        append_printf (u->out, "%010" G_GSIZE_FORMAT " 00000 n \n", g_array_index (entries, XrefEntry, k).offset);
+      i = j;
+    }
+  append_printf (u->out, "trailer\n<< /Size %" G_GINT64_FORMAT " /Root %" G_GINT64_FORMAT " 0 R",
+                 u->next, u->pdf.root);
+  if (u->pdf.info >= 0)
+    append_printf (u->out, " /Info %" G_GINT64_FORMAT " 0 R", u->pdf.info);
+  append_printf (u->out, " /Prev %" G_GSIZE_FORMAT " >>\nstartxref\n%" G_GSIZE_FORMAT "\n%%%%EOF\n",
+                 u->pdf.startxref, xref_pos);
+}
+
+/* Writes the byte ranges (everything but the /Contents hex), signs those bytes and puts the
+ * DER signature as hex into the reserved /Contents. */
+static gboolean
+fill_signature (PdfUpdate *u,
+                QfSigner  *signer,
+                GError   **error)
+{
+  GByteArray *out = u->out;
+  gsize sig_start = u->contents_pos, sig_end = u->contents_pos + 2 + 2 * QF_PDF_SIGNATURE_RESERVE;
+  g_autofree char *range = g_strdup_printf ("[0 %" G_GSIZE_FORMAT " %" G_GSIZE_FORMAT " %" G_GSIZE_FORMAT "]",
+                                            sig_start, sig_end, out->len - sig_end);
+  g_autoptr(GByteArray) covered = g_byte_array_sized_new (out->len);
+  g_autoptr(GBytes) cms = NULL;
+  const guint8 *der;
+  gsize der_len;
+
+  g_assert (strlen (range) <= BYTE_RANGE_WIDTH);
+  memcpy (out->data + u->byte_range_pos, range, strlen (range));
+  g_byte_array_append (covered, out->data, sig_start);
+  g_byte_array_append (covered, out->data + sig_end, out->len - sig_end);
+  cms = qf_signer_sign_detached (signer, covered->data, covered->len, error);
+  if (cms == NULL)
+    return FALSE;
+  der = g_bytes_get_data (cms, &der_len);
+  if (der_len > QF_PDF_SIGNATURE_RESERVE)
+    {
+      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_SIGN,
+                   _("The signature (%u bytes) is larger than the %u bytes reserved for it; the certificate chain is too long."),
+                   (guint) der_len, (guint) QF_PDF_SIGNATURE_RESERVE);
+      return FALSE;
+    }
+  for (gsize i = 0; i < der_len; i++)
+    {
+      static const char hex[] = "0123456789ABCDEF";
+      out->data[sig_start + 1 + 2 * i] = hex[der[i] >> 4];
+      out->data[sig_start + 2 + 2 * i] = hex[der[i] & 15];
+    }
+  return TRUE;
+}
+
 GBytes *
 qf_pdf_update (GBytes     *pdf_bytes,
                const char *attachment_name,
@@ -340,233 +641,47 @@ qf_pdf_update (GBytes     *pdf_bytes,
                const char *reason,
                GError    **error)
 {
-  PdfFile pdf;
+  PdfUpdate u = { .page_num = -1, .sig_obj = -1, .widget_obj = -1, .form_obj = -1,
+                  .file_obj = -1, .spec_obj = -1 };
   gsize size;
   const guint8 *data = g_bytes_get_data (pdf_bytes, &size);
-  g_autoptr(GByteArray) out = NULL;
-  g_autoptr(GArray) entries = g_array_new (FALSE, FALSE, sizeof (XrefEntry));
-  g_autofree char *catalog = NULL, *pages = NULL, *page = NULL;
-  g_autofree char *new_catalog = NULL, *new_page = NULL;
-  g_autoptr(GString) catalog_extra = g_string_new (NULL);
-  gint64 next, page_num = -1, file_obj = -1, spec_obj = -1, sig_obj = -1, widget_obj = -1, form_obj = -1;
-  gsize byte_range_pos = 0, contents_pos = 0, xref_pos;
-  char *kids;
+  g_autofree char *new_catalog = NULL;
+  gboolean unchanged = FALSE;
+  GBytes *result = NULL;
 
   g_return_val_if_fail (pdf_bytes != NULL, NULL);
 
-  if (!pdf_open (&pdf, data, size, error))
+  if (!pdf_open (&u.pdf, data, size, error))
+    goto out;
+  new_catalog = plan_update (&u, attachment_name, attachment, signer, &unchanged, error);
+  if (unchanged)
     {
-      pdf_close (&pdf);
-      return NULL;
+      result = g_bytes_ref (pdf_bytes);
+      goto out;
     }
-  catalog = object_text (&pdf, pdf.root, error);
-  if (catalog == NULL)
-    goto fail;
-  if (strstr (catalog, "/AcroForm") != NULL || strstr (catalog, "/Names") != NULL)
-    {
-      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
-                   _("The PDF already has a form or a name tree; Qualify signs only the reports it has just written."));
-      goto fail;
-    }
+  if (new_catalog == NULL)
+    goto out;
 
-  next = pdf.size_entry;
-  if (signer != NULL)
-    {
-      gint64 pages_num;
-      if (!dict_int (catalog, strlen (catalog), "/Pages", &pages_num))
-        {
-          parse_error (error, _("the catalog has no /Pages"));
-          goto fail;
-        }
-      pages = object_text (&pdf, pages_num, error);
-      if (pages == NULL)
-        goto fail;
-      kids = strstr (pages, "/Kids");
-      if (kids == NULL || strchr (kids, '[') == NULL)
-        {
-          parse_error (error, _("the page tree has no /Kids"));
-          goto fail;
-        }
-      page_num = g_ascii_strtoll (strchr (kids, '[') + 1, NULL, 10);
-      page = object_text (&pdf, page_num, error);
-      if (page == NULL)
-        goto fail;
-      if (strstr (page, "/Type /Page") == NULL)
-        {
-          g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
-                       _("The first entry of the page tree is not a page."));
-          goto fail;
-        }
-      sig_obj = next++;
-      widget_obj = next++;
-      form_obj = next++;
-      if (strstr (page, "/Annots") != NULL)
-        {
-          char *bracket = strstr (strstr (page, "/Annots"), "[");
-          if (bracket == NULL)
-            {
-              g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
-                           _("The first page's /Annots is not a direct array."));
-              goto fail;
-            }
-          new_page = g_strdup_printf ("%.*s[ %" G_GINT64_FORMAT " 0 R %s", (int) (bracket - page),
-                                      page, widget_obj, bracket + 1);
-        }
-      else
-        {
-          g_autofree char *annots = g_strdup_printf ("/Annots [ %" G_GINT64_FORMAT " 0 R ]", widget_obj);
-          new_page = dict_append (page, annots);
-        }
-      g_string_append_printf (catalog_extra, "/AcroForm %" G_GINT64_FORMAT " 0 R ", form_obj);
-    }
-  if (attachment != NULL)
-    {
-      g_autofree char *name = pdf_ascii_string (attachment_name ? attachment_name : "attachment");
-      file_obj = next++;
-      spec_obj = next++;
-      g_string_append_printf (catalog_extra,
-                              "/Names << /EmbeddedFiles << /Names [ %s %" G_GINT64_FORMAT " 0 R ] >> >> ",
-                              name, spec_obj);
-    }
-  if (catalog_extra->len == 0)
-    {
-      pdf_close (&pdf);
-      return g_bytes_ref (pdf_bytes);
-    }
-  new_catalog = dict_append (catalog, catalog_extra->str);
-  if (new_catalog == NULL || (signer != NULL && new_page == NULL))
-    {
-      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
-                   _("The catalog or the first page is not a plain dictionary."));
-      goto fail;
-    }
-
-  out = g_byte_array_sized_new (size + 64 * 1024);
-  g_byte_array_append (out, data, size);
+  u.entries = g_array_new (FALSE, FALSE, sizeof (XrefEntry));
+  u.out = g_byte_array_sized_new (size + 64 * 1024);
+  g_byte_array_append (u.out, data, size);
   if (size > 0 && data[size - 1] != '\n')
-    append_str (out, "\n");
-
-  begin_object (out, entries, pdf.root);
-  append_printf (out, "%s\nendobj\n", new_catalog);
-
-  if (attachment != NULL)
-    {
-      g_autoptr(GBytes) packed = deflate_bytes (attachment, error);
-      g_autofree char *name = pdf_ascii_string (attachment_name ? attachment_name : "attachment");
-      g_autofree char *uname = pdf_text_string (attachment_name ? attachment_name : "attachment");
-      g_autofree char *desc = pdf_text_string (attachment_description ? attachment_description : "");
-      gsize packed_len;
-      const guint8 *packed_data;
-
-      if (packed == NULL)
-        goto fail;
-      packed_data = g_bytes_get_data (packed, &packed_len);
-      begin_object (out, entries, file_obj);
-      append_printf (out, "<< /Type /EmbeddedFile /Subtype /application#2Fjson /Filter /FlateDecode"
-                          " /Length %" G_GSIZE_FORMAT " /Params << /Size %" G_GSIZE_FORMAT " >> >>\nstream\n",
-                     packed_len, g_bytes_get_size (attachment));
-      g_byte_array_append (out, packed_data, packed_len);
-      append_str (out, "\nendstream\nendobj\n");
-      begin_object (out, entries, spec_obj);
-      append_printf (out, "<< /Type /Filespec /F %s /UF %s /Desc %s /AFRelationship /Data"
-                          " /EF << /F %" G_GINT64_FORMAT " 0 R /UF %" G_GINT64_FORMAT " 0 R >> >>\nendobj\n",
-                     name, uname, desc, file_obj, file_obj);
-    }
-
+    append_str (u.out, "\n");
+  begin_object (u.out, u.entries, u.pdf.root);
+  append_printf (u.out, "%s\nendobj\n", new_catalog);
+  if (attachment != NULL &&
+      !write_attachment (&u, attachment_name, attachment, attachment_description, error))
+    goto out;
   if (signer != NULL)
-    {
-      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-      g_autofree char *when = g_date_time_format (now, "D:%Y%m%d%H%M%S+00'00'");
-      g_autofree char *why = pdf_text_string (reason ? reason : "");
-      g_autofree char *signer_name = qf_signer_get_subject (signer);
-      g_autofree char *who = pdf_text_string (signer_name);
+    write_signature_objects (&u, signer, reason);
+  write_xref_and_trailer (&u);
+  if (signer != NULL && !fill_signature (&u, signer, error))
+    goto out;
+  result = g_byte_array_free_to_bytes (g_steal_pointer (&u.out));
 
-      begin_object (out, entries, page_num);
-      append_printf (out, "%s\nendobj\n", new_page);
-
-      begin_object (out, entries, sig_obj);
-      append_printf (out, "<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /adbe.pkcs7.detached\n"
-                          "   /M (%s) /Reason %s /Name %s\n   /ByteRange ", when, why, who);
-      byte_range_pos = out->len;
-      for (int i = 0; i < BYTE_RANGE_WIDTH; i++)
-        append_str (out, " ");
-      append_str (out, "\n   /Contents ");
-      contents_pos = out->len;
-      append_str (out, "<");
-      for (int i = 0; i < 2 * QF_PDF_SIGNATURE_RESERVE; i++)
-        append_str (out, "0");
-      append_str (out, ">\n>>\nendobj\n");
-
-      begin_object (out, entries, widget_obj);
-      append_printf (out, "<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signature1) /V %" G_GINT64_FORMAT
-                          " 0 R /F 132 /Rect [0 0 0 0] /P %" G_GINT64_FORMAT " 0 R >>\nendobj\n",
-                     sig_obj, page_num);
-      begin_object (out, entries, form_obj);
-      append_printf (out, "<< /Fields [ %" G_GINT64_FORMAT " 0 R ] /SigFlags 3 >>\nendobj\n", widget_obj);
-    }
-
-  /* The cross-reference section of the update: the free head, then one subsection per run of
-   * consecutive object numbers. */
-  g_array_sort (entries, compare_entries);
-  xref_pos = out->len;
-  append_str (out, "xref\n0 1\n0000000000 65535 f \n");
-  for (guint i = 0; i < entries->len; )
-    {
-      guint j = i + 1;
-      while (j < entries->len &&
-             g_array_index (entries, XrefEntry, j).num == g_array_index (entries, XrefEntry, j - 1).num + 1)
-        j++;
-      append_printf (out, "%" G_GINT64_FORMAT " %u\n", g_array_index (entries, XrefEntry, i).num, j - i);
-      for (guint k = i; k < j; k++)
-        append_printf (out, "%010" G_GSIZE_FORMAT " 00000 n \n", g_array_index (entries, XrefEntry, k).offset);
-      i = j;
-    }
-  append_printf (out, "trailer\n<< /Size %" G_GINT64_FORMAT " /Root %" G_GINT64_FORMAT " 0 R",
-                 next, pdf.root);
-  if (pdf.info >= 0)
-    append_printf (out, " /Info %" G_GINT64_FORMAT " 0 R", pdf.info);
-  append_printf (out, " /Prev %" G_GSIZE_FORMAT " >>\nstartxref\n%" G_GSIZE_FORMAT "\n%%%%EOF\n",
-                 pdf.startxref, xref_pos);
-
-  if (signer != NULL)
-    {
-      gsize sig_start = contents_pos, sig_end = contents_pos + 2 + 2 * QF_PDF_SIGNATURE_RESERVE;
-      g_autofree char *range = g_strdup_printf ("[0 %" G_GSIZE_FORMAT " %" G_GSIZE_FORMAT " %" G_GSIZE_FORMAT "]",
-                                                sig_start, sig_end, out->len - sig_end);
-      g_autoptr(GByteArray) covered = g_byte_array_sized_new (out->len);
-      g_autoptr(GBytes) cms = NULL;
-      const guint8 *der;
-      gsize der_len;
-
-      g_assert (strlen (range) <= BYTE_RANGE_WIDTH);
-      memcpy (out->data + byte_range_pos, range, strlen (range));
-      g_byte_array_append (covered, out->data, sig_start);
-      g_byte_array_append (covered, out->data + sig_end, out->len - sig_end);
-      cms = qf_signer_sign_detached (signer, covered->data, covered->len, error);
-      if (cms == NULL)
-        goto fail;
-      der = g_bytes_get_data (cms, &der_len);
-      if (der_len > QF_PDF_SIGNATURE_RESERVE)
-        {
-          g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_SIGN,
-                       _("The signature (%u bytes) is larger than the %u bytes reserved for it; the certificate chain is too long."),
-                       (guint) der_len, (guint) QF_PDF_SIGNATURE_RESERVE);
-          goto fail;
-        }
-      for (gsize i = 0; i < der_len; i++)
-        {
-          static const char hex[] = "0123456789ABCDEF";
-          out->data[sig_start + 1 + 2 * i] = hex[der[i] >> 4];
-          out->data[sig_start + 2 + 2 * i] = hex[der[i] & 15];
-        }
-    }
-
-  pdf_close (&pdf);
-  return g_byte_array_free_to_bytes (g_steal_pointer (&out));
-
-fail:
-  pdf_close (&pdf);
-  return NULL;
+out:
+  pdf_update_clear (&u);
+  return result;
 }
 
 void

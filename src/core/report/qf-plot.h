@@ -124,9 +124,10 @@ void     qf_plot_time_series     (cairo_t                *cr,
  * session): they find the data and draw with the functions above.
  *
  * qf_plot_result_histogram: uses result.threads[].histogram when present (one colour per
- * thread), else result.histogram; a histogram object is {bucket_us | bucket_ms, counts | count,
- * overflow} with max from result.max_us / max_ms (or per thread). Returns FALSE and draws
- * nothing when the result has no histogram.
+ * thread), else result.histogram; a histogram object is the steps' sparse form {bucket_width_us,
+ * bucket_us: [start of each listed bucket], count: [its samples], overflow} with max from
+ * result.max_us / max_ms (or per thread); drawn in ms when the result states its figures in ms
+ * only (ping). Returns FALSE and draws nothing when the result has no histogram.
  *
  * qf_plot_result_time_series: uses result.intervals [{t_s, mbps}] (drawn as an area), else
  * result.series / result.samples [{t_s, value}] or a plain number array with result.interval_s.

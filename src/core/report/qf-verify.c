@@ -71,6 +71,203 @@ dn_of (gnutls_x509_crt_t crt)
   return s;
 }
 
+/* The certificates carried in a CMS structure, and which one is the signer's (-1: none). */
+typedef struct
+{
+  gnutls_x509_crt_t certs[16];
+  guint             n;
+  int               signer;
+} CmsCerts;
+
+/* Imports the CMS and reads its first SignerInfo into info; notes the problem when it cannot. */
+static gboolean
+read_signer_info (QfVerifyResult                 *r,
+                  gnutls_pkcs7_t                  p7,
+                  const gnutls_datum_t           *der,
+                  gnutls_pkcs7_signature_info_st *info)
+{
+  int ret;
+
+  if ((ret = gnutls_pkcs7_import (p7, der, GNUTLS_X509_FMT_DER)) < 0)
+    {
+      problem (r, _("The signature is not a CMS structure GnuTLS can read (%s)."), gnutls_strerror (ret));
+      return FALSE;
+    }
+  if (gnutls_pkcs7_get_signature_count (p7) < 1 ||
+      (ret = gnutls_pkcs7_get_signature_info (p7, 0, info)) < 0)
+    {
+      problem (r, _("The CMS structure holds no signer."));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+note_signing_time (QfVerifyResult                       *r,
+                   const gnutls_pkcs7_signature_info_st *info)
+{
+  g_autoptr(GDateTime) dt = NULL;
+
+  if (info->signing_time <= 0)
+    return;
+  dt = g_date_time_new_from_unix_utc (info->signing_time);
+  r->signing_time = dt ? g_date_time_format_iso8601 (dt) : NULL;
+}
+
+/* The signer is the certificate whose issuer and serial the SignerInfo names. */
+static gboolean
+is_signer (gnutls_x509_crt_t                     crt,
+           const gnutls_pkcs7_signature_info_st *info)
+{
+  guint8 serial[64];
+  size_t serial_len = sizeof serial;
+  gnutls_datum_t issuer = { NULL, 0 };
+  gboolean match;
+
+  if (gnutls_x509_crt_get_serial (crt, serial, &serial_len) < 0 ||
+      serial_len != info->signer_serial.size ||
+      memcmp (serial, info->signer_serial.data, serial_len) != 0 ||
+      gnutls_x509_crt_get_raw_issuer_dn (crt, &issuer) < 0)
+    return FALSE;
+  match = issuer.size == info->issuer_dn.size &&
+          memcmp (issuer.data, info->issuer_dn.data, issuer.size) == 0;
+  gnutls_free (issuer.data);
+  return match;
+}
+
+/* Imports up to 16 certificates of the CMS (unreadable ones skipped) and finds the signer's. */
+static void
+import_certs (gnutls_pkcs7_t                        p7,
+              const gnutls_pkcs7_signature_info_st *info,
+              CmsCerts                             *c)
+{
+  for (int i = 0; i < gnutls_pkcs7_get_crt_count (p7) && c->n < G_N_ELEMENTS (c->certs); i++)
+    {
+      gnutls_datum_t raw = { NULL, 0 };
+      int ret;
+
+      if (gnutls_pkcs7_get_crt_raw2 (p7, i, &raw) < 0)
+        continue;
+      gnutls_x509_crt_init (&c->certs[c->n]);
+      ret = gnutls_x509_crt_import (c->certs[c->n], &raw, GNUTLS_X509_FMT_DER);
+      gnutls_free (raw.data);
+      if (ret < 0)
+        {
+          gnutls_x509_crt_deinit (c->certs[c->n]);
+          continue;
+        }
+      if (c->signer < 0 && is_signer (c->certs[c->n], info))
+        c->signer = (int) c->n;
+      c->n++;
+    }
+}
+
+/* "AB:CD:…", the certificate's SHA-256 fingerprint; "" when it cannot be computed. */
+static char *
+fingerprint_sha256 (gnutls_x509_crt_t crt)
+{
+  guint8 fp[32];
+  size_t fp_len = sizeof fp;
+  GString *hex = g_string_new (NULL);
+
+  if (gnutls_x509_crt_get_fingerprint (crt, GNUTLS_DIG_SHA256, fp, &fp_len) >= 0)
+    for (size_t i = 0; i < fp_len; i++)
+      g_string_append_printf (hex, i ? ":%02X" : "%02X", fp[i]);
+  return g_string_free (hex, FALSE);
+}
+
+/* Fills tl from the --trust files (noting that trust was requested) or else from the system
+ * store; *added is the number of certificates added (negative: the store's error). Fails with
+ * QF_VERIFY_ERROR_TRUST when a --trust file holds no certificate. */
+static gboolean
+load_trust (QfVerifyResult           *r,
+            gnutls_x509_trust_list_t  tl,
+            const char *const        *trust_paths,
+            int                      *added,
+            GError                  **error)
+{
+  *added = 0;
+  if (trust_paths == NULL || trust_paths[0] == NULL)
+    {
+      *added = gnutls_x509_trust_list_add_system_trust (tl, 0, 0);
+      return TRUE;
+    }
+  r->trust_requested = TRUE;
+  for (guint i = 0; trust_paths[i] != NULL; i++)
+    {
+      int n = gnutls_x509_trust_list_add_trust_file (tl, trust_paths[i], NULL, GNUTLS_X509_FMT_PEM, 0, 0);
+      if (n <= 0)
+        n = gnutls_x509_trust_list_add_trust_file (tl, trust_paths[i], NULL, GNUTLS_X509_FMT_DER, 0, 0);
+      if (n <= 0)
+        {
+          g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_TRUST,
+                       _("%s holds no certificate to trust (PEM or DER expected)."), trust_paths[i]);
+          return FALSE;
+        }
+      *added += n;
+    }
+  return TRUE;
+}
+
+/* Why the chain is not trusted (ret and status of the chain check), in r->trust_detail; a
+ * problem only when the reader asked for a trust anchor. */
+static void
+note_untrusted (QfVerifyResult *r,
+                int             ret,
+                unsigned int    status,
+                int             added)
+{
+  gnutls_datum_t why = { NULL, 0 };
+
+  if (ret < 0)
+    r->trust_detail = g_strdup (gnutls_strerror (ret));
+  else if (gnutls_certificate_verification_status_print (status, GNUTLS_CRT_X509, &why, 0) >= 0)
+    {
+      r->trust_detail = g_strstrip (g_strndup ((const char *) why.data, why.size));
+      gnutls_free (why.data);
+    }
+  if (added <= 0 && !r->trust_requested)
+    {
+      g_free (r->trust_detail);
+      r->trust_detail = g_strdup (_("no system certificate store could be read"));
+    }
+  if (r->trust_requested)
+    problem (r, _("The signer is not trusted by the given --trust certificate(s): %s"),
+             r->trust_detail ? r->trust_detail : "");
+}
+
+/* Trust: the chain from the signer through the other certificates in the CMS, for the
+ * emailProtection purpose. */
+static void
+check_trust (QfVerifyResult    *r,
+             const CmsCerts    *c,
+             const char *const *trust_paths,
+             GError           **error)
+{
+  gnutls_x509_trust_list_t tl;
+  gnutls_x509_crt_t chain[16];
+  guint n_chain = 0;
+  unsigned int status = 0;
+  gnutls_typed_vdata_st purpose = { GNUTLS_DT_KEY_PURPOSE_OID, (unsigned char *) GNUTLS_KP_EMAIL_PROTECTION, 0 };
+  int added, ret;
+
+  gnutls_x509_trust_list_init (&tl, 0);
+  if (!load_trust (r, tl, trust_paths, &added, error))
+    {
+      gnutls_x509_trust_list_deinit (tl, 1);
+      return;
+    }
+  chain[n_chain++] = c->certs[c->signer];
+  for (guint i = 0; i < c->n && n_chain < G_N_ELEMENTS (chain); i++)
+    if ((int) i != c->signer)
+      chain[n_chain++] = c->certs[i];
+  ret = gnutls_x509_trust_list_verify_crt2 (tl, chain, n_chain, &purpose, 1, 0, &status, NULL);
+  r->trusted = ret >= 0 && status == 0;
+  if (!r->trusted)
+    note_untrusted (r, ret, status, added);
+  gnutls_x509_trust_list_deinit (tl, 1);
+}
+
 /* Checks cms over data and fills the signature part of r. */
 static void
 verify_cms (QfVerifyResult    *r,
@@ -83,144 +280,34 @@ verify_cms (QfVerifyResult    *r,
   gnutls_pkcs7_signature_info_st info;
   gnutls_datum_t der = { (unsigned char *) g_bytes_get_data (cms, NULL), g_bytes_get_size (cms) };
   gnutls_datum_t content = { (unsigned char *) g_bytes_get_data (data, NULL), g_bytes_get_size (data) };
-  gnutls_x509_crt_t certs[16];
-  guint n_certs = 0;
-  int signer_idx = -1, ret;
+  CmsCerts c = { .n = 0, .signer = -1 };
+  int ret;
 
   memset (&info, 0, sizeof info);
   if (gnutls_pkcs7_init (&p7) < 0)
     return;
-  if ((ret = gnutls_pkcs7_import (p7, &der, GNUTLS_X509_FMT_DER)) < 0)
-    {
-      problem (r, _("The signature is not a CMS structure GnuTLS can read (%s)."), gnutls_strerror (ret));
-      goto out;
-    }
-  if (gnutls_pkcs7_get_signature_count (p7) < 1 ||
-      (ret = gnutls_pkcs7_get_signature_info (p7, 0, &info)) < 0)
-    {
-      problem (r, _("The CMS structure holds no signer."));
-      goto out;
-    }
-  if (info.signing_time > 0)
-    {
-      g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (info.signing_time);
-      r->signing_time = dt ? g_date_time_format_iso8601 (dt) : NULL;
-    }
-
-  /* The signer is the certificate whose issuer and serial the SignerInfo names. */
-  for (int i = 0; i < gnutls_pkcs7_get_crt_count (p7) && n_certs < G_N_ELEMENTS (certs); i++)
-    {
-      gnutls_datum_t raw = { NULL, 0 };
-      guint8 serial[64];
-      size_t serial_len = sizeof serial;
-      gnutls_datum_t issuer = { NULL, 0 };
-
-      if (gnutls_pkcs7_get_crt_raw2 (p7, i, &raw) < 0)
-        continue;
-      gnutls_x509_crt_init (&certs[n_certs]);
-      ret = gnutls_x509_crt_import (certs[n_certs], &raw, GNUTLS_X509_FMT_DER);
-      gnutls_free (raw.data);
-      if (ret < 0)
-        {
-          gnutls_x509_crt_deinit (certs[n_certs]);
-          continue;
-        }
-      if (signer_idx < 0 &&
-          gnutls_x509_crt_get_serial (certs[n_certs], serial, &serial_len) >= 0 &&
-          serial_len == info.signer_serial.size &&
-          memcmp (serial, info.signer_serial.data, serial_len) == 0 &&
-          gnutls_x509_crt_get_raw_issuer_dn (certs[n_certs], &issuer) >= 0)
-        {
-          if (issuer.size == info.issuer_dn.size && memcmp (issuer.data, info.issuer_dn.data, issuer.size) == 0)
-            signer_idx = (int) n_certs;
-          gnutls_free (issuer.data);
-        }
-      n_certs++;
-    }
-  if (signer_idx < 0)
+  if (!read_signer_info (r, p7, &der, &info))
+    goto out;
+  note_signing_time (r, &info);
+  import_certs (p7, &info, &c);
+  if (c.signer < 0)
     {
       problem (r, _("The signer's certificate is not included in the signature."));
       goto out;
     }
-  r->signer = dn_of (certs[signer_idx]);
-  {
-    guint8 fp[32];
-    size_t fp_len = sizeof fp;
-    GString *hex = g_string_new (NULL);
-    if (gnutls_x509_crt_get_fingerprint (certs[signer_idx], GNUTLS_DIG_SHA256, fp, &fp_len) >= 0)
-      for (size_t i = 0; i < fp_len; i++)
-        g_string_append_printf (hex, i ? ":%02X" : "%02X", fp[i]);
-    r->signer_fingerprint = g_string_free (hex, FALSE);
-  }
+  r->signer = dn_of (c.certs[c.signer]);
+  r->signer_fingerprint = fingerprint_sha256 (c.certs[c.signer]);
 
-  ret = gnutls_pkcs7_verify_direct (p7, certs[signer_idx], 0, &content, 0);
+  ret = gnutls_pkcs7_verify_direct (p7, c.certs[c.signer], 0, &content, 0);
   r->signature_valid = ret >= 0;
   if (!r->signature_valid)
     problem (r, _("The signature does not match the document: it was changed after signing (%s)."),
              gnutls_strerror (ret));
-
-  /* Trust: the chain from the signer through the other certificates in the CMS. */
-  {
-    gnutls_x509_trust_list_t tl;
-    gnutls_x509_crt_t chain[16];
-    guint n_chain = 0;
-    unsigned int status = 0;
-    gnutls_typed_vdata_st purpose = { GNUTLS_DT_KEY_PURPOSE_OID, (unsigned char *) GNUTLS_KP_EMAIL_PROTECTION, 0 };
-    int added = 0;
-
-    gnutls_x509_trust_list_init (&tl, 0);
-    if (trust_paths != NULL && trust_paths[0] != NULL)
-      {
-        r->trust_requested = TRUE;
-        for (guint i = 0; trust_paths[i] != NULL; i++)
-          {
-            int n = gnutls_x509_trust_list_add_trust_file (tl, trust_paths[i], NULL, GNUTLS_X509_FMT_PEM, 0, 0);
-            if (n <= 0)
-              n = gnutls_x509_trust_list_add_trust_file (tl, trust_paths[i], NULL, GNUTLS_X509_FMT_DER, 0, 0);
-            if (n <= 0)
-              {
-                g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_TRUST,
-                             _("%s holds no certificate to trust (PEM or DER expected)."), trust_paths[i]);
-                gnutls_x509_trust_list_deinit (tl, 1);
-                goto out;
-              }
-            added += n;
-          }
-      }
-    else
-      added = gnutls_x509_trust_list_add_system_trust (tl, 0, 0);
-
-    chain[n_chain++] = certs[signer_idx];
-    for (guint i = 0; i < n_certs && n_chain < G_N_ELEMENTS (chain); i++)
-      if ((int) i != signer_idx)
-        chain[n_chain++] = certs[i];
-    ret = gnutls_x509_trust_list_verify_crt2 (tl, chain, n_chain, &purpose, 1, 0, &status, NULL);
-    r->trusted = ret >= 0 && status == 0;
-    if (!r->trusted)
-      {
-        gnutls_datum_t why = { NULL, 0 };
-        if (ret < 0)
-          r->trust_detail = g_strdup (gnutls_strerror (ret));
-        else if (gnutls_certificate_verification_status_print (status, GNUTLS_CRT_X509, &why, 0) >= 0)
-          {
-            r->trust_detail = g_strstrip (g_strndup ((const char *) why.data, why.size));
-            gnutls_free (why.data);
-          }
-        if (added <= 0 && !r->trust_requested)
-          {
-            g_free (r->trust_detail);
-            r->trust_detail = g_strdup (_("no system certificate store could be read"));
-          }
-        if (r->trust_requested)
-          problem (r, _("The signer is not trusted by the given --trust certificate(s): %s"),
-                   r->trust_detail ? r->trust_detail : "");
-      }
-    gnutls_x509_trust_list_deinit (tl, 1);
-  }
+  check_trust (r, &c, trust_paths, error);
 
 out:
-  for (guint i = 0; i < n_certs; i++)
-    gnutls_x509_crt_deinit (certs[i]);
+  for (guint i = 0; i < c.n; i++)
+    gnutls_x509_crt_deinit (c.certs[i]);
   gnutls_pkcs7_signature_info_deinit (&info);
   gnutls_pkcs7_deinit (p7);
 }
@@ -301,33 +388,44 @@ pdf_text_matches (QfReport   *report,
   return TRUE;
 }
 
-static void
-verify_pdf (QfVerifyResult    *r,
-            const guint8      *data,
-            gsize              size,
-            const char *const *trust_paths,
-            GError           **error)
+/* The report model of the session.json attached to a PDF; NULL with
+ * QF_VERIFY_ERROR_NOT_REPORT when there is none or it cannot be read. */
+static QfReport *
+pdf_session_report (QfVerifyResult *r,
+                    const guint8   *data,
+                    gsize           size,
+                    GError        **error)
 {
   g_autoptr(GError) local = NULL;
   g_autoptr(GBytes) session = qf_pdf_find_attachment (data, size, "session.json", &local);
-  g_autoptr(QfReport) report = NULL;
-  QfPdfSignature sig;
+  QfReport *report;
 
   if (session == NULL)
     {
       g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
                    _("%s is not a Qualify report: %s"), r->path, local->message);
-      return;
+      return NULL;
     }
   report = qf_report_new_from_data (g_bytes_get_data (session, NULL), g_bytes_get_size (session), &local);
   if (report == NULL)
-    {
-      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
-                   _("%s is not a Qualify report: its embedded session.json cannot be read (%s)."),
-                   r->path, local->message);
-      return;
-    }
-  note_session (r, report);
+    g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                 _("%s is not a Qualify report: its embedded session.json cannot be read (%s)."),
+                 r->path, local->message);
+  return report;
+}
+
+/* The PDF's signature: found, covering the whole file, the only one, of the expected kind, and
+ * valid over the bytes it covers. */
+static void
+pdf_check_signature (QfVerifyResult    *r,
+                     const guint8      *data,
+                     gsize              size,
+                     const char *const *trust_paths,
+                     GError           **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autoptr(GBytes) covered = NULL;
+  QfPdfSignature sig;
 
   if (!qf_pdf_find_signature (data, size, &sig, &local))
     {
@@ -338,63 +436,92 @@ verify_pdf (QfVerifyResult    *r,
           r->is_signed = TRUE;
           problem (r, _("The signature cannot be read: %s"), local->message);
         }
+      return;
+    }
+  covered = qf_pdf_signed_bytes (data, size, &sig);
+  r->is_signed = TRUE;
+  r->covers_whole = sig.covers_whole_file;
+  if (!sig.covers_whole_file)
+    problem (r, _("The signature does not cover the whole document: %lld bytes were added or changed after the signed part."),
+             (long long) (size - MIN (size, sig.byte_range[2] + sig.byte_range[3])));
+  if (sig.n_signatures > 1)
+    problem (r, _("The file holds %u signatures; a Qualify report has one."), sig.n_signatures);
+  if (g_strcmp0 (sig.sub_filter, "adbe.pkcs7.detached") != 0)
+    problem (r, _("The signature is of an unexpected kind (%s)."), sig.sub_filter ? sig.sub_filter : "?");
+  verify_cms (r, sig.cms, covered, trust_paths, error);
+  qf_pdf_signature_clear (&sig);
+  if (sig.n_signatures > 1)
+    r->covers_whole = FALSE;
+}
+
+/* Compares pdftotext's text with the report in each language until one matches; notes the
+ * first language's reason when none does. */
+static void
+pdf_compare_text (QfVerifyResult *r,
+                  QfReport       *report,
+                  const char     *text)
+{
+  g_autofree char *why = NULL;
+
+  r->contents_checked = TRUE;
+  for (const char *const *lang = qf_report_languages (); *lang != NULL && !r->contents_match; lang++)
+    {
+      g_autofree char *lang_why = NULL;
+      if (!qf_report_set_language (report, *lang, NULL))
+        continue;
+      r->contents_match = pdf_text_matches (report, text, &lang_why);
+      /* Report the first language's reason: English unless it was written otherwise. */
+      if (why == NULL)
+        why = g_steal_pointer (&lang_why);
+    }
+  if (!r->contents_match)
+    {
+      r->contents_detail = g_strdup_printf (_("mismatch: %s"), why ? why : "?");
+      problem (r, _("The printed verdict table does not match the embedded data: %s."), why ? why : "?");
     }
   else
+    r->contents_detail = g_strdup (_("the printed verdict table matches the embedded session data"));
+}
+
+/* The printed table against the embedded data, in whichever language it was written. */
+static void
+pdf_check_contents (QfVerifyResult *r,
+                    QfReport       *report)
+{
+  g_autofree char *pdftotext = g_find_program_in_path ("pdftotext");
+  g_autofree char *out = NULL;
+  int status = 0;
+
+  if (pdftotext == NULL)
     {
-      g_autoptr(GBytes) covered = qf_pdf_signed_bytes (data, size, &sig);
-      r->is_signed = TRUE;
-      r->covers_whole = sig.covers_whole_file;
-      if (!sig.covers_whole_file)
-        problem (r, _("The signature does not cover the whole document: %lld bytes were added or changed after the signed part."),
-                 (long long) (size - MIN (size, sig.byte_range[2] + sig.byte_range[3])));
-      if (sig.n_signatures > 1)
-        problem (r, _("The file holds %u signatures; a Qualify report has one."), sig.n_signatures);
-      if (g_strcmp0 (sig.sub_filter, "adbe.pkcs7.detached") != 0)
-        problem (r, _("The signature is of an unexpected kind (%s)."), sig.sub_filter ? sig.sub_filter : "?");
-      verify_cms (r, sig.cms, covered, trust_paths, error);
-      qf_pdf_signature_clear (&sig);
-      if (sig.n_signatures > 1)
-        r->covers_whole = FALSE;
-    }
-
-  /* The printed table against the embedded data, in whichever language it was written. */
-  {
-    g_autofree char *pdftotext = g_find_program_in_path ("pdftotext");
-    if (pdftotext == NULL)
       r->contents_detail = g_strdup (_("not checked: pdftotext (poppler-utils) is not installed; the signature covers the printed table"));
-    else
-      {
-        const char *argv[] = { pdftotext, "-layout", "-enc", "UTF-8", r->path, "-", NULL };
-        g_autofree char *out = NULL, *err = NULL;
-        int status = 0;
-        g_autofree char *why = NULL;
+      return;
+    }
+  {
+    const char *argv[] = { pdftotext, "-layout", "-enc", "UTF-8", r->path, "-", NULL };
 
-        if (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status, NULL) &&
-            g_spawn_check_wait_status (status, NULL))
-          {
-            r->contents_checked = TRUE;
-            for (const char *const *lang = qf_report_languages (); *lang != NULL && !r->contents_match; lang++)
-              {
-                g_autofree char *lang_why = NULL;
-                if (!qf_report_set_language (report, *lang, NULL))
-                  continue;
-                r->contents_match = pdf_text_matches (report, out, &lang_why);
-                /* Report the first language's reason: English unless it was written otherwise. */
-                if (why == NULL)
-                  why = g_steal_pointer (&lang_why);
-              }
-            if (!r->contents_match)
-              {
-                r->contents_detail = g_strdup_printf (_("mismatch: %s"), why ? why : "?");
-                problem (r, _("The printed verdict table does not match the embedded data: %s."), why ? why : "?");
-              }
-            else
-              r->contents_detail = g_strdup (_("the printed verdict table matches the embedded session data"));
-          }
-        else
-          r->contents_detail = g_strdup (_("not checked: pdftotext could not read the file"));
-      }
+    if (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status, NULL) &&
+        g_spawn_check_wait_status (status, NULL))
+      pdf_compare_text (r, report, out);
+    else
+      r->contents_detail = g_strdup (_("not checked: pdftotext could not read the file"));
   }
+}
+
+static void
+verify_pdf (QfVerifyResult    *r,
+            const guint8      *data,
+            gsize              size,
+            const char *const *trust_paths,
+            GError           **error)
+{
+  g_autoptr(QfReport) report = pdf_session_report (r, data, size, error);
+
+  if (report == NULL)
+    return;
+  note_session (r, report);
+  pdf_check_signature (r, data, size, trust_paths, error);
+  pdf_check_contents (r, report);
 }
 
 static const char *
@@ -413,6 +540,147 @@ find_unique (const char *hay,
   return first;
 }
 
+/* The report model of the session data embedded in an HTML report (*json_start: where that
+ * data starts in text); NULL with QF_VERIFY_ERROR_NOT_REPORT when there is none or it cannot
+ * be read. */
+static QfReport *
+html_session_report (QfVerifyResult *r,
+                     const char     *text,
+                     gsize           size,
+                     const char    **json_start,
+                     GError        **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autofree char *json = NULL;
+  const char *json_end;
+  QfReport *report;
+  guint n;
+
+  if (memchr (text, '\0', size) != NULL)
+    {
+      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                   _("%s is not a Qualify report (it holds binary data)."), r->path);
+      return NULL;
+    }
+  *json_start = find_unique (text, QF_HTML_SESSION_OPEN, &n);
+  if (*json_start == NULL)
+    {
+      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                   _("%s is not a Qualify report: it has no embedded session data."), r->path);
+      return NULL;
+    }
+  if (n > 1)
+    problem (r, _("The file holds %u session data blocks; a Qualify report has one."), n);
+  *json_start += strlen (QF_HTML_SESSION_OPEN);
+  json_end = strstr (*json_start, QF_HTML_SCRIPT_CLOSE);
+  if (json_end == NULL)
+    {
+      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                   _("%s is not a Qualify report: its session data is not closed."), r->path);
+      return NULL;
+    }
+  json = g_strndup (*json_start, json_end - *json_start);
+  report = qf_report_new_from_data (json, -1, &local);
+  if (report == NULL)
+    g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                 _("%s is not a Qualify report: its session data cannot be read (%s)."), r->path, local->message);
+  return report;
+}
+
+/* The HTML signature element: present once, closed, and valid over every other byte of the
+ * file, so nothing can be added anywhere. */
+static void
+html_check_signature (QfVerifyResult    *r,
+                      const char        *text,
+                      gsize              size,
+                      const char *const *trust_paths,
+                      GError           **error)
+{
+  g_autoptr(GByteArray) covered = g_byte_array_new ();
+  g_autoptr(GBytes) covered_bytes = NULL;
+  g_autoptr(GBytes) cms = NULL;
+  g_autofree char *b64 = NULL;
+  const char *sig_start, *sig_end;
+  guchar *der;
+  gsize der_len;
+  guint n;
+
+  sig_start = find_unique (text, QF_HTML_SIGNATURE_OPEN, &n);
+  if (sig_start == NULL)
+    {
+      problem (r, _("The report is not signed."));
+      return;
+    }
+  r->is_signed = TRUE;
+  sig_end = strstr (sig_start, QF_HTML_SCRIPT_CLOSE);
+  if (n > 1 || sig_end == NULL)
+    {
+      problem (r, _("The signature element is repeated or not closed."));
+      return;
+    }
+  b64 = g_strndup (sig_start + strlen (QF_HTML_SIGNATURE_OPEN),
+                   sig_end - sig_start - strlen (QF_HTML_SIGNATURE_OPEN));
+  sig_end += strlen (QF_HTML_SCRIPT_CLOSE);
+  der = g_base64_decode (g_strstrip (b64), &der_len);
+  cms = g_bytes_new_take (der, der_len);
+  g_byte_array_append (covered, (const guint8 *) text, sig_start - text);
+  g_byte_array_append (covered, (const guint8 *) sig_end, text + size - sig_end);
+  covered_bytes = g_byte_array_free_to_bytes (g_steal_pointer (&covered));
+  r->covers_whole = TRUE;
+  verify_cms (r, cms, covered_bytes, trust_paths, error);
+}
+
+/* The report's language from data-qf-lang="…" before the session data; NULL when absent. */
+static char *
+html_language (const char *text,
+               const char *json_start)
+{
+  const char *lang_attr = strstr (text, "data-qf-lang=\"");
+  const char *q, *e;
+
+  if (lang_attr == NULL || lang_attr >= json_start)
+    return NULL;
+  q = lang_attr + strlen ("data-qf-lang=\"");
+  e = strchr (q, '"');
+  if (e != NULL && e - q < 16)
+    return g_strndup (q, e - q);
+  return NULL;
+}
+
+/* The printed criteria table and overall verdict against the embedded data, rendered again in
+ * the report's language. */
+static void
+html_check_contents (QfVerifyResult *r,
+                     QfReport       *report,
+                     const char     *text,
+                     const char     *lang)
+{
+  g_autofree char *table = NULL, *overall = NULL, *esc = NULL, *overall_html = NULL;
+  guint tables = 0;
+
+  r->contents_checked = TRUE;
+  if (lang == NULL || !qf_report_set_language (report, lang, NULL))
+    {
+      r->contents_detail = g_strdup (_("mismatch: the report's language is unknown"));
+      problem (r, _("The report's language cannot be read, so its table cannot be compared."));
+      return;
+    }
+  table = _qf_report_html_criteria_table (report);
+  overall = _qf_report_overall_text (report, NULL);
+  esc = g_markup_escape_text (overall, -1);
+  overall_html = g_strdup_printf ("<span class=\"qf-big\">%s</span>", esc);
+  find_unique (text, "<table class=\"qf-table\" id=\"qf-criteria\">", &tables);
+  r->contents_match = table != NULL && tables == 1 && strstr (text, table) != NULL &&
+                      strstr (text, overall_html) != NULL;
+  if (r->contents_match)
+    r->contents_detail = g_strdup (_("the printed verdict table matches the embedded session data"));
+  else
+    {
+      r->contents_detail = g_strdup (_("mismatch: the printed verdict table or overall verdict differs from the embedded session data"));
+      problem (r, _("The printed verdict table or overall verdict differs from the embedded session data."));
+    }
+}
+
 static void
 verify_html (QfVerifyResult    *r,
              const char        *text,
@@ -420,111 +688,16 @@ verify_html (QfVerifyResult    *r,
              const char *const *trust_paths,
              GError           **error)
 {
-  g_autoptr(GError) local = NULL;
-  g_autoptr(QfReport) report = NULL;
-  const char *json_start, *json_end, *sig_start, *sig_end, *lang_attr;
-  g_autofree char *json = NULL, *lang = NULL;
-  guint n;
+  const char *json_start = NULL;
+  g_autoptr(QfReport) report = html_session_report (r, text, size, &json_start, error);
+  g_autofree char *lang = NULL;
 
-  if (memchr (text, '\0', size) != NULL)
-    {
-      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
-                   _("%s is not a Qualify report (it holds binary data)."), r->path);
-      return;
-    }
-  json_start = find_unique (text, QF_HTML_SESSION_OPEN, &n);
-  if (json_start == NULL)
-    {
-      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
-                   _("%s is not a Qualify report: it has no embedded session data."), r->path);
-      return;
-    }
-  if (n > 1)
-    problem (r, _("The file holds %u session data blocks; a Qualify report has one."), n);
-  json_start += strlen (QF_HTML_SESSION_OPEN);
-  json_end = strstr (json_start, QF_HTML_SCRIPT_CLOSE);
-  if (json_end == NULL)
-    {
-      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
-                   _("%s is not a Qualify report: its session data is not closed."), r->path);
-      return;
-    }
-  json = g_strndup (json_start, json_end - json_start);
-  report = qf_report_new_from_data (json, -1, &local);
   if (report == NULL)
-    {
-      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
-                   _("%s is not a Qualify report: its session data cannot be read (%s)."), r->path, local->message);
-      return;
-    }
+    return;
   note_session (r, report);
-
-  sig_start = find_unique (text, QF_HTML_SIGNATURE_OPEN, &n);
-  if (sig_start == NULL)
-    problem (r, _("The report is not signed."));
-  else
-    {
-      g_autoptr(GByteArray) covered = g_byte_array_new ();
-      g_autoptr(GBytes) covered_bytes = NULL;
-      g_autoptr(GBytes) cms = NULL;
-      g_autofree char *b64 = NULL;
-      guchar *der;
-      gsize der_len;
-
-      r->is_signed = TRUE;
-      sig_end = strstr (sig_start, QF_HTML_SCRIPT_CLOSE);
-      if (n > 1 || sig_end == NULL)
-        problem (r, _("The signature element is repeated or not closed."));
-      else
-        {
-          b64 = g_strndup (sig_start + strlen (QF_HTML_SIGNATURE_OPEN),
-                           sig_end - sig_start - strlen (QF_HTML_SIGNATURE_OPEN));
-          sig_end += strlen (QF_HTML_SCRIPT_CLOSE);
-          der = g_base64_decode (g_strstrip (b64), &der_len);
-          cms = g_bytes_new_take (der, der_len);
-          /* Every byte but the signature element is signed: nothing can be added anywhere. */
-          g_byte_array_append (covered, (const guint8 *) text, sig_start - text);
-          g_byte_array_append (covered, (const guint8 *) sig_end, text + size - sig_end);
-          covered_bytes = g_byte_array_free_to_bytes (g_steal_pointer (&covered));
-          r->covers_whole = TRUE;
-          verify_cms (r, cms, covered_bytes, trust_paths, error);
-        }
-    }
-
-  lang_attr = strstr (text, "data-qf-lang=\"");
-  if (lang_attr != NULL && lang_attr < json_start)
-    {
-      const char *q = lang_attr + strlen ("data-qf-lang=\"");
-      const char *e = strchr (q, '"');
-      if (e != NULL && e - q < 16)
-        lang = g_strndup (q, e - q);
-    }
-  r->contents_checked = TRUE;
-  if (lang == NULL || !qf_report_set_language (report, lang, NULL))
-    {
-      r->contents_detail = g_strdup (_("mismatch: the report's language is unknown"));
-      problem (r, _("The report's language cannot be read, so its table cannot be compared."));
-    }
-  else
-    {
-      g_autofree char *table = _qf_report_html_criteria_table (report);
-      g_autofree char *overall = _qf_report_overall_text (report, NULL);
-      g_autofree char *overall_html = NULL;
-      g_autofree char *esc = g_markup_escape_text (overall, -1);
-      guint tables = 0;
-
-      overall_html = g_strdup_printf ("<span class=\"qf-big\">%s</span>", esc);
-      find_unique (text, "<table class=\"qf-table\" id=\"qf-criteria\">", &tables);
-      r->contents_match = table != NULL && tables == 1 && strstr (text, table) != NULL &&
-                          strstr (text, overall_html) != NULL;
-      if (r->contents_match)
-        r->contents_detail = g_strdup (_("the printed verdict table matches the embedded session data"));
-      else
-        {
-          r->contents_detail = g_strdup (_("mismatch: the printed verdict table or overall verdict differs from the embedded session data"));
-          problem (r, _("The printed verdict table or overall verdict differs from the embedded session data."));
-        }
-    }
+  html_check_signature (r, text, size, trust_paths, error);
+  lang = html_language (text, json_start);
+  html_check_contents (r, report, text, lang);
 }
 
 QfVerifyResult *

@@ -496,7 +496,7 @@ qf_session_save (QfSession  *self,
   json_object_set_string_member (self->root, "app_version", PACKAGE_VERSION);
   path = g_build_filename (self->dir, "session.json", NULL);
   data = qf_session_to_data (self);
-  if (!qf_file_write_atomic (path, data, strlen (data), &local_error))
+  if (!qf_file_write_atomic (path, data, strlen (data), 0644, &local_error))
     {
       g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
                    _("Cannot save the session: %s"), local_error->message);

@@ -21,15 +21,15 @@ add_limit (QfReport   *report,
 {
   gdouble limit;
   g_autofree char *value = NULL;
-  const char *unit = str (criterion, "unit");
+  const char *unit = str (criterion, "unit"), *label = str (criterion, "label");
 
   if (b->n_limits >= QF_REPORT_MAX_LIMITS || !num (criterion, "limit", &limit))
     return;
   value = _qf_report_format_value_unit (limit, unit);
   b->limits[b->n_limits].value = limit;
-  b->limit_labels[b->n_limits] = g_strdup_printf ("%s %s %s", TR (str (criterion, "label") ? str (criterion, "label") : ""),
-                                                  g_strcmp0 (str (criterion, "comparison"), ">=") == 0 ? "≥" : "≤",
-                                                  value);
+  b->limit_labels[b->n_limits] = g_strdup_printf ("%s %s %s", TR (label ? label : ""),
+                                                  g_strcmp0 (str (criterion, "comparison"), ">=") == 0
+                                                  ? "≥" : "≤", value);
   b->limits[b->n_limits].label = b->limit_labels[b->n_limits];
   b->n_limits++;
 }
@@ -77,73 +77,115 @@ samples_as_series (JsonObject *step,
   return result;
 }
 
+/* The plots' rule (qf-plot): milliseconds when the result states its figures in ms only. */
+static gboolean
+result_in_ms (JsonObject *result)
+{
+  gdouble ignored;
+
+  return result != NULL && (num (result, "max_ms", &ignored) || num (result, "avg_ms", &ignored))
+         && !num (result, "max_us", &ignored) && !num (result, "avg_us", &ignored);
+}
+
+/* A figure block titled "test — host", drawing source. */
+static QfBlock *
+add_figure_block (QfReport     *report,
+                  JsonObject   *step,
+                  QfFigureKind  kind,
+                  JsonObject   *source)
+{
+  const char *host = str (obj (report->session, "pc"), "hostname");
+  QfBlock *b = _qf_report_add_block (report, QF_BLOCK_FIGURE, NULL);
+
+  b->figure = kind;
+  b->result = json_object_ref (source);
+  b->fig_title = g_strdup_printf ("%s — %s", _qf_report_step_title (report, step), host ? host : "");
+  return b;
+}
+
+/* The step's limits stated in unit, as lines on the figure. */
+static void
+add_limits (QfReport   *report,
+            QfBlock    *b,
+            JsonObject *step,
+            const char *unit)
+{
+  JsonArray *verdicts = arr (step, "verdicts");
+
+  for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
+    {
+      JsonObject *c = json_array_get_object_element (verdicts, i);
+      if (c != NULL && g_strcmp0 (str (c, "unit"), unit) == 0)
+        add_limit (report, b, c);
+    }
+}
+
+static void
+add_histogram_figure (QfReport   *report,
+                      JsonObject *step,
+                      JsonObject *result,
+                      gboolean    in_ms)
+{
+  QfBlock *b = add_figure_block (report, step, QF_FIGURE_HISTOGRAM, result);
+
+  b->x_label = g_strdup (in_ms ? TR (N_("Latency (ms)")) : TR (N_("Latency (µs)")));
+  b->y_label = g_strdup (TR (N_("Samples (log scale)")));
+  add_limits (report, b, step, in_ms ? "ms" : "µs");
+}
+
+/* The time series: the result's bandwidth intervals or latency series, else the step's stored
+ * live samples (in ms for a step whose live plot is in ms, like ping). */
+static void
+add_series_figure (QfReport   *report,
+                   JsonObject *step,
+                   JsonObject *result,
+                   gboolean    in_ms)
+{
+  const QfStepInfo *info = qf_step_lookup (str (step, "test") ? str (step, "test") : "");
+  gboolean samples_in_ms = info != NULL && g_strcmp0 (info->plot.unit, "ms") == 0;
+  g_autoptr(JsonObject) samples = NULL;
+  JsonObject *source = NULL;
+  const char *unit;
+  QfBlock *b;
+
+  if (result != NULL && (arr (result, "intervals") != NULL || arr (result, "series") != NULL))
+    {
+      source = result;
+      unit = arr (result, "intervals") != NULL ? "Mbit/s" : (in_ms ? "ms" : "µs");
+    }
+  else if ((samples = samples_as_series (step, in_ms || samples_in_ms)) != NULL)
+    {
+      source = samples;
+      in_ms = in_ms || samples_in_ms;
+      unit = in_ms ? "ms" : "µs";
+    }
+  else
+    return;
+  b = add_figure_block (report, step, QF_FIGURE_TIME_SERIES, source);
+  b->x_label = g_strdup (TR (N_("Time (s)")));
+  if (g_str_equal (unit, "Mbit/s"))
+    b->y_label = g_strdup (TR (N_("Throughput (Mbit/s)")));
+  else
+    b->y_label = g_strdup (in_ms ? TR (N_("Round-trip time (ms)")) : TR (N_("Latency (µs)")));
+  add_limits (report, b, step, unit);
+}
+
 void
 _qf_report_add_figures (QfReport   *report,
                         JsonObject *step,
                         JsonObject *result)
 {
-  const QfStepInfo *info = qf_step_lookup (str (step, "test") ? str (step, "test") : "");
-  /* A step whose live samples are in ms (ping) draws its stored samples in ms too. */
-  gboolean samples_in_ms = info != NULL && g_strcmp0 (info->plot.unit, "ms") == 0;
-  const char *host = str (obj (report->session, "pc"), "hostname");
-  JsonArray *verdicts = arr (step, "verdicts");
-  /* The plots' rule (qf-plot): milliseconds when the result states its figures in ms only. */
-  gdouble ignored;
-  gboolean in_ms = result != NULL && (num (result, "max_ms", &ignored) || num (result, "avg_ms", &ignored)) &&
-                   !num (result, "max_us", &ignored) && !num (result, "avg_us", &ignored);
-  g_autoptr(JsonObject) series_result = NULL;
-  JsonObject *series_source = NULL;
-  const char *series_unit = NULL;
+  gboolean in_ms = result_in_ms (result);
 
   if (result != NULL && has_histogram (result))
     {
-      QfBlock *b = _qf_report_add_block (report, QF_BLOCK_FIGURE, NULL);
       JsonObject *h = obj (result, "histogram");
 
-      b->figure = QF_FIGURE_HISTOGRAM;
-      b->result = json_object_ref (result);
-      b->fig_title = g_strdup_printf ("%s — %s", _qf_report_step_title (report, step), host ? host : "");
-      in_ms = in_ms || (h != NULL && (json_object_has_member (h, "bucket_ms") || json_object_has_member (h, "bucket_width_ms")));
-      b->x_label = g_strdup (in_ms ? TR (N_("Latency (ms)")) : TR (N_("Latency (µs)")));
-      b->y_label = g_strdup (TR (N_("Samples (log scale)")));
-      for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
-        {
-          JsonObject *c = json_array_get_object_element (verdicts, i);
-          if (c != NULL && g_strcmp0 (str (c, "unit"), in_ms ? "ms" : "µs") == 0)
-            add_limit (report, b, c);
-        }
+      in_ms = in_ms || (h != NULL && (json_object_has_member (h, "bucket_ms")
+                                      || json_object_has_member (h, "bucket_width_ms")));
+      add_histogram_figure (report, step, result, in_ms);
     }
-
-  if (result != NULL && (arr (result, "intervals") != NULL || arr (result, "series") != NULL))
-    {
-      series_source = result;
-      series_unit = arr (result, "intervals") != NULL ? "Mbit/s" : (in_ms ? "ms" : "µs");
-    }
-  else if ((series_result = samples_as_series (step, in_ms || samples_in_ms)) != NULL)
-    {
-      series_source = series_result;
-      in_ms = in_ms || samples_in_ms;
-      series_unit = in_ms ? "ms" : "µs";
-    }
-  if (series_source != NULL)
-    {
-      QfBlock *b = _qf_report_add_block (report, QF_BLOCK_FIGURE, NULL);
-
-      b->figure = QF_FIGURE_TIME_SERIES;
-      b->result = json_object_ref (series_source);
-      b->fig_title = g_strdup_printf ("%s — %s", _qf_report_step_title (report, step), host ? host : "");
-      b->x_label = g_strdup (TR (N_("Time (s)")));
-      if (g_str_equal (series_unit, "Mbit/s"))
-        b->y_label = g_strdup (TR (N_("Throughput (Mbit/s)")));
-      else
-        b->y_label = g_strdup (in_ms ? TR (N_("Round-trip time (ms)")) : TR (N_("Latency (µs)")));
-      for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
-        {
-          JsonObject *c = json_array_get_object_element (verdicts, i);
-          if (c != NULL && g_strcmp0 (str (c, "unit"), series_unit) == 0)
-            add_limit (report, b, c);
-        }
-    }
+  add_series_figure (report, step, result, in_ms);
 }
 
 void

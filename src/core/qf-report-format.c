@@ -60,6 +60,19 @@ _qf_report_table_add_row (QfBlock    *b,
 }
 
 void
+_qf_report_table_set_header (QfBlock    *b,
+                             const char *first,
+                             ...)
+{
+  va_list ap;
+
+  va_start (ap, first);
+  for (const char *cell = first; cell != NULL; cell = va_arg (ap, const char *))
+    g_ptr_array_add (b->header, g_strdup (cell));
+  va_end (ap);
+}
+
+void
 _qf_report_kv (QfBlock    *b,
                const char *key,
                const char *value)

@@ -23,6 +23,10 @@ QfBlock    *_qf_report_add_table         (QfReport         *report,
 void        _qf_report_table_add_row     (QfBlock          *b,
                                           const char       *css,
                                           ...) G_GNUC_NULL_TERMINATED;
+/* The header cells (const char *, NULL-terminated), appended to the table's header. */
+void        _qf_report_table_set_header  (QfBlock          *b,
+                                          const char       *first,
+                                          ...) G_GNUC_NULL_TERMINATED;
 /* A key–value row; an absent or empty value prints as "—". */
 void        _qf_report_kv                (QfBlock          *b,
                                           const char       *key,

@@ -14,6 +14,8 @@
 #include "qf-report-format.h"
 #include "qf-report-json.h"
 
+/* A criterion's limit as a labelled line ("Maximum latency ≤ 100 µs"); at most
+ * QF_REPORT_MAX_LIMITS per figure. */
 static void
 add_limit (QfReport   *report,
            QfBlock    *b,
@@ -34,6 +36,9 @@ add_limit (QfReport   *report,
   b->n_limits++;
 }
 
+/* A histogram as qf_step_histogram_to_json writes it (buckets in µs; a result in ms, like
+ * ping's, is drawn in ms by qf-plot), for the whole run or per thread (the rt test fixtures
+ * carry per-thread histograms beside the total). */
 static gboolean
 has_histogram (JsonObject *result)
 {
@@ -178,13 +183,7 @@ _qf_report_add_figures (QfReport   *report,
   gboolean in_ms = result_in_ms (result);
 
   if (result != NULL && has_histogram (result))
-    {
-      JsonObject *h = obj (result, "histogram");
-
-      in_ms = in_ms || (h != NULL && (json_object_has_member (h, "bucket_ms")
-                                      || json_object_has_member (h, "bucket_width_ms")));
-      add_histogram_figure (report, step, result, in_ms);
-    }
+    add_histogram_figure (report, step, result, in_ms);
   add_series_figure (report, step, result, in_ms);
 }
 

@@ -111,9 +111,9 @@ _qf_report_tr (QfReport   *report,
   return s != NULL && *s != '\0' ? s : msgid;
 }
 
-/* Shape of the session (issue 11): well-formed JSON whose members have the wrong type would
- * otherwise make an empty-looking report. Every member the report reads must be absent, null or
- * of the type docs/session-format.md gives; the error names the key path that is wrong. */
+/* Shape of the session: well-formed JSON whose members have the wrong type would otherwise make
+ * an empty-looking report. Every member the report reads must be absent, null or of the type
+ * docs/session-format.md gives; the error names the key path that is wrong. */
 
 typedef enum
 {

@@ -226,7 +226,8 @@ add_advice (QfReport *report)
 
   add_heading (report, 2, TR (N_("Advice")));
   if (advice == NULL || json_array_get_length (advice) == 0)
-    _qf_report_add_block (report, QF_BLOCK_PARAGRAPH, TR (N_("Every criterion passed: no advice.")));
+    _qf_report_add_block (report, QF_BLOCK_PARAGRAPH,
+                          TR (N_("Every criterion passed: no advice.")));
   for (guint i = 0; advice != NULL && i < json_array_get_length (advice); i++)
     {
       JsonObject *a = json_array_get_object_element (advice, i);
@@ -312,8 +313,8 @@ add_inventory (QfReport *report)
   JsonObject *s = report->session, *pc = obj (s, "pc");
   gdouble cpus = 0, mem = 0;
   g_autofree char *c = num (pc, "cpu_count", &cpus) ? g_strdup_printf ("%.0f", cpus) : NULL;
-  g_autofree char *m = num (pc, "mem_total_kb", &mem) ? g_strdup_printf ("%.1f GiB", mem / 1048576.0)
-                                                      : NULL;
+  g_autofree char *m = num (pc, "mem_total_kb", &mem)
+                       ? g_strdup_printf ("%.1f GiB", mem / 1048576.0) : NULL;
   gboolean rt = json_object_get_boolean_member_with_default (pc ? pc : s, "preempt_rt", FALSE);
   QfBlock *b;
 
@@ -447,7 +448,8 @@ add_signoff (QfReport *report)
 static void
 add_appendix (QfReport *report)
 {
-  g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, report->session_text, -1);
+  g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, report->session_text,
+                                                        -1);
   g_autofree char *text = g_strdup_printf ("%s SHA-256: %s",
                                            TR (N_("The complete session data (session.json) travels with this report: attached to the PDF as a file and embedded in the HTML.")),
                                            sha);

@@ -24,14 +24,13 @@ add_limit (QfReport   *report,
   gdouble limit;
   g_autofree char *value = NULL;
   const char *unit = str (criterion, "unit"), *label = str (criterion, "label");
+  const char *sign = g_strcmp0 (str (criterion, "comparison"), ">=") == 0 ? "≥" : "≤";
 
   if (b->n_limits >= QF_REPORT_MAX_LIMITS || !num (criterion, "limit", &limit))
     return;
   value = _qf_report_format_value_unit (limit, unit);
   b->limits[b->n_limits].value = limit;
-  b->limit_labels[b->n_limits] = g_strdup_printf ("%s %s %s", TR (label ? label : ""),
-                                                  g_strcmp0 (str (criterion, "comparison"), ">=") == 0
-                                                  ? "≥" : "≤", value);
+  b->limit_labels[b->n_limits] = g_strdup_printf ("%s %s %s", TR (label ? label : ""), sign, value);
   b->limits[b->n_limits].label = b->limit_labels[b->n_limits];
   b->n_limits++;
 }
@@ -104,7 +103,8 @@ add_figure_block (QfReport     *report,
 
   b->figure = kind;
   b->result = json_object_ref (source);
-  b->fig_title = g_strdup_printf ("%s — %s", _qf_report_step_title (report, step), host ? host : "");
+  b->fig_title = g_strdup_printf ("%s — %s", _qf_report_step_title (report, step),
+                                  host ? host : "");
   return b;
 }
 

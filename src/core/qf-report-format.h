@@ -37,7 +37,8 @@ char       *_qf_report_format_number     (JsonNode         *n);
 /* A value and its unit ("12 µs", "0.5%"); integers in full. */
 char       *_qf_report_format_value_unit (gdouble           v,
                                           const char       *unit);
-/* "2026-11-30 15:18:30 (UTC+00:00)", the text itself when it is no ISO 8601 date, "—" for NULL. */
+/* "2026-11-30 15:18:30 (UTC+00:00)"; the text itself when it is no ISO 8601 date, "—" for
+ * NULL. */
 char       *_qf_report_format_time       (const char       *iso);
 
 /* "PASS", "FAIL", … in the report's language. */

@@ -305,7 +305,8 @@ insert_signature (GString   *out,
                   QfSigner  *signer,
                   GError   **error)
 {
-  g_autoptr(GBytes) cms = qf_signer_sign_detached (signer, (const guint8 *) out->str, out->len, error);
+  g_autoptr(GBytes) cms = qf_signer_sign_detached (signer, (const guint8 *) out->str, out->len,
+                                                   error);
   g_autofree char *b64 = NULL, *element = NULL;
 
   if (cms == NULL)

@@ -83,7 +83,8 @@ add_validity_rows (QfReport   *report,
     }
   if (result != NULL && json_object_has_member (result, "valid") &&
       !json_object_get_boolean_member_with_default (result, "valid", TRUE))
-    _qf_report_kv (b, TR (N_("Valid")), str (result, "reason") ? str (result, "reason") : TR (N_("no")));
+    _qf_report_kv (b, TR (N_("Valid")),
+                   str (result, "reason") ? str (result, "reason") : TR (N_("no")));
   if (json_object_get_boolean_member_with_default (step, "partial", FALSE))
     _qf_report_kv (b, TR (N_("Partial result")), TR (N_("yes — not judged")));
 }
@@ -182,7 +183,8 @@ add_verdict_row (QfReport   *report,
   gdouble measured, limit;
   g_autofree char *ms = NULL, *lv = NULL, *ls = NULL, *vs = NULL;
 
-  ms = num (c, "measured", &measured) ? _qf_report_format_value_unit (measured, unit) : g_strdup ("—");
+  ms = num (c, "measured", &measured) ? _qf_report_format_value_unit (measured, unit)
+                                      : g_strdup ("—");
   lv = num (c, "limit", &limit) ? _qf_report_format_value_unit (limit, unit) : g_strdup ("—");
   ls = g_strdup_printf ("%s %s", g_strcmp0 (str (c, "comparison"), ">=") == 0 ? "≥" : "≤", lv);
   vs = _qf_report_verdict_text (report, str (c, "verdict"));
@@ -224,7 +226,8 @@ _qf_report_add_step_section (QfReport   *report,
   const QfStepInfo *info = qf_step_lookup (test != NULL ? test : "");
   JsonObject *result = obj (step, "result");
   const char *desc = _qf_report_step_description (report, test, str (step, "key"));
-  g_autofree char *heading = g_strdup_printf ("%u. %s", index, _qf_report_step_title (report, step));
+  g_autofree char *heading = g_strdup_printf ("%u. %s", index,
+                                              _qf_report_step_title (report, step));
   QfBlock *b;
 
   _qf_report_add_block (report, QF_BLOCK_HEADING, heading)->level = 1;

@@ -168,6 +168,56 @@ html_figure (QfReport *report,
 }
 
 static void
+html_title (GString *out,
+            QfBlock *b)
+{
+  g_string_append (out, "<h1>");
+  escape (out, b->text);
+  g_string_append (out, "</h1>\n");
+  if (b->text2 != NULL)
+    {
+      g_string_append (out, "<p class=\"qf-subtitle\">");
+      escape (out, b->text2);
+      g_string_append (out, "</p>\n");
+    }
+}
+
+static void
+html_verdict (GString *out,
+              QfBlock *b)
+{
+  g_string_append_printf (out, "<div class=\"qf-overall %s\" id=\"qf-overall\"><span class=\"qf-small\">",
+                          b->css ? b->css : "");
+  escape (out, b->text2);
+  g_string_append (out, "</span><span class=\"qf-big\">");
+  escape (out, b->text);
+  g_string_append (out, "</span></div>\n");
+}
+
+/* Per row: the role and name, then a line per header cell (name, date, signature). */
+static void
+html_signoff (GString *out,
+              QfBlock *b)
+{
+  for (guint r = 0; r < b->rows->len; r++)
+    {
+      GPtrArray *row = g_ptr_array_index (b->rows, r);
+      g_string_append (out, "<p><strong>");
+      escape (out, g_ptr_array_index (row, 0));
+      g_string_append (out, "</strong> ");
+      escape (out, row->len > 1 ? g_ptr_array_index (row, 1) : "");
+      g_string_append (out, "</p>\n<div class=\"qf-signoff\">");
+      for (guint c = 0; c < b->header->len; c++)
+        {
+          g_string_append (out, "<div>");
+          escape (out, g_ptr_array_index (b->header, c));
+          g_string_append (out, "</div>");
+        }
+      g_string_append (out, "</div>\n");
+    }
+}
+
+static void
 render_body (QfReport *report,
              GString  *out)
 {
@@ -180,15 +230,7 @@ render_body (QfReport *report,
       switch (b->kind)
         {
         case QF_BLOCK_TITLE:
-          g_string_append (out, "<h1>");
-          escape (out, b->text);
-          g_string_append (out, "</h1>\n");
-          if (b->text2 != NULL)
-            {
-              g_string_append (out, "<p class=\"qf-subtitle\">");
-              escape (out, b->text2);
-              g_string_append (out, "</p>\n");
-            }
+          html_title (out, b);
           break;
         case QF_BLOCK_HEADING:
           g_string_append (out, b->level == 2 ? "<h2>" : "<h3>");
@@ -206,12 +248,7 @@ render_body (QfReport *report,
           g_string_append (out, "</p>\n");
           break;
         case QF_BLOCK_VERDICT:
-          g_string_append_printf (out, "<div class=\"qf-overall %s\" id=\"qf-overall\"><span class=\"qf-small\">",
-                                  b->css ? b->css : "");
-          escape (out, b->text2);
-          g_string_append (out, "</span><span class=\"qf-big\">");
-          escape (out, b->text);
-          g_string_append (out, "</span></div>\n");
+          html_verdict (out, b);
           break;
         case QF_BLOCK_TABLE:
         case QF_BLOCK_KEY_VALUE:
@@ -226,22 +263,7 @@ render_body (QfReport *report,
           html_figure (report, out, b, figures++);
           break;
         case QF_BLOCK_SIGNOFF:
-          for (guint r = 0; r < b->rows->len; r++)
-            {
-              GPtrArray *row = g_ptr_array_index (b->rows, r);
-              g_string_append (out, "<p><strong>");
-              escape (out, g_ptr_array_index (row, 0));
-              g_string_append (out, "</strong> ");
-              escape (out, row->len > 1 ? g_ptr_array_index (row, 1) : "");
-              g_string_append (out, "</p>\n<div class=\"qf-signoff\">");
-              for (guint c = 0; c < b->header->len; c++)
-                {
-                  g_string_append (out, "<div>");
-                  escape (out, g_ptr_array_index (b->header, c));
-                  g_string_append (out, "</div>");
-                }
-              g_string_append (out, "</div>\n");
-            }
+          html_signoff (out, b);
           break;
         case QF_BLOCK_PAGE_BREAK:
           g_string_append (out, "<div class=\"qf-break\"></div>\n");
@@ -275,6 +297,26 @@ append_json (GString    *out,
       }
 }
 
+/* Signs the whole file as it is, then inserts the signature element at insert_at (just before
+ * </body>): the signature covers every byte of the file except that element. */
+static gboolean
+insert_signature (GString   *out,
+                  gsize      insert_at,
+                  QfSigner  *signer,
+                  GError   **error)
+{
+  g_autoptr(GBytes) cms = qf_signer_sign_detached (signer, (const guint8 *) out->str, out->len,
+                                                   error);
+  g_autofree char *b64 = NULL, *element = NULL;
+
+  if (cms == NULL)
+    return FALSE;
+  b64 = g_base64_encode (g_bytes_get_data (cms, NULL), g_bytes_get_size (cms));
+  element = g_strconcat (QF_HTML_SIGNATURE_OPEN, b64, QF_HTML_SCRIPT_CLOSE, NULL);
+  g_string_insert (out, insert_at, element);
+  return TRUE;
+}
+
 GBytes *
 qf_report_render_html (QfReport *report,
                        QfSigner *signer,
@@ -282,6 +324,7 @@ qf_report_render_html (QfReport *report,
 {
   GString *out = g_string_sized_new (256 * 1024);
   const char *lang;
+  gsize signature_at;  /* where a signature element goes: before </body> */
 
   g_return_val_if_fail (report != NULL, NULL);
   _qf_report_build (report);
@@ -302,29 +345,12 @@ qf_report_render_html (QfReport *report,
   g_string_append (out, "</main>\n" QF_HTML_SESSION_OPEN);
   append_json (out, report->session_text);
   g_string_append (out, QF_HTML_SCRIPT_CLOSE "\n");
-
-  if (signer != NULL)
+  signature_at = out->len;
+  g_string_append (out, "</body>\n</html>\n");
+  if (signer != NULL && !insert_signature (out, signature_at, signer, error))
     {
-      /* Sign the file as it will be without the signature element, then insert it. */
-      const char *tail = "</body>\n</html>\n";
-      gsize insert_at = out->len;
-      g_autoptr(GBytes) cms = NULL;
-      g_autofree char *b64 = NULL;
-
-      g_string_append (out, tail);
-      cms = qf_signer_sign_detached (signer, (const guint8 *) out->str, out->len, error);
-      if (cms == NULL)
-        {
-          g_string_free (out, TRUE);
-          return NULL;
-        }
-      b64 = g_base64_encode (g_bytes_get_data (cms, NULL), g_bytes_get_size (cms));
-      {
-        g_autofree char *element = g_strconcat (QF_HTML_SIGNATURE_OPEN, b64, QF_HTML_SCRIPT_CLOSE, NULL);
-        g_string_insert (out, insert_at, element);
-      }
+      g_string_free (out, TRUE);
+      return NULL;
     }
-  else
-    g_string_append (out, "</body>\n</html>\n");
   return g_string_free_to_bytes (out);
 }

@@ -305,6 +305,26 @@ draw_row (Ctx        *ctx,
   ctx->y += h;
 }
 
+/* A key–value row: no rule, no tint, the key in bold grey. */
+static void
+key_value_row (Ctx       *ctx,
+               GPtrArray *row,
+               gdouble   *widths,
+               gdouble    h)
+{
+  gdouble x = MARGIN_X;
+  const Rgb black = { 0.1, 0.1, 0.1 }, grey = { 0.3, 0.3, 0.3 };
+
+  for (guint c = 0; c < row->len; c++)
+    {
+      g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (row, c), QF_REPORT_FONT, 8.5,
+                                              c == 0, widths[c] - 2 * CELL_PAD);
+      show (ctx, l, x + CELL_PAD, ctx->y + CELL_PAD, c == 0 ? grey : black);
+      x += widths[c];
+    }
+  ctx->y += h;
+}
+
 static void
 table (Ctx     *ctx,
        QfBlock *b)
@@ -342,19 +362,7 @@ table (Ctx     *ctx,
             draw_row (ctx, b->header, widths, TRUE, NULL, -1);
         }
       if (b->kind == QF_BLOCK_KEY_VALUE)
-        {
-          /* Keys in bold: draw as a header-less row with the first cell bold. */
-          gdouble x = MARGIN_X;
-          const Rgb black = { 0.1, 0.1, 0.1 }, grey = { 0.3, 0.3, 0.3 };
-          for (guint c = 0; c < row->len; c++)
-            {
-              g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (row, c), QF_REPORT_FONT, 8.5,
-                                                      c == 0, widths[c] - 2 * CELL_PAD);
-              show (ctx, l, x + CELL_PAD, ctx->y + CELL_PAD, c == 0 ? grey : black);
-              x += widths[c];
-            }
-          ctx->y += h;
-        }
+        key_value_row (ctx, row, widths, h);
       else
         draw_row (ctx, row, widths, FALSE, g_ptr_array_index (b->row_css, r), b->verdict_col);
     }
@@ -460,10 +468,40 @@ signoff (Ctx     *ctx,
     }
 }
 
+static const Rgb heading_ink = { 0.1, 0.2, 0.35 };
+
+static void
+title (Ctx     *ctx,
+       QfBlock *b)
+{
+  paragraph (ctx, b->text, 19, TRUE, heading_ink, 2);
+  if (b->text2 != NULL)
+    paragraph (ctx, b->text2, 11, FALSE, (Rgb) { 0.35, 0.35, 0.35 }, 10);
+}
+
+/* A level 2 heading is underlined; either level is kept with what follows it. */
+static void
+heading (Ctx     *ctx,
+         QfBlock *b)
+{
+  ensure (ctx, b->level == 2 ? 90 : 70);
+  ctx->y += b->level == 2 ? 8 : 4;
+  paragraph (ctx, b->text, b->level == 2 ? 14 : 12, TRUE, heading_ink, 4);
+  if (b->level == 2 && ctx->paint)
+    {
+      cairo_set_source_rgb (ctx->cr, heading_ink.r, heading_ink.g, heading_ink.b);
+      cairo_set_line_width (ctx->cr, 0.8);
+      cairo_move_to (ctx->cr, MARGIN_X, ctx->y);
+      cairo_line_to (ctx->cr, MARGIN_X + CONTENT_W, ctx->y);
+      cairo_stroke (ctx->cr);
+    }
+  ctx->y += 4;
+}
+
 static void
 layout_blocks (Ctx *ctx)
 {
-  const Rgb black = { 0.1, 0.1, 0.1 }, heading = { 0.1, 0.2, 0.35 };
+  const Rgb black = { 0.1, 0.1, 0.1 };
 
   ctx->page = 0;
   new_page (ctx);
@@ -474,24 +512,10 @@ layout_blocks (Ctx *ctx)
       switch (b->kind)
         {
         case QF_BLOCK_TITLE:
-          paragraph (ctx, b->text, 19, TRUE, heading, 2);
-          if (b->text2 != NULL)
-            paragraph (ctx, b->text2, 11, FALSE, (Rgb) { 0.35, 0.35, 0.35 }, 10);
+          title (ctx, b);
           break;
         case QF_BLOCK_HEADING:
-          /* Keep a heading with what follows it. */
-          ensure (ctx, b->level == 2 ? 90 : 70);
-          ctx->y += b->level == 2 ? 8 : 4;
-          paragraph (ctx, b->text, b->level == 2 ? 14 : 12, TRUE, heading, 4);
-          if (b->level == 2 && ctx->paint)
-            {
-              cairo_set_source_rgb (ctx->cr, heading.r, heading.g, heading.b);
-              cairo_set_line_width (ctx->cr, 0.8);
-              cairo_move_to (ctx->cr, MARGIN_X, ctx->y);
-              cairo_line_to (ctx->cr, MARGIN_X + CONTENT_W, ctx->y);
-              cairo_stroke (ctx->cr);
-            }
-          ctx->y += 4;
+          heading (ctx, b);
           break;
         case QF_BLOCK_PARAGRAPH:
           paragraph (ctx, b->text, 9.5, FALSE, black, 6);

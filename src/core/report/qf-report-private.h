@@ -1,5 +1,12 @@
-/* qf-report-private.h — the report's block model, shared by the PDF and HTML writers and the
- * verifier (src/core). */
+/* qf-report-private.h — the report model as the writers and the verifier see it (src/core).
+ *
+ * The report code is layered, arrows pointing down only:
+ *   export   qf-report-export.c   writes files, asks a writer for the bytes
+ *   writers  qf-report-pdf.c, qf-report-html.c   render the blocks
+ *   model    qf-report-build.c → qf-report-steps.c → qf-report-figures.c → qf-report-format.c
+ *            → qf-report.c (loading, language, translation; owns the blocks)
+ * This header is the model's face upwards: the block types, the report's fields, building the
+ * blocks, drawing a figure block, and the criteria table and overall verdict as printed. */
 #pragma once
 
 #include <cairo.h>
@@ -82,7 +89,7 @@ GPtrArray  *_qf_report_criteria_rows (QfReport   *report,
 /* The overall verdict as printed, e.g. "✓ PASS" / "✗ 不合格". */
 char       *_qf_report_overall_text (QfReport    *report,
                                      const char **css);
-/* The criteria table exactly as the HTML writer prints it. */
+/* The criteria table exactly as the HTML writer prints it (qf-report-html.c; for the verifier). */
 char       *_qf_report_html_criteria_table (QfReport *report);
 
 /* Draws a figure block into (0, 0, width, height) of cr. */

@@ -1,0 +1,64 @@
+/* qf-report-format.h — block constructors and the printed forms of numbers, verdicts, dates and
+ * test names, shared by the files that build the report's blocks (src/core, report model;
+ * qf-report-format.c).
+ */
+#pragma once
+
+#include "qf-report-private.h"
+#include "qf-step.h"
+
+G_BEGIN_DECLS
+
+/* The string in the report's language; needs a `report` in scope. */
+#define TR(s) _qf_report_tr (report, s)
+
+/* Blocks appended to report->blocks; a table starts with no header, no rows and no verdict
+ * column. */
+QfBlock    *_qf_report_add_block         (QfReport         *report,
+                                          QfBlockKind       kind,
+                                          const char       *text);
+QfBlock    *_qf_report_add_table         (QfReport         *report,
+                                          QfBlockKind       kind);
+/* A row of cells (const char *, NULL-terminated) with its verdict class (or NULL). */
+void        _qf_report_table_add_row     (QfBlock          *b,
+                                          const char       *css,
+                                          ...) G_GNUC_NULL_TERMINATED;
+/* The header cells (const char *, NULL-terminated), appended to the table's header. */
+void        _qf_report_table_set_header  (QfBlock          *b,
+                                          const char       *first,
+                                          ...) G_GNUC_NULL_TERMINATED;
+/* A key–value row; an absent or empty value prints as "—". */
+void        _qf_report_kv                (QfBlock          *b,
+                                          const char       *key,
+                                          const char       *value);
+
+/* Integers in full, other numbers to 3 significant digits. */
+char       *_qf_report_format_number     (JsonNode         *n);
+/* A value and its unit ("12 µs", "0.5%"); integers in full. */
+char       *_qf_report_format_value_unit (gdouble           v,
+                                          const char       *unit);
+/* "2026-11-30 15:18:30 (UTC+00:00)"; the text itself when it is no ISO 8601 date, "—" for
+ * NULL. */
+char       *_qf_report_format_time       (const char       *iso);
+
+/* "PASS", "FAIL", … in the report's language. */
+const char *_qf_report_verdict_word      (QfReport         *report,
+                                          const char       *verdict);
+/* Icon and word ("✓ PASS"), readable in black and white. */
+char       *_qf_report_verdict_text      (QfReport         *report,
+                                          const char       *verdict);
+
+/* A step's title and description in the report's language. */
+const char *_qf_report_step_title        (QfReport         *report,
+                                          JsonObject       *step);
+const char *_qf_report_step_description  (QfReport         *report,
+                                          const char       *test,
+                                          const char       *key);
+/* The label and unit of a figure of a step's result (by its key). */
+const char *_qf_report_figure_label      (QfReport         *report,
+                                          const QfStepInfo *info,
+                                          const char       *key);
+const char *_qf_report_figure_unit       (const QfStepInfo *info,
+                                          const char       *key);
+
+G_END_DECLS

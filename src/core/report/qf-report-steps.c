@@ -1,0 +1,244 @@
+/* qf-report-steps.c — the section of one test in the report (src/core, report model).
+ *
+ * Heading and description, status table (status, error, duration, real-time priority, validity,
+ * parameters), the equivalent classic command, the measured figures as the engine stored them,
+ * the test's own verdicts, then its figures (qf-report-figures.c).
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "qf-report-figures.h"
+#include "qf-report-format.h"
+#include "qf-report-json.h"
+#include "qf-report-steps.h"
+
+/* The step's status in the report's language. */
+static const char *
+status_label (QfReport   *report,
+              const char *status)
+{
+  if (g_strcmp0 (status, "done") == 0)
+    return TR (N_("Done"));
+  if (g_strcmp0 (status, "failed") == 0)
+    return TR (N_("Failed"));
+  if (g_strcmp0 (status, "cancelled") == 0)
+    return TR (N_("Cancelled"));
+  if (g_strcmp0 (status, "skipped") == 0)
+    return TR (N_("Skipped"));
+  if (g_strcmp0 (status, "pending") == 0 || g_strcmp0 (status, "running") == 0)
+    return TR (N_("Not finished"));
+  return TR (N_("Not run"));
+}
+
+/* Status (with its reason), error and duration. */
+static void
+add_status_rows (QfReport   *report,
+                 QfBlock    *b,
+                 JsonObject *step)
+{
+  const char *label = status_label (report, str (step, "status"));
+  const char *reason = str (step, "status_reason");
+  const char *error = str (obj (step, "error"), "message");
+  gdouble duration_s;
+
+  if (reason != NULL)
+    {
+      g_autofree char *s = g_strdup_printf ("%s — %s", label, reason);
+      _qf_report_kv (b, TR (N_("Status")), s);
+    }
+  else
+    _qf_report_kv (b, TR (N_("Status")), label);
+  if (error != NULL)
+    _qf_report_kv (b, TR (N_("Error")), error);
+  if (num (step, "duration_s", &duration_s))
+    {
+      g_autofree char *s = _qf_report_format_value_unit (round (duration_s * 10) / 10, "s");
+      _qf_report_kv (b, TR (N_("Duration")), s);
+    }
+}
+
+/* What makes the figures trustworthy or not: the real-time priority the rt engine's threads
+ * really ran with, a result the engine marked invalid, a partial result. */
+static void
+add_validity_rows (QfReport   *report,
+                   QfBlock    *b,
+                   JsonObject *step,
+                   JsonObject *result)
+{
+  const char *policy = str (result, "policy");
+
+  if (policy != NULL)
+    {
+      gdouble prio = 0;
+      gboolean rt = g_str_equal (policy, "SCHED_FIFO") || g_str_equal (policy, "SCHED_RR");
+      g_autofree char *v = NULL;
+
+      num (result, "priority", &prio);
+      v = g_strdup_printf ("%s — %s %.0f",
+                           rt ? TR (N_("yes")) : TR (N_("no — the figures are not representative")),
+                           policy, prio);
+      _qf_report_kv (b, TR (N_("Real-time priority obtained")), v);
+    }
+  if (result != NULL && json_object_has_member (result, "valid") &&
+      !json_object_get_boolean_member_with_default (result, "valid", TRUE))
+    _qf_report_kv (b, TR (N_("Valid")),
+                   str (result, "reason") ? str (result, "reason") : TR (N_("no")));
+  if (json_object_get_boolean_member_with_default (step, "partial", FALSE))
+    _qf_report_kv (b, TR (N_("Partial result")), TR (N_("yes — not judged")));
+}
+
+/* A parameter's value as printed: strings as they are, booleans as true/false, numbers
+ * formatted, anything else as compact JSON. */
+static char *
+param_value (JsonNode *n)
+{
+  if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE)
+    return json_to_string (n, FALSE);
+  if (json_node_get_value_type (n) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (n));
+  if (json_node_get_value_type (n) == G_TYPE_BOOLEAN)
+    return g_strdup (json_node_get_boolean (n) ? "true" : "false");
+  return _qf_report_format_number (n);
+}
+
+/* "key = value, key = value" in the session's order. */
+static void
+add_params_row (QfReport   *report,
+                QfBlock    *b,
+                JsonObject *params)
+{
+  g_autoptr(GList) keys = NULL;
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  if (params == NULL || json_object_get_size (params) == 0)
+    return;
+  keys = json_object_get_members (params);
+  for (GList *l = keys; l != NULL; l = l->next)
+    {
+      g_autofree char *v = param_value (json_object_get_member (params, l->data));
+      g_string_append_printf (s, "%s%s = %s", s->len ? ", " : "", (const char *) l->data, v);
+    }
+  _qf_report_kv (b, TR (N_("Parameters")), s->str);
+}
+
+static void
+add_classic_command (QfReport   *report,
+                     JsonObject *step)
+{
+  const char *command = str (step, "classic_command");
+
+  if (command == NULL)
+    return;
+  _qf_report_add_block (report, QF_BLOCK_PARAGRAPH, TR (N_("Equivalent classic command:")));
+  _qf_report_add_block (report, QF_BLOCK_CODE, command);
+}
+
+/* Every number of the result, as the engine stored it, labelled and with its unit. */
+static void
+add_measured_figures (QfReport         *report,
+                      const QfStepInfo *info,
+                      JsonObject       *result)
+{
+  g_autoptr(GList) keys = NULL;
+  QfBlock *t = NULL;
+
+  if (result == NULL)
+    return;
+  keys = json_object_get_members (result);
+  for (GList *l = keys; l != NULL; l = l->next)
+    {
+      JsonNode *n = json_object_get_member (result, l->data);
+      const char *unit = _qf_report_figure_unit (info, l->data);
+      g_autofree char *v = NULL, *cell = NULL;
+
+      if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE
+          || (json_node_get_value_type (n) != G_TYPE_INT64
+              && json_node_get_value_type (n) != G_TYPE_DOUBLE))
+        continue;
+      if (t == NULL)
+        {
+          _qf_report_add_block (report, QF_BLOCK_PARAGRAPH, TR (N_("Measured figures:")));
+          t = _qf_report_add_table (report, QF_BLOCK_KEY_VALUE);
+        }
+      v = _qf_report_format_number (n);
+      if (unit == NULL)
+        cell = g_strdup (v);
+      else if (g_str_equal (unit, "%"))
+        cell = g_strdup_printf ("%s%%", v);
+      else
+        cell = g_strdup_printf ("%s %s", v, unit);
+      _qf_report_kv (t, _qf_report_figure_label (report, info, l->data), cell);
+    }
+}
+
+/* One criterion the step was judged on: label, measured, limit, verdict (with its reason). */
+static void
+add_verdict_row (QfReport   *report,
+                 QfBlock    *t,
+                 JsonObject *c)
+{
+  const char *unit = str (c, "unit"), *reason = str (c, "reason"), *label = str (c, "label");
+  gdouble measured, limit;
+  g_autofree char *ms = NULL, *lv = NULL, *ls = NULL, *vs = NULL;
+
+  ms = num (c, "measured", &measured) ? _qf_report_format_value_unit (measured, unit)
+                                      : g_strdup ("—");
+  lv = num (c, "limit", &limit) ? _qf_report_format_value_unit (limit, unit) : g_strdup ("—");
+  ls = g_strdup_printf ("%s %s", g_strcmp0 (str (c, "comparison"), ">=") == 0 ? "≥" : "≤", lv);
+  vs = _qf_report_verdict_text (report, str (c, "verdict"));
+  if (reason != NULL)
+    {
+      char *with = g_strdup_printf ("%s (%s)", vs, reason);
+      g_free (vs);
+      vs = with;
+    }
+  _qf_report_table_add_row (t, str (c, "verdict"), TR (label ? label : ""), ms, ls, vs, NULL);
+}
+
+static void
+add_verdicts (QfReport  *report,
+              JsonArray *verdicts)
+{
+  QfBlock *t;
+
+  if (verdicts == NULL || json_array_get_length (verdicts) == 0)
+    return;
+  t = _qf_report_add_table (report, QF_BLOCK_TABLE);
+  t->verdict_col = 3;
+  _qf_report_table_set_header (t, TR (N_("Criterion")), TR (N_("Measured")), TR (N_("Limit")),
+                               TR (N_("Verdict")), NULL);
+  for (guint i = 0; i < json_array_get_length (verdicts); i++)
+    {
+      JsonObject *c = json_array_get_object_element (verdicts, i);
+      if (c != NULL)
+        add_verdict_row (report, t, c);
+    }
+}
+
+void
+_qf_report_add_step_section (QfReport   *report,
+                             JsonObject *step,
+                             guint       index)
+{
+  const char *test = str (step, "test");
+  const QfStepInfo *info = qf_step_lookup (test != NULL ? test : "");
+  JsonObject *result = obj (step, "result");
+  const char *desc = _qf_report_step_description (report, test, str (step, "key"));
+  g_autofree char *heading = g_strdup_printf ("%u. %s", index,
+                                              _qf_report_step_title (report, step));
+  QfBlock *b;
+
+  _qf_report_add_block (report, QF_BLOCK_HEADING, heading)->level = 1;
+  if (desc != NULL)
+    _qf_report_add_block (report, QF_BLOCK_PARAGRAPH, desc);
+  b = _qf_report_add_table (report, QF_BLOCK_KEY_VALUE);
+  add_status_rows (report, b, step);
+  add_validity_rows (report, b, step, result);
+  add_params_row (report, b, obj (step, "params"));
+  add_classic_command (report, step);
+  add_measured_figures (report, info, result);
+  add_verdicts (report, arr (step, "verdicts"));
+  _qf_report_add_figures (report, step, result);
+}

@@ -3,55 +3,19 @@
  *
  * Takes iperf3's short options (-c -p -u -b -t -O -P -R -l -i -J) and iperf2's -d for both
  * directions, prints one line per interval and the sender/receiver summaries like iperf3, or
- * the step's JSON object with --json. The step runs on a worker thread so SIGINT/SIGTERM can
- * stop it; the intervals measured until then are still printed (exit 2).
+ * the step's JSON object with --json. The step runs on a worker thread (qf-cli-step.h) so
+ * SIGINT/SIGTERM can stop it; the intervals measured until then are still printed (exit 2).
  */
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <glib-unix.h>
-#include <signal.h>
 #include <stdio.h>
 
 #include "qf-auth.h"
 #include "qf-cli.h"
+#include "qf-cli-step.h"
 #include "qf-step-bandwidth.h"
 #include "qf-steps.h"
-
-typedef struct
-{
-  JsonObject    *params;
-  QfStepContext *ctx;
-  JsonObject    *result;
-  GError        *error;
-  gboolean       ok;
-  GMainLoop     *loop;
-} Job;
-
-static gboolean
-quit_idle (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-job_thread (gpointer data)
-{
-  Job *job = data;
-
-  job->ok = qf_step_bandwidth.run (job->params, job->ctx, &job->result, &job->error);
-  /* Through the main context: a quit before g_main_loop_run() started would be lost. */
-  g_idle_add (quit_idle, job->loop);
-  return NULL;
-}
-
-static gboolean
-on_signal (gpointer data)
-{
-  g_atomic_int_set ((gint *) data, 1);
-  return G_SOURCE_CONTINUE;
-}
 
 typedef struct
 {
@@ -179,7 +143,8 @@ qf_cli_bandwidth (int    argc,
                   char **argv)
 {
   g_autoptr(JsonObject) params = json_object_new ();
-  g_autoptr(GMainLoop) loop = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GError) error = NULL;
   g_autofree char *client = NULL, *bitrate = NULL, *len_text = NULL, *window_text = NULL;
   g_autofree char *iface = NULL, *token_file = NULL;
   const char *host;
@@ -189,12 +154,9 @@ qf_cli_bandwidth (int    argc,
   gint port = 5201, parallel = 1;
   gint64 len = 0, window = 0;
   guint64 bps = 0;
-  gint cancel = 0;
   QfStepContext ctx = { 0 };
   Printer printer = { 0 };
-  Job job = { 0 };
-  GThread *thread;
-  guint sigint, sigterm;
+  gboolean ok;
   int exit_code;
   const GOptionEntry entries[] = {
     { "client", 'c', 0, G_OPTION_ARG_STRING, &client, N_("Peer to measure (instead of HOST)"), N_("HOST") },
@@ -281,7 +243,6 @@ qf_cli_bandwidth (int    argc,
 
   printer.quiet = json;
   printer.bidir = bidir || dual;
-  ctx.cancel = &cancel;
   ctx.progress = on_progress;
   ctx.user_data = &printer;
   ctx.peer = host;
@@ -291,33 +252,18 @@ qf_cli_bandwidth (int    argc,
       g_print (_("Connecting to host %s, port %d\n"), host, port);
       g_print ("[ ID] Interval           Bitrate\n");
     }
-  loop = g_main_loop_new (NULL, FALSE);
-  job.params = params;
-  job.ctx = &ctx;
-  job.loop = loop;
-  sigint = g_unix_signal_add (SIGINT, on_signal, &cancel);
-  sigterm = g_unix_signal_add (SIGTERM, on_signal, &cancel);
-  thread = g_thread_new ("qf-bandwidth", job_thread, &job);
-  g_main_loop_run (loop);
-  g_thread_join (thread);
-  g_source_remove (sigint);
-  g_source_remove (sigterm);
+  ok = qf_cli_step_run (&qf_step_bandwidth, params, &ctx, &result, NULL, &error);
 
-  if (job.result != NULL)
+  if (result != NULL)
     {
-      if (!job.ok)
-        json_object_set_string_member (job.result, "error", job.error->message);
+      if (!ok)
+        json_object_set_string_member (result, "error", error->message);
       if (json)
-        qf_cli_print_json (job.result);
-      else if (job.ok)
-        print_summary (job.result);
-      json_object_unref (job.result);
+        qf_cli_print_json (result);
+      else if (ok)
+        print_summary (result);
     }
-  if (!job.ok)
-    {
-      exit_code = qf_cli_error ("bandwidth", job.error);
-      g_error_free (job.error);
-      return exit_code;
-    }
+  if (!ok)
+    return qf_cli_error ("bandwidth", error);
   return QF_CLI_EXIT_OK;
 }

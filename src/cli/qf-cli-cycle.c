@@ -7,6 +7,7 @@
 #include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-cli-net.h"
+#include "qf-cli-step.h"
 #include "qf-steps.h"
 
 static void
@@ -41,7 +42,6 @@ qf_cli_cycle (int    argc,
   int port = 11111, rate_hz = 1000;
   gdouble time_s = 10;
   gboolean json = FALSE, ok;
-  QfStepContext ctx = { 0 };
   int exit_code;
   const GOptionEntry entries[] = {
     { "port", 'p', 0, G_OPTION_ARG_INT, &port, N_("Responder's UDP port (default 11111)"), N_("P") },
@@ -80,7 +80,7 @@ qf_cli_cycle (int    argc,
       json_object_set_string_member (params, "token_file", token_file);
     }
 
-  ok = qf_cli_net_run_step (&qf_step_cycle, params, &ctx, &result, &error);
+  ok = qf_cli_step_run (&qf_step_cycle, params, NULL, &result, NULL, &error);
   if (json && result != NULL)
     qf_cli_print_json (result);
   else if (result != NULL)

@@ -11,6 +11,7 @@
 #include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-cli-net.h"
+#include "qf-cli-step.h"
 #include "qf-sockperf.h"
 #include "qf-steps.h"
 
@@ -59,7 +60,6 @@ qf_cli_latency (int    argc,
   int port = QF_SOCKPERF_DEFAULT_PORT, msg_size = QF_SOCKPERF_MIN_MSG_SIZE;
   gdouble time_s = 30;
   gboolean tcp = FALSE, udp = FALSE, full_rtt = FALSE, spin = FALSE, json = FALSE, ok;
-  QfStepContext ctx = { 0 };
   int exit_code;
   const GOptionEntry entries[] = {
     { "port", 'p', 0, G_OPTION_ARG_INT, &port, N_("Peer's port (default 11111, as sockperf)"), N_("P") },
@@ -116,7 +116,7 @@ qf_cli_latency (int    argc,
                   "cool-down), %s receive\n"),
                 udp ? "UDP" : "TCP", argv[1], port, msg_size, time_s,
                 spin ? _("busy-polling") : _("blocking"));
-  ok = qf_cli_net_run_step (&qf_step_latency, params, &ctx, &result, &error);
+  ok = qf_cli_step_run (&qf_step_latency, params, NULL, &result, NULL, &error);
   if (json && result != NULL)
     qf_cli_print_json (result);
   else if (result != NULL)

@@ -2,31 +2,21 @@
  *
  * Takes cyclictest's own short options too (-t -p -i -l -m -n -q, values attached or not), so
  * the procedure's `cyclictest -m -t1 -p 99 -i 1000 -l 10000` works after `qualify-cli rt`. Runs
- * the "rt" step on a worker thread while the main thread waits in a main loop for SIGINT or
- * SIGTERM, which stop the measurement; the statistics so far are printed, as cyclictest does.
+ * the "rt" step on a worker thread (qf-cli-step.h) so SIGINT or SIGTERM stop the measurement;
+ * the statistics so far are printed, as cyclictest does.
  * Text output ends with one line per thread in cyclictest's format; --json prints the step's
  * result object. */
 #include "config.h"
 
-#include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "qf-cli.h"
+#include "qf-cli-step.h"
 #include "qf-step.h"
 #include "qf-steps.h"
-
-typedef struct
-{
-  JsonObject *params;
-  JsonObject *result;
-  GError     *error;
-  gint        cancel;
-  gboolean    live;         /* print a live line on stderr */
-  GMainLoop  *loop;
-} RtRun;
 
 static gboolean
 is_number (const char *s)
@@ -75,9 +65,9 @@ on_progress (QfStepContext *ctx,
              JsonObject    *live,
              gpointer       user_data)
 {
-  RtRun *run = user_data;
+  gboolean print_live = GPOINTER_TO_INT (user_data);
 
-  if (!run->live || live == NULL)
+  if (!print_live || live == NULL)
     return;
   g_printerr ("\r");
   /* TRANSLATORS: a live status line; C = cycles, as in cyclictest */
@@ -88,37 +78,6 @@ on_progress (QfStepContext *ctx,
               floor (json_object_get_double_member (live, "act_us")),
               floor (json_object_get_double_member (live, "avg_us")),
               floor (json_object_get_double_member (live, "max_us")));
-}
-
-static gboolean
-quit_loop (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-run_step (gpointer data)
-{
-  RtRun *run = data;
-  QfStepContext ctx = { 0 };
-
-  ctx.cancel = &run->cancel;
-  ctx.progress = on_progress;
-  ctx.user_data = run;
-  qf_step_rt.run (run->params, &ctx, &run->result, &run->error);
-  /* Always through the loop: quitting before g_main_loop_run() starts would be lost. */
-  g_idle_add (quit_loop, run->loop);
-  return NULL;
-}
-
-static gboolean
-on_signal (gpointer data)
-{
-  RtRun *run = data;
-
-  g_atomic_int_set (&run->cancel, 1);
-  return G_SOURCE_CONTINUE;
 }
 
 static void
@@ -163,11 +122,11 @@ qf_cli_rt (int    argc,
 {
   g_auto(GStrv) args = split_cyclictest_options (argc, argv);
   g_autoptr(JsonObject) params = json_object_new ();
-  g_autoptr(GMainLoop) loop = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GError) error = NULL;
   g_autofree char *cpus = NULL;
-  RtRun run = { 0 };
-  GThread *thread;
-  guint sigint_id, sigterm_id;
+  QfStepContext ctx = { 0 };
+  gboolean print_live;
   int threads = 0, priority = 99, interval_us = 1000, exit_code;
   gint64 loops = -1;
   gdouble duration_s = 0;
@@ -261,53 +220,37 @@ qf_cli_rt (int    argc,
       json_object_set_object_member (params, "under_load", load);
     }
 
-  loop = g_main_loop_new (NULL, FALSE);
-  run.params = params;
-  run.loop = loop;
-  run.live = !json && !quiet && isatty (STDERR_FILENO);
-  sigint_id = g_unix_signal_add (SIGINT, on_signal, &run);
-  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &run);
-  thread = g_thread_new ("qf-rt-step", run_step, &run);
-  g_main_loop_run (loop);
-  g_thread_join (thread);
-  g_source_remove (sigint_id);
-  g_source_remove (sigterm_id);
-  if (run.live)
+  /* A live line on stderr (\r-rewritten), only when someone watches it. */
+  print_live = !json && !quiet && isatty (STDERR_FILENO);
+  ctx.progress = on_progress;
+  ctx.user_data = GINT_TO_POINTER (print_live);
+  qf_cli_step_run (&qf_step_rt, params, &ctx, &result, NULL, &error);
+  if (print_live)
     g_printerr ("\n");
 
-  if (run.result == NULL)
-    {
-      int code = qf_cli_error ("rt", run.error);
-      g_clear_error (&run.error);
-      return code;
-    }
+  if (result == NULL)
+    return qf_cli_error ("rt", error);
   /* A stop by signal is the user's choice; the figures so far are the result, as in cyclictest. */
-  if (run.error != NULL && !g_error_matches (run.error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED))
-    {
-      int code = qf_cli_error ("rt", run.error);
-      g_clear_error (&run.error);
-      json_object_unref (run.result);
-      return code;
-    }
-  g_clear_error (&run.error);
+  if (error != NULL && !g_error_matches (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED))
+    return qf_cli_error ("rt", error);
 
-  if (!json_object_get_boolean_member (run.result, "valid"))
-    g_printerr (_("qualify-cli rt: warning: %s\n"), json_object_get_string_member (run.result, "reason"));
-  if (json_object_has_member (run.result, "under_load"))
+  if (!json_object_get_boolean_member (result, "valid"))
+    g_printerr (_("qualify-cli rt: warning: %s\n"), json_object_get_string_member (result, "reason"));
+  if (json_object_has_member (result, "under_load"))
     {
-      JsonObject *ul = json_object_get_object_member (run.result, "under_load");
+      JsonObject *ul = json_object_get_object_member (result, "under_load");
       if (!json_object_get_boolean_member (ul, "complete"))
         g_printerr (_("qualify-cli rt: warning: the load ended early: %s\n"),
                     json_object_get_string_member (ul, "error"));
     }
   if (json)
-    qf_cli_print_json (run.result);
+    qf_cli_print_json (result);
   else
     {
-      print_text (run.result);
-      if (json_object_has_member (run.result, "under_load"))
+      print_text (result);
+      if (json_object_has_member (result, "under_load"))
         {
-          JsonObject *ul = json_object_get_object_member (run.result, "under_load");
+          JsonObject *ul = json_object_get_object_member (result, "under_load");
           JsonObject *w = json_object_get_object_member (ul, "workers");
           JsonObject *sum = json_object_get_object_member (json_object_get_object_member (ul, "monitor"),
                                                            "summary");
@@ -322,6 +265,5 @@ qf_cli_rt (int    argc,
                      ? 0.0 : json_object_get_double_member (sum, "load1_max"));
         }
     }
-  json_object_unref (run.result);
   return QF_CLI_EXIT_OK;
 }

@@ -4,93 +4,20 @@
  * stress's own options are accepted as written (-c 4; -i 4 --vm 10 --vm-bytes 1G --vm-hang 100
  * --timeout 100s; -d 1 --hdd-bytes 3G), so the procedure's lines work after `qualify-cli stress`.
  * Without --timeout the load runs until Ctrl-C, as stress does. The step runs on a worker thread
- * while the main thread waits for SIGINT/SIGTERM, which stop every worker within a second; the
- * figures measured so far are then printed. Also home of the helpers shared with
- * `qualify-cli monitor` (qf-cli.h). */
+ * (qf-cli-step.h) while the main thread waits for SIGINT/SIGTERM, which stop every worker within
+ * a second; the figures measured so far are then printed. Also home of the summary printer
+ * shared with `qualify-cli monitor` (qf-cli.h). */
 #include "config.h"
 
-#include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "qf-cli.h"
+#include "qf-cli-step.h"
 #include "qf-step.h"
 #include "qf-steps.h"
 #include "qf-stress.h"
-
-typedef struct
-{
-  const QfStepInfo  *step;
-  JsonObject        *params;
-  JsonObject        *result;
-  GError            *error;
-  gint               cancel;
-  QfStepProgressFunc progress;
-  gpointer           progress_data;
-  GMainLoop         *loop;
-} StepRun;
-
-static gboolean
-quit_loop (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-run_step (gpointer data)
-{
-  StepRun *run = data;
-  QfStepContext ctx = { 0 };
-
-  ctx.cancel = &run->cancel;
-  ctx.progress = run->progress;
-  ctx.user_data = run->progress_data;
-  run->step->run (run->params, &ctx, &run->result, &run->error);
-  /* Always through the loop: g_main_context_invoke() would call quit_loop here, before
-   * g_main_loop_run() starts when the step fails at once, and the quit would be lost. */
-  g_idle_add (quit_loop, run->loop);
-  return NULL;
-}
-
-static gboolean
-on_signal (gpointer data)
-{
-  StepRun *run = data;
-
-  g_atomic_int_set (&run->cancel, 1);
-  return G_SOURCE_CONTINUE;
-}
-
-gboolean
-qf_cli_run_step (const QfStepInfo    *step,
-                 JsonObject          *params,
-                 QfStepProgressFunc   progress,
-                 gpointer             progress_data,
-                 JsonObject         **result,
-                 GError             **error)
-{
-  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-  StepRun run = { step, params, NULL, NULL, 0, progress, progress_data, loop };
-  GThread *thread;
-  guint sigint_id, sigterm_id;
-
-  sigint_id = g_unix_signal_add (SIGINT, on_signal, &run);
-  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &run);
-  thread = g_thread_new ("qf-cli-step", run_step, &run);
-  g_main_loop_run (loop);
-  g_thread_join (thread);
-  g_source_remove (sigint_id);
-  g_source_remove (sigterm_id);
-  *result = run.result;
-  if (run.error != NULL)
-    {
-      g_propagate_error (error, run.error);
-      return FALSE;
-    }
-  return TRUE;
-}
 
 static void
 print_kb (const char *label,
@@ -233,6 +160,7 @@ qf_cli_stress (int    argc,
   int cpu = 0, io = 0, vm = 0, hdd = 0, steps = 0, exit_code;
   gdouble vm_hang_s = -1, monitor_interval_s = 1.0;
   gboolean json = FALSE, verbose = FALSE, quiet = FALSE, tty;
+  QfStepContext ctx = { 0 };
   const GOptionEntry entries[] = {
     { "cpu", 'c', 0, G_OPTION_ARG_INT, &cpu, N_("Workers spinning on sqrt()"), N_("N") },
     { "io", 'i', 0, G_OPTION_ARG_INT, &io, N_("Workers calling sync()"), N_("N") },
@@ -303,8 +231,9 @@ qf_cli_stress (int    argc,
       if (opt_timeout_s < 0)
         g_printerr (_("qualify-cli stress: no --timeout given: running until Ctrl-C\n"));
     }
-  if (!qf_cli_run_step (&qf_step_stress, params, on_progress, GINT_TO_POINTER (tty), &result,
-                        &error)
+  ctx.progress = on_progress;
+  ctx.user_data = GINT_TO_POINTER (tty);
+  if (!qf_cli_step_run (&qf_step_stress, params, &ctx, &result, NULL, &error)
       && !g_error_matches (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED))
     {
       if (tty)

@@ -50,14 +50,6 @@ int qf_cli_rt        (int argc, char **argv);
 int qf_cli_stress    (int argc, char **argv);
 int qf_cli_monitor   (int argc, char **argv);
 
-/* Runs a step on a worker thread while SIGINT/SIGTERM request its stop (qf-cli-stress.c);
- * progress is called on that thread. Returns the step's own return value, result and error. */
-gboolean qf_cli_run_step           (const QfStepInfo    *step,
-                                    JsonObject          *params,
-                                    QfStepProgressFunc   progress,
-                                    gpointer             progress_data,
-                                    JsonObject         **result,
-                                    GError             **error);
 /* Prints a stress or monitor result's summary, top processes and rules (qf-cli-stress.c). */
 void     qf_cli_print_load_summary (JsonObject          *result);
 int qf_cli_run       (int argc, char **argv);

@@ -11,7 +11,6 @@
 #include <glib/gi18n.h>
 #include <stdio.h>
 
-#include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-cli-step.h"
 #include "qf-step-bandwidth.h"
@@ -247,15 +246,7 @@ check_bandwidth_options (BandwidthOptions  *o,
     return qf_cli_errorf ("bandwidth", _("Cannot read the length “%s”: give bytes like 1448 or 128K (at most 1M)."), o->len_text);
   if (!parse_bytes (o->window_text, G_MAXINT32, &o->window))
     return qf_cli_errorf ("bandwidth", _("Cannot read the window “%s”: give bytes like 256K."), o->window_text);
-  if (o->token_file != NULL)
-    {
-      /* A bad token file stops us before anything is printed or sent. */
-      g_autoptr(GError) token_error = NULL;
-      g_autoptr(GBytes) token = qf_auth_token_load (o->token_file, &token_error);
-      if (token == NULL)
-        return qf_cli_error ("bandwidth", token_error);
-    }
-  return QF_CLI_EXIT_OK;
+  return qf_cli_check_token_file ("bandwidth", o->token_file);
 }
 
 /* The "bandwidth" step's params from the checked options. */

@@ -4,7 +4,6 @@
 
 #include <glib/gi18n.h>
 
-#include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-cli-net.h"
 #include "qf-cli-step.h"
@@ -71,14 +70,10 @@ qf_cli_cycle (int    argc,
   json_object_set_double_member (params, "time_s", time_s);
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
+  if (qf_cli_check_token_file ("cycle", token_file) != QF_CLI_EXIT_OK)
+    return QF_CLI_EXIT_ERROR;
   if (token_file != NULL)
-    {
-      /* A bad token file stops us before anything is printed or sent. */
-      g_autoptr(GBytes) token = qf_auth_token_load (token_file, &error);
-      if (token == NULL)
-        return qf_cli_error ("cycle", error);
-      json_object_set_string_member (params, "token_file", token_file);
-    }
+    json_object_set_string_member (params, "token_file", token_file);
 
   ok = qf_cli_step_run (&qf_step_cycle, params, NULL, &result, NULL, &error);
   if (json && result != NULL)

@@ -8,7 +8,6 @@
 
 #include <glib/gi18n.h>
 
-#include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-cli-net.h"
 #include "qf-cli-step.h"
@@ -102,14 +101,10 @@ qf_cli_latency (int    argc,
   json_object_set_boolean_member (params, "spin", spin);
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
+  if (qf_cli_check_token_file ("latency", token_file) != QF_CLI_EXIT_OK)
+    return QF_CLI_EXIT_ERROR;
   if (token_file != NULL)
-    {
-      /* A bad token file stops us before anything is printed or sent. */
-      g_autoptr(GBytes) token = qf_auth_token_load (token_file, &error);
-      if (token == NULL)
-        return qf_cli_error ("latency", error);
-      json_object_set_string_member (params, "token_file", token_file);
-    }
+    json_object_set_string_member (params, "token_file", token_file);
 
   if (!json)
     g_printerr (_("%s ping-pong to %s port %d, %d-byte messages, %g s (+0.45 s warm-up and "

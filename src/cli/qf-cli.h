@@ -41,6 +41,12 @@ int      qf_cli_errorf        (const char          *command,
                                const char          *format,
                                ...) G_GNUC_PRINTF (2, 3);
 
+/* A client's --token-file: reads the access token (qf-auth.h) once so a bad file stops the
+ * subcommand before anything is printed or sent. QF_CLI_EXIT_OK when token_file is NULL or
+ * readable; else prints why and returns QF_CLI_EXIT_ERROR. */
+int      qf_cli_check_token_file (const char       *command,
+                                  const char       *token_file);
+
 /* Prints obj as one JSON document followed by a newline on stdout. */
 void     qf_cli_print_json    (JsonObject          *obj);
 

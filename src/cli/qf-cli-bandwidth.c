@@ -3,55 +3,18 @@
  *
  * Takes iperf3's short options (-c -p -u -b -t -O -P -R -l -i -J) and iperf2's -d for both
  * directions, prints one line per interval and the sender/receiver summaries like iperf3, or
- * the step's JSON object with --json. The step runs on a worker thread so SIGINT/SIGTERM can
- * stop it; the intervals measured until then are still printed (exit 2).
+ * the step's JSON object with --json. The step runs on a worker thread (qf-cli-step.h) so
+ * SIGINT/SIGTERM can stop it; the intervals measured until then are still printed (exit 2).
  */
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <glib-unix.h>
-#include <signal.h>
 #include <stdio.h>
 
-#include "qf-auth.h"
 #include "qf-cli.h"
+#include "qf-cli-step.h"
 #include "qf-step-bandwidth.h"
 #include "qf-steps.h"
-
-typedef struct
-{
-  JsonObject    *params;
-  QfStepContext *ctx;
-  JsonObject    *result;
-  GError        *error;
-  gboolean       ok;
-  GMainLoop     *loop;
-} Job;
-
-static gboolean
-quit_idle (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-job_thread (gpointer data)
-{
-  Job *job = data;
-
-  job->ok = qf_step_bandwidth.run (job->params, job->ctx, &job->result, &job->error);
-  /* Through the main context: a quit before g_main_loop_run() started would be lost. */
-  g_idle_add (quit_idle, job->loop);
-  return NULL;
-}
-
-static gboolean
-on_signal (gpointer data)
-{
-  g_atomic_int_set ((gint *) data, 1);
-  return G_SOURCE_CONTINUE;
-}
 
 typedef struct
 {
@@ -174,150 +137,202 @@ parse_bytes (const char *text,
   return TRUE;
 }
 
+typedef struct
+{
+  char     *client;
+  int       port;
+  gboolean  tcp;
+  gboolean  udp;
+  char     *bitrate;
+  gdouble   time_s;
+  gdouble   omit_s;
+  int       parallel;
+  gboolean  reverse;
+  gboolean  bidir;
+  gboolean  dual;           /* iperf2's -d, the same as --bidir */
+  char     *len_text;
+  gdouble   interval_s;
+  char     *window_text;
+  gboolean  nodelay;
+  gboolean  zerocopy;
+  gdouble   connect_s;
+  gdouble   stall_s;
+  char     *iface;
+  char     *token_file;
+  gboolean  json;
+
+  /* read from the above by check_bandwidth_options () */
+  const char *host;
+  guint64     bps;
+  gint64      len;
+  gint64      window;
+} BandwidthOptions;
+
+static void
+bandwidth_options_clear (BandwidthOptions *o)
+{
+  g_free (o->client);
+  g_free (o->bitrate);
+  g_free (o->len_text);
+  g_free (o->window_text);
+  g_free (o->iface);
+  g_free (o->token_file);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BandwidthOptions, bandwidth_options_clear)
+
+/* Parses argv (iperf3's spellings) into o; FALSE with *exit_code set when the caller should
+ * return at once. */
+static gboolean
+parse_bandwidth_options (BandwidthOptions   *o,
+                         int                *argc,
+                         char             ***argv,
+                         int                *exit_code)
+{
+  const GOptionEntry entries[] = {
+    { "client", 'c', 0, G_OPTION_ARG_STRING, &o->client, N_("Peer to measure (instead of HOST)"), N_("HOST") },
+    { "port", 'p', 0, G_OPTION_ARG_INT, &o->port, N_("Port of the bandwidth responder (default 5201)"), N_("P") },
+    { "tcp", 0, 0, G_OPTION_ARG_NONE, &o->tcp, N_("Measure TCP throughput (default)"), NULL },
+    { "udp", 'u', 0, G_OPTION_ARG_NONE, &o->udp, N_("Measure UDP throughput, loss and jitter"), NULL },
+    { "bitrate", 'b', 0, G_OPTION_ARG_STRING, &o->bitrate,
+      N_("Target bit/s per stream, K/M/G suffixes (default: TCP unlimited, UDP 1M)"), N_("RATE") },
+    { "time", 't', 0, G_OPTION_ARG_DOUBLE, &o->time_s, N_("Seconds to measure (default 10)"), N_("S") },
+    { "omit", 'O', 0, G_OPTION_ARG_DOUBLE, &o->omit_s, N_("Warm-up seconds not counted (default 0)"), N_("S") },
+    { "parallel", 'P', 0, G_OPTION_ARG_INT, &o->parallel, N_("Parallel streams per direction (default 1)"), N_("N") },
+    { "reverse", 'R', 0, G_OPTION_ARG_NONE, &o->reverse, N_("The peer sends, this PC receives"), NULL },
+    { "bidir", 0, 0, G_OPTION_ARG_NONE, &o->bidir, N_("Both directions at once"), NULL },
+    { "dualtest", 'd', 0, G_OPTION_ARG_NONE, &o->dual, N_("Both directions at once (iperf2's -d)"), NULL },
+    { "len", 'l', 0, G_OPTION_ARG_STRING, &o->len_text,
+      N_("Bytes per write / datagram, K/M suffixes (default: 16 × MSS for TCP)"), N_("BYTES") },
+    { "interval", 'i', 0, G_OPTION_ARG_DOUBLE, &o->interval_s, N_("Seconds between reports (default 1)"), N_("S") },
+    { "window", 'w', 0, G_OPTION_ARG_STRING, &o->window_text, N_("Socket buffer size, K/M suffixes"), N_("BYTES") },
+    { "no-delay", 'N', 0, G_OPTION_ARG_NONE, &o->nodelay, N_("Set TCP_NODELAY"), NULL },
+    { "zerocopy", 'Z', 0, G_OPTION_ARG_NONE, &o->zerocopy, N_("Send TCP with MSG_ZEROCOPY"), NULL },
+    { "connect-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->connect_s, N_("Seconds to wait for the peer (default 5)"), N_("S") },
+    { "stall-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->stall_s,
+      N_("End the test with an error when no data moves for S seconds (default 10)"), N_("S") },
+    { "iface", 0, 0, G_OPTION_ARG_STRING, &o->iface,
+      N_("Interface whose rx/tx kB/s to report (default: the one the test uses)"), N_("IF") },
+    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &o->token_file,
+      N_("Prove the responder's access token read from FILE (serve --token-file)"), N_("FILE") },
+    { "json", 'J', 0, G_OPTION_ARG_NONE, &o->json, N_("Print one JSON object on stdout"), NULL },
+    { NULL }
+  };
+
+  return qf_cli_parse_options ("bandwidth", _("HOST"),
+                               _("Measure TCP/UDP throughput to a helper machine running “qualify-cli serve” or “iperf3 -s”."),
+                               entries, argc, argv, exit_code);
+}
+
+/* Picks the host and reads the sizes and rate; returns QF_CLI_EXIT_OK or prints why not. */
+static int
+check_bandwidth_options (BandwidthOptions  *o,
+                         int                argc,
+                         char             **argv)
+{
+  if (o->client != NULL && argc == 1)
+    o->host = o->client;
+  else if (o->client == NULL && argc == 2)
+    o->host = argv[1];
+  else
+    return qf_cli_errorf ("bandwidth", _("Give exactly one peer: qualify-cli bandwidth HOST (or -c HOST)."));
+  if (o->tcp && o->udp)
+    return qf_cli_errorf ("bandwidth", _("Choose --tcp or --udp, not both."));
+  if (o->reverse && (o->bidir || o->dual))
+    return qf_cli_errorf ("bandwidth", _("Choose --reverse or --bidir, not both."));
+  if (o->bitrate != NULL && !qf_step_bandwidth_parse_rate (o->bitrate, &o->bps))
+    return qf_cli_errorf ("bandwidth", _("Cannot read the bitrate “%s”: give bit/s like 100M or 1G."), o->bitrate);
+  if (!parse_bytes (o->len_text, 1024 * 1024, &o->len))
+    return qf_cli_errorf ("bandwidth", _("Cannot read the length “%s”: give bytes like 1448 or 128K (at most 1M)."), o->len_text);
+  if (!parse_bytes (o->window_text, G_MAXINT32, &o->window))
+    return qf_cli_errorf ("bandwidth", _("Cannot read the window “%s”: give bytes like 256K."), o->window_text);
+  return qf_cli_check_token_file ("bandwidth", o->token_file);
+}
+
+/* The "bandwidth" step's params from the checked options. */
+static JsonObject *
+build_bandwidth_params (const BandwidthOptions *o)
+{
+  JsonObject *params = json_object_new ();
+
+  json_object_set_string_member (params, "host", o->host);
+  json_object_set_int_member (params, "port", o->port);
+  json_object_set_string_member (params, "protocol", o->udp ? "udp" : "tcp");
+  if (o->bps > 0)
+    json_object_set_int_member (params, "bitrate", (gint64) o->bps);
+  json_object_set_double_member (params, "time_s", o->time_s);
+  json_object_set_double_member (params, "omit_s", o->omit_s);
+  json_object_set_int_member (params, "parallel", o->parallel);
+  json_object_set_string_member (params, "direction",
+                                 o->reverse ? "down" : (o->bidir || o->dual) ? "bidir" : "up");
+  json_object_set_int_member (params, "len", o->len);
+  json_object_set_double_member (params, "interval_s", o->interval_s);
+  json_object_set_double_member (params, "connect_timeout_s", o->connect_s);
+  json_object_set_double_member (params, "stall_timeout_s", o->stall_s);
+  if (o->window > 0)
+    json_object_set_int_member (params, "window", o->window);
+  if (o->nodelay)
+    json_object_set_boolean_member (params, "nodelay", TRUE);
+  if (o->zerocopy)
+    json_object_set_boolean_member (params, "zerocopy", TRUE);
+  if (o->iface != NULL)
+    json_object_set_string_member (params, "iface", o->iface);
+  if (o->token_file != NULL)
+    json_object_set_string_member (params, "token_file", o->token_file);
+  return params;
+}
+
+/* Runs the step with iperf3's interval lines (unless --json), then prints the summary or the
+ * JSON object, which after a failure carries the error too. */
+static int
+measure_and_print (const BandwidthOptions *o,
+                   JsonObject             *params)
+{
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GError) error = NULL;
+  QfStepContext ctx = { 0 };
+  Printer printer = { .quiet = o->json, .bidir = o->bidir || o->dual };
+  gboolean ok;
+
+  ctx.progress = on_progress;
+  ctx.user_data = &printer;
+  ctx.peer = o->host;
+  if (!o->json)
+    {
+      g_print (_("Connecting to host %s, port %d\n"), o->host, o->port);
+      g_print ("[ ID] Interval           Bitrate\n");
+    }
+  ok = qf_cli_step_run (&qf_step_bandwidth, params, &ctx, &result, &error);
+
+  if (result != NULL)
+    {
+      if (!ok)
+        json_object_set_string_member (result, "error", error->message);
+      if (o->json)
+        qf_cli_print_json (result);
+      else if (ok)
+        print_summary (result);
+    }
+  if (!ok)
+    return qf_cli_error ("bandwidth", error);
+  return QF_CLI_EXIT_OK;
+}
+
 int
 qf_cli_bandwidth (int    argc,
                   char **argv)
 {
-  g_autoptr(JsonObject) params = json_object_new ();
-  g_autoptr(GMainLoop) loop = NULL;
-  g_autofree char *client = NULL, *bitrate = NULL, *len_text = NULL, *window_text = NULL;
-  g_autofree char *iface = NULL, *token_file = NULL;
-  const char *host;
-  gboolean tcp = FALSE, udp = FALSE, reverse = FALSE, bidir = FALSE, dual = FALSE, json = FALSE;
-  gboolean nodelay = FALSE, zerocopy = FALSE;
-  gdouble time_s = 10, omit_s = 0, interval_s = 1, connect_s = 5, stall_s = 10;
-  gint port = 5201, parallel = 1;
-  gint64 len = 0, window = 0;
-  guint64 bps = 0;
-  gint cancel = 0;
-  QfStepContext ctx = { 0 };
-  Printer printer = { 0 };
-  Job job = { 0 };
-  GThread *thread;
-  guint sigint, sigterm;
-  int exit_code;
-  const GOptionEntry entries[] = {
-    { "client", 'c', 0, G_OPTION_ARG_STRING, &client, N_("Peer to measure (instead of HOST)"), N_("HOST") },
-    { "port", 'p', 0, G_OPTION_ARG_INT, &port, N_("Port of the bandwidth responder (default 5201)"), N_("P") },
-    { "tcp", 0, 0, G_OPTION_ARG_NONE, &tcp, N_("Measure TCP throughput (default)"), NULL },
-    { "udp", 'u', 0, G_OPTION_ARG_NONE, &udp, N_("Measure UDP throughput, loss and jitter"), NULL },
-    { "bitrate", 'b', 0, G_OPTION_ARG_STRING, &bitrate,
-      N_("Target bit/s per stream, K/M/G suffixes (default: TCP unlimited, UDP 1M)"), N_("RATE") },
-    { "time", 't', 0, G_OPTION_ARG_DOUBLE, &time_s, N_("Seconds to measure (default 10)"), N_("S") },
-    { "omit", 'O', 0, G_OPTION_ARG_DOUBLE, &omit_s, N_("Warm-up seconds not counted (default 0)"), N_("S") },
-    { "parallel", 'P', 0, G_OPTION_ARG_INT, &parallel, N_("Parallel streams per direction (default 1)"), N_("N") },
-    { "reverse", 'R', 0, G_OPTION_ARG_NONE, &reverse, N_("The peer sends, this PC receives"), NULL },
-    { "bidir", 0, 0, G_OPTION_ARG_NONE, &bidir, N_("Both directions at once"), NULL },
-    { "dualtest", 'd', 0, G_OPTION_ARG_NONE, &dual, N_("Both directions at once (iperf2's -d)"), NULL },
-    { "len", 'l', 0, G_OPTION_ARG_STRING, &len_text,
-      N_("Bytes per write / datagram, K/M suffixes (default: 16 × MSS for TCP)"), N_("BYTES") },
-    { "interval", 'i', 0, G_OPTION_ARG_DOUBLE, &interval_s, N_("Seconds between reports (default 1)"), N_("S") },
-    { "window", 'w', 0, G_OPTION_ARG_STRING, &window_text, N_("Socket buffer size, K/M suffixes"), N_("BYTES") },
-    { "no-delay", 'N', 0, G_OPTION_ARG_NONE, &nodelay, N_("Set TCP_NODELAY"), NULL },
-    { "zerocopy", 'Z', 0, G_OPTION_ARG_NONE, &zerocopy, N_("Send TCP with MSG_ZEROCOPY"), NULL },
-    { "connect-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &connect_s, N_("Seconds to wait for the peer (default 5)"), N_("S") },
-    { "stall-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &stall_s,
-      N_("End the test with an error when no data moves for S seconds (default 10)"), N_("S") },
-    { "iface", 0, 0, G_OPTION_ARG_STRING, &iface,
-      N_("Interface whose rx/tx kB/s to report (default: the one the test uses)"), N_("IF") },
-    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
-      N_("Prove the responder's access token read from FILE (serve --token-file)"), N_("FILE") },
-    { "json", 'J', 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
-    { NULL }
+  g_auto(BandwidthOptions) o = {
+    .port = 5201, .time_s = 10, .parallel = 1, .interval_s = 1, .connect_s = 5, .stall_s = 10,
   };
+  g_autoptr(JsonObject) params = NULL;
+  int exit_code;
 
-  if (!qf_cli_parse_options ("bandwidth", _("HOST"),
-                             _("Measure TCP/UDP throughput to a helper machine running “qualify-cli serve” or “iperf3 -s”."),
-                             entries, &argc, &argv, &exit_code))
+  if (!parse_bandwidth_options (&o, &argc, &argv, &exit_code))
     return exit_code;
-
-  if (client != NULL && argc == 1)
-    host = client;
-  else if (client == NULL && argc == 2)
-    host = argv[1];
-  else
-    return qf_cli_errorf ("bandwidth", _("Give exactly one peer: qualify-cli bandwidth HOST (or -c HOST)."));
-  if (tcp && udp)
-    return qf_cli_errorf ("bandwidth", _("Choose --tcp or --udp, not both."));
-  if (reverse && (bidir || dual))
-    return qf_cli_errorf ("bandwidth", _("Choose --reverse or --bidir, not both."));
-  if (bitrate != NULL && !qf_step_bandwidth_parse_rate (bitrate, &bps))
-    return qf_cli_errorf ("bandwidth", _("Cannot read the bitrate “%s”: give bit/s like 100M or 1G."), bitrate);
-  if (!parse_bytes (len_text, 1024 * 1024, &len))
-    return qf_cli_errorf ("bandwidth", _("Cannot read the length “%s”: give bytes like 1448 or 128K (at most 1M)."), len_text);
-  if (!parse_bytes (window_text, G_MAXINT32, &window))
-    return qf_cli_errorf ("bandwidth", _("Cannot read the window “%s”: give bytes like 256K."), window_text);
-
-  json_object_set_string_member (params, "host", host);
-  json_object_set_int_member (params, "port", port);
-  json_object_set_string_member (params, "protocol", udp ? "udp" : "tcp");
-  if (bps > 0)
-    json_object_set_int_member (params, "bitrate", (gint64) bps);
-  json_object_set_double_member (params, "time_s", time_s);
-  json_object_set_double_member (params, "omit_s", omit_s);
-  json_object_set_int_member (params, "parallel", parallel);
-  json_object_set_string_member (params, "direction", reverse ? "down" : (bidir || dual) ? "bidir" : "up");
-  json_object_set_int_member (params, "len", len);
-  json_object_set_double_member (params, "interval_s", interval_s);
-  json_object_set_double_member (params, "connect_timeout_s", connect_s);
-  json_object_set_double_member (params, "stall_timeout_s", stall_s);
-  if (window > 0)
-    json_object_set_int_member (params, "window", window);
-  if (nodelay)
-    json_object_set_boolean_member (params, "nodelay", TRUE);
-  if (zerocopy)
-    json_object_set_boolean_member (params, "zerocopy", TRUE);
-  if (iface != NULL)
-    json_object_set_string_member (params, "iface", iface);
-  if (token_file != NULL)
-    {
-      /* A bad token file stops us before anything is printed or sent. */
-      g_autoptr(GError) token_error = NULL;
-      g_autoptr(GBytes) token = qf_auth_token_load (token_file, &token_error);
-      if (token == NULL)
-        return qf_cli_error ("bandwidth", token_error);
-      json_object_set_string_member (params, "token_file", token_file);
-    }
-
-  printer.quiet = json;
-  printer.bidir = bidir || dual;
-  ctx.cancel = &cancel;
-  ctx.progress = on_progress;
-  ctx.user_data = &printer;
-  ctx.peer = host;
-
-  if (!json)
-    {
-      g_print (_("Connecting to host %s, port %d\n"), host, port);
-      g_print ("[ ID] Interval           Bitrate\n");
-    }
-  loop = g_main_loop_new (NULL, FALSE);
-  job.params = params;
-  job.ctx = &ctx;
-  job.loop = loop;
-  sigint = g_unix_signal_add (SIGINT, on_signal, &cancel);
-  sigterm = g_unix_signal_add (SIGTERM, on_signal, &cancel);
-  thread = g_thread_new ("qf-bandwidth", job_thread, &job);
-  g_main_loop_run (loop);
-  g_thread_join (thread);
-  g_source_remove (sigint);
-  g_source_remove (sigterm);
-
-  if (job.result != NULL)
-    {
-      if (!job.ok)
-        json_object_set_string_member (job.result, "error", job.error->message);
-      if (json)
-        qf_cli_print_json (job.result);
-      else if (job.ok)
-        print_summary (job.result);
-      json_object_unref (job.result);
-    }
-  if (!job.ok)
-    {
-      exit_code = qf_cli_error ("bandwidth", job.error);
-      g_error_free (job.error);
-      return exit_code;
-    }
-  return QF_CLI_EXIT_OK;
+  exit_code = check_bandwidth_options (&o, argc, argv);
+  if (exit_code != QF_CLI_EXIT_OK)
+    return exit_code;
+  params = build_bandwidth_params (&o);
+  return measure_and_print (&o, params);
 }

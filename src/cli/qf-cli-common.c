@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 #include <stdio.h>
 
+#include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-json.h"
 
@@ -75,6 +76,21 @@ qf_cli_errorf (const char *command,
   va_end (args);
   g_printerr ("qualify-cli %s: %s\n", command, message);
   return QF_CLI_EXIT_ERROR;
+}
+
+int
+qf_cli_check_token_file (const char *command,
+                         const char *token_file)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) token = NULL;
+
+  if (token_file == NULL)
+    return QF_CLI_EXIT_OK;
+  token = qf_auth_token_load (token_file, &error);
+  if (token == NULL)
+    return qf_cli_error (command, error);
+  return QF_CLI_EXIT_OK;
 }
 
 void

@@ -4,9 +4,9 @@
 
 #include <glib/gi18n.h>
 
-#include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-cli-net.h"
+#include "qf-cli-step.h"
 #include "qf-steps.h"
 
 static void
@@ -41,7 +41,6 @@ qf_cli_cycle (int    argc,
   int port = 11111, rate_hz = 1000;
   gdouble time_s = 10;
   gboolean json = FALSE, ok;
-  QfStepContext ctx = { 0 };
   int exit_code;
   const GOptionEntry entries[] = {
     { "port", 'p', 0, G_OPTION_ARG_INT, &port, N_("Responder's UDP port (default 11111)"), N_("P") },
@@ -71,16 +70,12 @@ qf_cli_cycle (int    argc,
   json_object_set_double_member (params, "time_s", time_s);
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
+  if (qf_cli_check_token_file ("cycle", token_file) != QF_CLI_EXIT_OK)
+    return QF_CLI_EXIT_ERROR;
   if (token_file != NULL)
-    {
-      /* A bad token file stops us before anything is printed or sent. */
-      g_autoptr(GBytes) token = qf_auth_token_load (token_file, &error);
-      if (token == NULL)
-        return qf_cli_error ("cycle", error);
-      json_object_set_string_member (params, "token_file", token_file);
-    }
+    json_object_set_string_member (params, "token_file", token_file);
 
-  ok = qf_cli_net_run_step (&qf_step_cycle, params, &ctx, &result, &error);
+  ok = qf_cli_step_run (&qf_step_cycle, params, NULL, &result, &error);
   if (json && result != NULL)
     qf_cli_print_json (result);
   else if (result != NULL)

@@ -8,9 +8,9 @@
 
 #include <glib/gi18n.h>
 
-#include "qf-auth.h"
 #include "qf-cli.h"
 #include "qf-cli-net.h"
+#include "qf-cli-step.h"
 #include "qf-sockperf.h"
 #include "qf-steps.h"
 
@@ -59,7 +59,6 @@ qf_cli_latency (int    argc,
   int port = QF_SOCKPERF_DEFAULT_PORT, msg_size = QF_SOCKPERF_MIN_MSG_SIZE;
   gdouble time_s = 30;
   gboolean tcp = FALSE, udp = FALSE, full_rtt = FALSE, spin = FALSE, json = FALSE, ok;
-  QfStepContext ctx = { 0 };
   int exit_code;
   const GOptionEntry entries[] = {
     { "port", 'p', 0, G_OPTION_ARG_INT, &port, N_("Peer's port (default 11111, as sockperf)"), N_("P") },
@@ -102,21 +101,17 @@ qf_cli_latency (int    argc,
   json_object_set_boolean_member (params, "spin", spin);
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
+  if (qf_cli_check_token_file ("latency", token_file) != QF_CLI_EXIT_OK)
+    return QF_CLI_EXIT_ERROR;
   if (token_file != NULL)
-    {
-      /* A bad token file stops us before anything is printed or sent. */
-      g_autoptr(GBytes) token = qf_auth_token_load (token_file, &error);
-      if (token == NULL)
-        return qf_cli_error ("latency", error);
-      json_object_set_string_member (params, "token_file", token_file);
-    }
+    json_object_set_string_member (params, "token_file", token_file);
 
   if (!json)
     g_printerr (_("%s ping-pong to %s port %d, %d-byte messages, %g s (+0.45 s warm-up and "
                   "cool-down), %s receive\n"),
                 udp ? "UDP" : "TCP", argv[1], port, msg_size, time_s,
                 spin ? _("busy-polling") : _("blocking"));
-  ok = qf_cli_net_run_step (&qf_step_latency, params, &ctx, &result, &error);
+  ok = qf_cli_step_run (&qf_step_latency, params, NULL, &result, &error);
   if (json && result != NULL)
     qf_cli_print_json (result);
   else if (result != NULL)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "qf-cli.h"
+#include "qf-cli-step.h"
 #include "qf-step.h"
 #include "qf-steps.h"
 #include "qf-stress.h"
@@ -49,6 +50,7 @@ qf_cli_monitor (int    argc,
   g_autofree char *duration = NULL;
   gdouble interval_s = 1.0, duration_s = 10.0;
   gboolean json = FALSE, quiet = FALSE;
+  QfStepContext ctx = { 0 };
   int exit_code;
   const GOptionEntry entries[] = {
     { "duration", 0, 0, G_OPTION_ARG_STRING, &duration,
@@ -80,8 +82,9 @@ qf_cli_monitor (int    argc,
   if (!json && !quiet)
     /* TRANSLATORS: column heads of the live table; keep the widths (7, 7, 7, 12, 9) */
     g_print ("%s\n", _("  %busy     %wa   load1    available  disk%util"));
-  if (!qf_cli_run_step (&qf_step_monitor, params, on_progress, GINT_TO_POINTER (!json && !quiet),
-                        &result, &error)
+  ctx.progress = on_progress;
+  ctx.user_data = GINT_TO_POINTER (!json && !quiet);
+  if (!qf_cli_step_run (&qf_step_monitor, params, &ctx, &result, &error)
       && !g_error_matches (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED))
     return qf_cli_error ("monitor", error);
   if (result == NULL)

@@ -10,6 +10,7 @@
 
 #include "qf-cli.h"
 #include "qf-cli-net.h"
+#include "qf-cli-step.h"
 #include "qf-ping.h"
 #include "qf-steps.h"
 
@@ -166,7 +167,7 @@ qf_cli_ping (int    argc,
 
   if (!json)
     g_print ("PING %s %d(%d) bytes of data.\n", argv[1], size, size + 28);
-  ok = qf_cli_net_run_step (&qf_step_ping, params, &ctx, &result, &error);
+  ok = qf_cli_step_run (&qf_step_ping, params, &ctx, &result, &error);
   print_replies (&printer);
 
   if (json && result != NULL)

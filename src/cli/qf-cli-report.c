@@ -53,6 +53,45 @@ load_signer (const char *command,
   return TRUE;
 }
 
+/* Says which files were written and whether they are signed: one JSON object with --json. */
+static void
+print_written (const char *pdf,
+               const char *html,
+               QfReport   *report,
+               QfSigner   *signer,
+               gboolean    json)
+{
+  if (json)
+    {
+      g_autoptr(JsonObject) obj = json_object_new ();
+      if (pdf != NULL)
+        json_object_set_string_member (obj, "pdf", pdf);
+      else
+        json_object_set_null_member (obj, "pdf");
+      if (html != NULL)
+        json_object_set_string_member (obj, "html", html);
+      else
+        json_object_set_null_member (obj, "html");
+      json_object_set_string_member (obj, "language", qf_report_get_language (report));
+      json_object_set_boolean_member (obj, "signed", signer != NULL);
+      if (signer != NULL)
+        {
+          g_autofree char *subject = qf_signer_get_subject (signer);
+          json_object_set_string_member (obj, "signer", subject);
+        }
+      qf_cli_print_json (obj);
+    }
+  else
+    {
+      if (pdf != NULL)
+        g_printerr (_("Wrote %s\n"), pdf);
+      if (html != NULL)
+        g_printerr (_("Wrote %s\n"), html);
+      if (signer == NULL)
+        g_printerr ("%s\n", _("The reports are not signed. Create a certificate with “qualify-cli cert create --name NAME” to sign them."));
+    }
+}
+
 int
 qf_cli_report (int    argc,
                char **argv)
@@ -113,35 +152,7 @@ qf_cli_report (int    argc,
       return qf_cli_error ("report", error);
     }
 
-  if (json)
-    {
-      g_autoptr(JsonObject) obj = json_object_new ();
-      if (pdf != NULL)
-        json_object_set_string_member (obj, "pdf", pdf);
-      else
-        json_object_set_null_member (obj, "pdf");
-      if (html != NULL)
-        json_object_set_string_member (obj, "html", html);
-      else
-        json_object_set_null_member (obj, "html");
-      json_object_set_string_member (obj, "language", qf_report_get_language (report));
-      json_object_set_boolean_member (obj, "signed", signer != NULL);
-      if (signer != NULL)
-        {
-          g_autofree char *subject = qf_signer_get_subject (signer);
-          json_object_set_string_member (obj, "signer", subject);
-        }
-      qf_cli_print_json (obj);
-    }
-  else
-    {
-      if (pdf != NULL)
-        g_printerr (_("Wrote %s\n"), pdf);
-      if (html != NULL)
-        g_printerr (_("Wrote %s\n"), html);
-      if (signer == NULL)
-        g_printerr ("%s\n", _("The reports are not signed. Create a certificate with “qualify-cli cert create --name NAME” to sign them."));
-    }
+  print_written (pdf, html, report, signer, json);
   return QF_CLI_EXIT_OK;
 }
 

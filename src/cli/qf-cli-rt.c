@@ -2,31 +2,21 @@
  *
  * Takes cyclictest's own short options too (-t -p -i -l -m -n -q, values attached or not), so
  * the procedure's `cyclictest -m -t1 -p 99 -i 1000 -l 10000` works after `qualify-cli rt`. Runs
- * the "rt" step on a worker thread while the main thread waits in a main loop for SIGINT or
- * SIGTERM, which stop the measurement; the statistics so far are printed, as cyclictest does.
+ * the "rt" step on a worker thread (qf-cli-step.h) so SIGINT or SIGTERM stop the measurement;
+ * the statistics so far are printed, as cyclictest does.
  * Text output ends with one line per thread in cyclictest's format; --json prints the step's
  * result object. */
 #include "config.h"
 
-#include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "qf-cli.h"
+#include "qf-cli-step.h"
 #include "qf-step.h"
 #include "qf-steps.h"
-
-typedef struct
-{
-  JsonObject *params;
-  JsonObject *result;
-  GError     *error;
-  gint        cancel;
-  gboolean    live;         /* print a live line on stderr */
-  GMainLoop  *loop;
-} RtRun;
 
 static gboolean
 is_number (const char *s)
@@ -75,9 +65,9 @@ on_progress (QfStepContext *ctx,
              JsonObject    *live,
              gpointer       user_data)
 {
-  RtRun *run = user_data;
+  gboolean print_live = GPOINTER_TO_INT (user_data);
 
-  if (!run->live || live == NULL)
+  if (!print_live || live == NULL)
     return;
   g_printerr ("\r");
   /* TRANSLATORS: a live status line; C = cycles, as in cyclictest */
@@ -88,37 +78,6 @@ on_progress (QfStepContext *ctx,
               floor (json_object_get_double_member (live, "act_us")),
               floor (json_object_get_double_member (live, "avg_us")),
               floor (json_object_get_double_member (live, "max_us")));
-}
-
-static gboolean
-quit_loop (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-run_step (gpointer data)
-{
-  RtRun *run = data;
-  QfStepContext ctx = { 0 };
-
-  ctx.cancel = &run->cancel;
-  ctx.progress = on_progress;
-  ctx.user_data = run;
-  qf_step_rt.run (run->params, &ctx, &run->result, &run->error);
-  /* Always through the loop: quitting before g_main_loop_run() starts would be lost. */
-  g_idle_add (quit_loop, run->loop);
-  return NULL;
-}
-
-static gboolean
-on_signal (gpointer data)
-{
-  RtRun *run = data;
-
-  g_atomic_int_set (&run->cancel, 1);
-  return G_SOURCE_CONTINUE;
 }
 
 static void
@@ -157,62 +116,119 @@ print_text (JsonObject *result)
     }
 }
 
-int
-qf_cli_rt (int    argc,
-           char **argv)
+/* Prints the under-load line that follows the per-thread lines. */
+static void
+print_under_load (JsonObject *result)
+{
+  JsonObject *ul = json_object_get_object_member (result, "under_load");
+  JsonObject *w = json_object_get_object_member (ul, "workers");
+  JsonObject *sum = json_object_get_object_member (json_object_get_object_member (ul, "monitor"),
+                                                   "summary");
+  JsonNode *busy = json_object_get_member (sum, "cpu_busy_avg_pct");
+
+  g_print (_("# Under load: %lld cpu, %lld io, %lld vm, %lld hdd workers; CPU busy %.0f %% on average, load average up to %.2f\n"),
+           (long long) json_object_get_int_member (w, "cpu"),
+           (long long) json_object_get_int_member (w, "io"),
+           (long long) json_object_get_int_member (w, "vm"),
+           (long long) json_object_get_int_member (w, "hdd"),
+           busy != NULL && !JSON_NODE_HOLDS_NULL (busy) ? json_node_get_double (busy) : 0.0,
+           json_object_get_null_member (sum, "load1_max")
+             ? 0.0 : json_object_get_double_member (sum, "load1_max"));
+}
+
+/* Warnings on stderr: a measurement without real-time priority, a load that ended early. */
+static void
+print_warnings (JsonObject *result)
+{
+  if (!json_object_get_boolean_member (result, "valid"))
+    g_printerr (_("qualify-cli rt: warning: %s\n"), json_object_get_string_member (result, "reason"));
+  if (json_object_has_member (result, "under_load"))
+    {
+      JsonObject *ul = json_object_get_object_member (result, "under_load");
+      if (!json_object_get_boolean_member (ul, "complete"))
+        g_printerr (_("qualify-cli rt: warning: the load ended early: %s\n"),
+                    json_object_get_string_member (ul, "error"));
+    }
+}
+
+typedef struct
+{
+  int       threads;
+  char     *cpus;
+  int       priority;
+  int       interval_us;
+  gint64    loops;
+  gdouble   duration_s;
+  gboolean  json;
+  gboolean  quiet;
+  gboolean  mlock;          /* accepted for cyclictest: memory is always locked */
+  gboolean  nanosleep;      /* accepted for cyclictest: clock_nanosleep is always used */
+  gboolean  under_load;
+  int       load_cpu;
+  int       load_io;
+  int       load_vm;
+  int       load_hdd;
+  gdouble   load_vm_hang_s;
+  char     *load_vm_bytes;
+  char     *load_hdd_bytes;
+  char     *load_dir;
+} RtOptions;
+
+static void
+rt_options_clear (RtOptions *o)
+{
+  g_free (o->cpus);
+  g_free (o->load_vm_bytes);
+  g_free (o->load_hdd_bytes);
+  g_free (o->load_dir);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RtOptions, rt_options_clear)
+
+/* Parses argv (cyclictest's spellings too) into o; FALSE with *exit_code set when the caller
+ * should return at once. */
+static gboolean
+parse_rt_options (RtOptions  *o,
+                  int         argc,
+                  char      **argv,
+                  int        *exit_code)
 {
   g_auto(GStrv) args = split_cyclictest_options (argc, argv);
-  g_autoptr(JsonObject) params = json_object_new ();
-  g_autoptr(GMainLoop) loop = NULL;
-  g_autofree char *cpus = NULL;
-  RtRun run = { 0 };
-  GThread *thread;
-  guint sigint_id, sigterm_id;
-  int threads = 0, priority = 99, interval_us = 1000, exit_code;
-  gint64 loops = -1;
-  gdouble duration_s = 0;
-  gboolean json = FALSE, quiet = FALSE, mlock = FALSE, nanosleep = FALSE;
-  gboolean under_load = FALSE;
-  int load_cpu = -1, load_io = 0, load_vm = 0, load_hdd = 0;
-  gdouble load_vm_hang_s = -1;
-  g_autofree char *load_vm_bytes = NULL;
-  g_autofree char *load_hdd_bytes = NULL;
-  g_autofree char *load_dir = NULL;
   const GOptionEntry entries[] = {
-    { "threads", 't', 0, G_OPTION_ARG_INT, &threads,
+    { "threads", 't', 0, G_OPTION_ARG_INT, &o->threads,
       N_("Measurement threads (default 1; -t alone: one per CPU)"), N_("N") },
-    { "cpus", 0, 0, G_OPTION_ARG_STRING, &cpus,
+    { "cpus", 0, 0, G_OPTION_ARG_STRING, &o->cpus,
       N_("One thread pinned to each CPU in LIST, e.g. 0-3,6"), N_("LIST") },
-    { "priority", 'p', 0, G_OPTION_ARG_INT, &priority,
+    { "priority", 'p', 0, G_OPTION_ARG_INT, &o->priority,
       N_("SCHED_FIFO priority, 1…99 (default 99; 0 = no real-time)"), N_("P") },
-    { "interval-us", 'i', 0, G_OPTION_ARG_INT, &interval_us,
+    { "interval-us", 'i', 0, G_OPTION_ARG_INT, &o->interval_us,
       N_("Interval between wake-ups in µs (default 1000)"), N_("I") },
-    { "loops", 'l', 0, G_OPTION_ARG_INT64, &loops,
+    { "loops", 'l', 0, G_OPTION_ARG_INT64, &o->loops,
       N_("Cycles per thread (default 10000; 0 = until stopped)"), N_("L") },
-    { "duration", 0, 0, G_OPTION_ARG_DOUBLE, &duration_s,
+    { "duration", 0, 0, G_OPTION_ARG_DOUBLE, &o->duration_s,
       N_("Measure for S seconds instead of a number of loops"), N_("S") },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, N_("Print one JSON object on stdout"), NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
       N_("Print only the summary at the end (as cyclictest -q)"), NULL },
-    { "mlockall", 'm', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &mlock,
+    { "mlockall", 'm', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &o->mlock,
       N_("Accepted for cyclictest compatibility: memory is always locked"), NULL },
-    { "nanosleep", 'n', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &nanosleep,
+    { "nanosleep", 'n', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &o->nanosleep,
       N_("Accepted for cyclictest compatibility: clock_nanosleep is always used"), NULL },
-    { "under-load", 0, 0, G_OPTION_ARG_NONE, &under_load,
+    { "under-load", 0, 0, G_OPTION_ARG_NONE, &o->under_load,
       N_("Measure while stressors load the PC (default: one cpu worker per CPU)"), NULL },
-    { "cpu", 0, 0, G_OPTION_ARG_INT, &load_cpu, N_("Under load: workers spinning on sqrt()"), N_("N") },
-    { "io", 0, 0, G_OPTION_ARG_INT, &load_io, N_("Under load: workers calling sync()"), N_("N") },
-    { "vm", 0, 0, G_OPTION_ARG_INT, &load_vm,
+    { "cpu", 0, 0, G_OPTION_ARG_INT, &o->load_cpu, N_("Under load: workers spinning on sqrt()"), N_("N") },
+    { "io", 0, 0, G_OPTION_ARG_INT, &o->load_io, N_("Under load: workers calling sync()"), N_("N") },
+    { "vm", 0, 0, G_OPTION_ARG_INT, &o->load_vm,
       N_("Under load: workers that allocate memory and write every page"), N_("N") },
-    { "vm-bytes", 0, 0, G_OPTION_ARG_STRING, &load_vm_bytes,
+    { "vm-bytes", 0, 0, G_OPTION_ARG_STRING, &o->load_vm_bytes,
       N_("Memory per vm worker (default 256M)"), N_("SIZE") },
-    { "vm-hang", 0, 0, G_OPTION_ARG_DOUBLE, &load_vm_hang_s,
+    { "vm-hang", 0, 0, G_OPTION_ARG_DOUBLE, &o->load_vm_hang_s,
       N_("Hold the memory S seconds before freeing it (0 = forever)"), N_("S") },
-    { "hdd", 0, 0, G_OPTION_ARG_INT, &load_hdd,
+    { "hdd", 0, 0, G_OPTION_ARG_INT, &o->load_hdd,
       N_("Under load: workers writing files to the disk (O_DIRECT or fsync)"), N_("N") },
-    { "hdd-bytes", 0, 0, G_OPTION_ARG_STRING, &load_hdd_bytes,
+    { "hdd-bytes", 0, 0, G_OPTION_ARG_STRING, &o->load_hdd_bytes,
       N_("Bytes per file of an hdd worker (default 1G)"), N_("SIZE") },
-    { "dir", 0, 0, G_OPTION_ARG_FILENAME, &load_dir,
+    { "dir", 0, 0, G_OPTION_ARG_FILENAME, &o->load_dir,
       N_("Directory for the hdd workers' files (default: a new temporary one)"), N_("PATH") },
     { NULL }
   };
@@ -222,106 +238,121 @@ qf_cli_rt (int    argc,
   g_autofree char **parse_argv = g_memdup2 (args, (n_args + 1) * sizeof (char *));
 
   if (!qf_cli_parse_options ("rt", "", _("Measure real-time scheduling latency, like cyclictest."),
-                             entries, &n_args, &parse_argv, &exit_code))
-    return exit_code;
+                             entries, &n_args, &parse_argv, exit_code))
+    return FALSE;
   if (n_args > 1)
-    return qf_cli_errorf ("rt", _("unexpected argument “%s”"), parse_argv[1]);
-  if (threads != 0 && cpus != NULL)
-    return qf_cli_errorf ("rt", _("give either --threads or --cpus, not both"));
+    *exit_code = qf_cli_errorf ("rt", _("unexpected argument “%s”"), parse_argv[1]);
+  else if (o->threads != 0 && o->cpus != NULL)
+    *exit_code = qf_cli_errorf ("rt", _("give either --threads or --cpus, not both"));
+  return *exit_code == QF_CLI_EXIT_OK;
+}
 
-  if (cpus != NULL)
-    json_object_set_string_member (params, "cpus", cpus);
+/* The step's "under_load" object, or NULL when no load option was given. Any load option
+ * implies --under-load; --under-load alone loads every CPU, as stress -c N. */
+static JsonObject *
+build_load_params (const RtOptions *o)
+{
+  JsonObject *load;
+  int load_cpu = o->load_cpu;
+
+  if (!o->under_load && o->load_cpu < 0 && o->load_io <= 0 && o->load_vm <= 0 && o->load_hdd <= 0)
+    return NULL;
+  if (load_cpu < 0)
+    load_cpu = (o->load_io + o->load_vm + o->load_hdd > 0) ? 0 : (int) sysconf (_SC_NPROCESSORS_ONLN);
+  load = json_object_new ();
+  json_object_set_int_member (load, "cpu", load_cpu);
+  json_object_set_int_member (load, "io", o->load_io);
+  json_object_set_int_member (load, "vm", o->load_vm);
+  json_object_set_int_member (load, "hdd", o->load_hdd);
+  if (o->load_vm_bytes != NULL)
+    json_object_set_string_member (load, "vm_bytes", o->load_vm_bytes);
+  if (o->load_hdd_bytes != NULL)
+    json_object_set_string_member (load, "hdd_bytes", o->load_hdd_bytes);
+  if (o->load_vm_hang_s >= 0)
+    json_object_set_double_member (load, "vm_hang_s", o->load_vm_hang_s);
+  if (o->load_dir != NULL)
+    json_object_set_string_member (load, "dir", o->load_dir);
+  return load;
+}
+
+/* The "rt" step's params from the options. */
+static JsonObject *
+build_rt_params (const RtOptions *o)
+{
+  JsonObject *params = json_object_new ();
+  JsonObject *load = build_load_params (o);
+
+  if (o->cpus != NULL)
+    json_object_set_string_member (params, "cpus", o->cpus);
   else
-    json_object_set_int_member (params, "threads", threads ? threads : 1);
-  json_object_set_int_member (params, "priority", priority);
-  json_object_set_int_member (params, "interval_us", interval_us);
-  if (duration_s > 0)
-    json_object_set_double_member (params, "duration_s", duration_s);
-  if (loops >= 0)
-    json_object_set_int_member (params, "loops", loops);
-  /* Any load option implies --under-load; --under-load alone loads every CPU, as stress -c N. */
-  if (under_load || load_cpu >= 0 || load_io > 0 || load_vm > 0 || load_hdd > 0)
-    {
-      JsonObject *load = json_object_new ();
+    json_object_set_int_member (params, "threads", o->threads ? o->threads : 1);
+  json_object_set_int_member (params, "priority", o->priority);
+  json_object_set_int_member (params, "interval_us", o->interval_us);
+  if (o->duration_s > 0)
+    json_object_set_double_member (params, "duration_s", o->duration_s);
+  if (o->loops >= 0)
+    json_object_set_int_member (params, "loops", o->loops);
+  if (load != NULL)
+    json_object_set_object_member (params, "under_load", load);
+  return params;
+}
 
-      if (load_cpu < 0)
-        load_cpu = (load_io + load_vm + load_hdd > 0) ? 0 : (int) sysconf (_SC_NPROCESSORS_ONLN);
-      json_object_set_int_member (load, "cpu", load_cpu);
-      json_object_set_int_member (load, "io", load_io);
-      json_object_set_int_member (load, "vm", load_vm);
-      json_object_set_int_member (load, "hdd", load_hdd);
-      if (load_vm_bytes != NULL)
-        json_object_set_string_member (load, "vm_bytes", load_vm_bytes);
-      if (load_hdd_bytes != NULL)
-        json_object_set_string_member (load, "hdd_bytes", load_hdd_bytes);
-      if (load_vm_hang_s >= 0)
-        json_object_set_double_member (load, "vm_hang_s", load_vm_hang_s);
-      if (load_dir != NULL)
-        json_object_set_string_member (load, "dir", load_dir);
-      json_object_set_object_member (params, "under_load", load);
-    }
+/* Runs the step; returns its result (partial after Ctrl-C) or NULL after printing the error. */
+static JsonObject *
+measure (JsonObject *params,
+         gboolean    print_live)
+{
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GError) error = NULL;
+  QfStepContext ctx = { 0 };
 
-  loop = g_main_loop_new (NULL, FALSE);
-  run.params = params;
-  run.loop = loop;
-  run.live = !json && !quiet && isatty (STDERR_FILENO);
-  sigint_id = g_unix_signal_add (SIGINT, on_signal, &run);
-  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &run);
-  thread = g_thread_new ("qf-rt-step", run_step, &run);
-  g_main_loop_run (loop);
-  g_thread_join (thread);
-  g_source_remove (sigint_id);
-  g_source_remove (sigterm_id);
-  if (run.live)
+  ctx.progress = on_progress;
+  ctx.user_data = GINT_TO_POINTER (print_live);
+  qf_cli_step_run (&qf_step_rt, params, &ctx, &result, &error);
+  if (print_live)
     g_printerr ("\n");
 
-  if (run.result == NULL)
+  if (result == NULL)
     {
-      int code = qf_cli_error ("rt", run.error);
-      g_clear_error (&run.error);
-      return code;
+      qf_cli_error ("rt", error);
+      return NULL;
     }
   /* A stop by signal is the user's choice; the figures so far are the result, as in cyclictest. */
-  if (run.error != NULL && !g_error_matches (run.error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED))
+  if (error != NULL && !g_error_matches (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED))
     {
-      int code = qf_cli_error ("rt", run.error);
-      g_clear_error (&run.error);
-      json_object_unref (run.result);
-      return code;
+      qf_cli_error ("rt", error);
+      return NULL;
     }
-  g_clear_error (&run.error);
+  return g_steal_pointer (&result);
+}
 
-  if (!json_object_get_boolean_member (run.result, "valid"))
-    g_printerr (_("qualify-cli rt: warning: %s\n"), json_object_get_string_member (run.result, "reason"));
-  if (json_object_has_member (run.result, "under_load"))
-    {
-      JsonObject *ul = json_object_get_object_member (run.result, "under_load");
-      if (!json_object_get_boolean_member (ul, "complete"))
-        g_printerr (_("qualify-cli rt: warning: the load ended early: %s\n"),
-                    json_object_get_string_member (ul, "error"));
-    }
-  if (json)
-    qf_cli_print_json (run.result);
+int
+qf_cli_rt (int    argc,
+           char **argv)
+{
+  g_auto(RtOptions) o = {
+    .priority = 99, .interval_us = 1000, .loops = -1, .load_cpu = -1, .load_vm_hang_s = -1,
+  };
+  g_autoptr(JsonObject) params = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  int exit_code;
+
+  if (!parse_rt_options (&o, argc, argv, &exit_code))
+    return exit_code;
+  params = build_rt_params (&o);
+  /* A live line on stderr (\r-rewritten), only when someone watches it. */
+  result = measure (params, !o.json && !o.quiet && isatty (STDERR_FILENO));
+  if (result == NULL)
+    return QF_CLI_EXIT_ERROR;
+
+  print_warnings (result);
+  if (o.json)
+    qf_cli_print_json (result);
   else
     {
-      print_text (run.result);
-      if (json_object_has_member (run.result, "under_load"))
-        {
-          JsonObject *ul = json_object_get_object_member (run.result, "under_load");
-          JsonObject *w = json_object_get_object_member (ul, "workers");
-          JsonObject *sum = json_object_get_object_member (json_object_get_object_member (ul, "monitor"),
-                                                           "summary");
-          JsonNode *busy = json_object_get_member (sum, "cpu_busy_avg_pct");
-          g_print (_("# Under load: %lld cpu, %lld io, %lld vm, %lld hdd workers; CPU busy %.0f %% on average, load average up to %.2f\n"),
-                   (long long) json_object_get_int_member (w, "cpu"),
-                   (long long) json_object_get_int_member (w, "io"),
-                   (long long) json_object_get_int_member (w, "vm"),
-                   (long long) json_object_get_int_member (w, "hdd"),
-                   busy != NULL && !JSON_NODE_HOLDS_NULL (busy) ? json_node_get_double (busy) : 0.0,
-                   json_object_get_null_member (sum, "load1_max")
-                     ? 0.0 : json_object_get_double_member (sum, "load1_max"));
-        }
+      print_text (result);
+      if (json_object_has_member (result, "under_load"))
+        print_under_load (result);
     }
-  json_object_unref (run.result);
   return QF_CLI_EXIT_OK;
 }

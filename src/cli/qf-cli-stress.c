@@ -4,93 +4,20 @@
  * stress's own options are accepted as written (-c 4; -i 4 --vm 10 --vm-bytes 1G --vm-hang 100
  * --timeout 100s; -d 1 --hdd-bytes 3G), so the procedure's lines work after `qualify-cli stress`.
  * Without --timeout the load runs until Ctrl-C, as stress does. The step runs on a worker thread
- * while the main thread waits for SIGINT/SIGTERM, which stop every worker within a second; the
- * figures measured so far are then printed. Also home of the helpers shared with
- * `qualify-cli monitor` (qf-cli.h). */
+ * (qf-cli-step.h) while the main thread waits for SIGINT/SIGTERM, which stop every worker within
+ * a second; the figures measured so far are then printed. Also home of the summary printer
+ * shared with `qualify-cli monitor` (qf-cli.h). */
 #include "config.h"
 
-#include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "qf-cli.h"
+#include "qf-cli-step.h"
 #include "qf-step.h"
 #include "qf-steps.h"
 #include "qf-stress.h"
-
-typedef struct
-{
-  const QfStepInfo  *step;
-  JsonObject        *params;
-  JsonObject        *result;
-  GError            *error;
-  gint               cancel;
-  QfStepProgressFunc progress;
-  gpointer           progress_data;
-  GMainLoop         *loop;
-} StepRun;
-
-static gboolean
-quit_loop (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-run_step (gpointer data)
-{
-  StepRun *run = data;
-  QfStepContext ctx = { 0 };
-
-  ctx.cancel = &run->cancel;
-  ctx.progress = run->progress;
-  ctx.user_data = run->progress_data;
-  run->step->run (run->params, &ctx, &run->result, &run->error);
-  /* Always through the loop: g_main_context_invoke() would call quit_loop here, before
-   * g_main_loop_run() starts when the step fails at once, and the quit would be lost. */
-  g_idle_add (quit_loop, run->loop);
-  return NULL;
-}
-
-static gboolean
-on_signal (gpointer data)
-{
-  StepRun *run = data;
-
-  g_atomic_int_set (&run->cancel, 1);
-  return G_SOURCE_CONTINUE;
-}
-
-gboolean
-qf_cli_run_step (const QfStepInfo    *step,
-                 JsonObject          *params,
-                 QfStepProgressFunc   progress,
-                 gpointer             progress_data,
-                 JsonObject         **result,
-                 GError             **error)
-{
-  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-  StepRun run = { step, params, NULL, NULL, 0, progress, progress_data, loop };
-  GThread *thread;
-  guint sigint_id, sigterm_id;
-
-  sigint_id = g_unix_signal_add (SIGINT, on_signal, &run);
-  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &run);
-  thread = g_thread_new ("qf-cli-step", run_step, &run);
-  g_main_loop_run (loop);
-  g_thread_join (thread);
-  g_source_remove (sigint_id);
-  g_source_remove (sigterm_id);
-  *result = run.result;
-  if (run.error != NULL)
-    {
-      g_propagate_error (error, run.error);
-      return FALSE;
-    }
-  return TRUE;
-}
 
 static void
 print_kb (const char *label,
@@ -221,45 +148,66 @@ parse_timeout_option (const char  *name,
   return TRUE;
 }
 
-int
-qf_cli_stress (int    argc,
-               char **argv)
+typedef struct
 {
-  g_autoptr(JsonObject) params = json_object_new ();
-  g_autoptr(JsonObject) result = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *root = NULL;
-  int cpu = 0, io = 0, vm = 0, hdd = 0, steps = 0, exit_code;
-  gdouble vm_hang_s = -1, monitor_interval_s = 1.0;
-  gboolean json = FALSE, verbose = FALSE, quiet = FALSE, tty;
+  int       cpu;
+  int       io;
+  int       vm;
+  int       hdd;
+  int       steps;
+  gdouble   vm_hang_s;
+  gdouble   monitor_interval_s;
+  gboolean  json;
+  gboolean  verbose;        /* accepted for stress */
+  gboolean  quiet;
+  char     *dir;
+  char     *root;
+} StressOptions;
+
+static void
+stress_options_clear (StressOptions *o)
+{
+  g_free (o->dir);
+  g_free (o->root);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (StressOptions, stress_options_clear)
+
+/* Parses argv (stress's spellings) into o and the opt_ statics; FALSE with *exit_code set when
+ * the caller should return at once. */
+static gboolean
+parse_stress_options (StressOptions   *o,
+                      int             *argc,
+                      char          ***argv,
+                      int             *exit_code)
+{
   const GOptionEntry entries[] = {
-    { "cpu", 'c', 0, G_OPTION_ARG_INT, &cpu, N_("Workers spinning on sqrt()"), N_("N") },
-    { "io", 'i', 0, G_OPTION_ARG_INT, &io, N_("Workers calling sync()"), N_("N") },
-    { "vm", 'm', 0, G_OPTION_ARG_INT, &vm,
+    { "cpu", 'c', 0, G_OPTION_ARG_INT, &o->cpu, N_("Workers spinning on sqrt()"), N_("N") },
+    { "io", 'i', 0, G_OPTION_ARG_INT, &o->io, N_("Workers calling sync()"), N_("N") },
+    { "vm", 'm', 0, G_OPTION_ARG_INT, &o->vm,
       N_("Workers that allocate memory and write every page"), N_("N") },
     { "vm-bytes", 0, 0, G_OPTION_ARG_CALLBACK, parse_size_option,
       N_("Memory per vm worker (default 256M)"), N_("SIZE") },
-    { "vm-hang", 0, 0, G_OPTION_ARG_DOUBLE, &vm_hang_s,
+    { "vm-hang", 0, 0, G_OPTION_ARG_DOUBLE, &o->vm_hang_s,
       N_("Hold the memory S seconds before freeing it (0 = forever)"), N_("S") },
-    { "hdd", 'd', 0, G_OPTION_ARG_INT, &hdd,
+    { "hdd", 'd', 0, G_OPTION_ARG_INT, &o->hdd,
       N_("Workers writing files to the disk (O_DIRECT or fsync)"), N_("N") },
     { "hdd-bytes", 0, 0, G_OPTION_ARG_CALLBACK, parse_size_option,
       N_("Bytes per file of an hdd worker (default 1G)"), N_("SIZE") },
-    { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir,
+    { "dir", 0, 0, G_OPTION_ARG_FILENAME, &o->dir,
       N_("Directory for the hdd workers' files (default: a new temporary one)"), N_("PATH") },
     { "timeout", 't', 0, G_OPTION_ARG_CALLBACK, parse_timeout_option,
       N_("Stop after S seconds (100, 100s, 2m; default: at Ctrl-C)"), N_("S") },
-    { "steps", 0, 0, G_OPTION_ARG_INT, &steps,
+    { "steps", 0, 0, G_OPTION_ARG_INT, &o->steps,
       N_("Raise the load in K steps over the timeout and report where a rule first breaks"),
       N_("K") },
-    { "monitor-interval", 0, 0, G_OPTION_ARG_DOUBLE, &monitor_interval_s,
+    { "monitor-interval", 0, 0, G_OPTION_ARG_DOUBLE, &o->monitor_interval_s,
       N_("Seconds between monitor samples (default 1, at least 0.1)"), N_("S") },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
-    { "verbose", 'v', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &verbose,
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, N_("Print one JSON object on stdout"), NULL },
+    { "verbose", 'v', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &o->verbose,
       N_("Accepted for stress compatibility"), NULL },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_("Print only the summary at the end"), NULL },
-    { "root", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &root,
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, N_("Print only the summary at the end"), NULL },
+    { "root", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &o->root,
       N_("Read /proc below DIR (for tests)"), N_("DIR") },
     { NULL }
   };
@@ -268,71 +216,108 @@ qf_cli_stress (int    argc,
   opt_timeout_s = -1;
   if (!qf_cli_parse_options ("stress", "",
                              _("Load CPU, I/O, memory and disk like stress while monitoring like top and iostat -x."),
-                             entries, &argc, &argv, &exit_code))
-    return exit_code;
-  if (argc > 1)
-    return qf_cli_errorf ("stress", _("unexpected argument “%s”"), argv[1]);
-  if (cpu < 0 || io < 0 || vm < 0 || hdd < 0 || steps < 0)
-    return qf_cli_errorf ("stress", _("worker and step counts cannot be negative"));
-  if (cpu + io + vm + hdd == 0)
-    return qf_cli_errorf ("stress", _("no load chosen: give at least one of --cpu, --io, --vm or --hdd"));
+                             entries, argc, argv, exit_code))
+    return FALSE;
+  if (*argc > 1)
+    *exit_code = qf_cli_errorf ("stress", _("unexpected argument “%s”"), (*argv)[1]);
+  else if (o->cpu < 0 || o->io < 0 || o->vm < 0 || o->hdd < 0 || o->steps < 0)
+    *exit_code = qf_cli_errorf ("stress", _("worker and step counts cannot be negative"));
+  else if (o->cpu + o->io + o->vm + o->hdd == 0)
+    *exit_code = qf_cli_errorf ("stress", _("no load chosen: give at least one of --cpu, --io, --vm or --hdd"));
+  return *exit_code == QF_CLI_EXIT_OK;
+}
 
-  json_object_set_int_member (params, "cpu", cpu);
-  json_object_set_int_member (params, "io", io);
-  json_object_set_int_member (params, "vm", vm);
-  json_object_set_int_member (params, "hdd", hdd);
+/* The "stress" step's params from the options. */
+static JsonObject *
+build_stress_params (const StressOptions *o)
+{
+  JsonObject *params = json_object_new ();
+
+  json_object_set_int_member (params, "cpu", o->cpu);
+  json_object_set_int_member (params, "io", o->io);
+  json_object_set_int_member (params, "vm", o->vm);
+  json_object_set_int_member (params, "hdd", o->hdd);
   if (opt_vm_bytes > 0)
     json_object_set_int_member (params, "vm_bytes", (gint64) opt_vm_bytes);
   if (opt_hdd_bytes > 0)
     json_object_set_int_member (params, "hdd_bytes", (gint64) opt_hdd_bytes);
-  if (vm_hang_s >= 0)
-    json_object_set_double_member (params, "vm_hang_s", vm_hang_s);
-  if (dir != NULL)
-    json_object_set_string_member (params, "dir", dir);
-  if (root != NULL)
-    json_object_set_string_member (params, "root", root);
+  if (o->vm_hang_s >= 0)
+    json_object_set_double_member (params, "vm_hang_s", o->vm_hang_s);
+  if (o->dir != NULL)
+    json_object_set_string_member (params, "dir", o->dir);
+  if (o->root != NULL)
+    json_object_set_string_member (params, "root", o->root);
   json_object_set_double_member (params, "timeout_s", opt_timeout_s >= 0 ? opt_timeout_s : 0);
-  json_object_set_int_member (params, "steps", steps);
-  json_object_set_double_member (params, "monitor_interval_s", monitor_interval_s);
+  json_object_set_int_member (params, "steps", o->steps);
+  json_object_set_double_member (params, "monitor_interval_s", o->monitor_interval_s);
+  return params;
+}
 
-  tty = !json && !quiet && isatty (STDERR_FILENO);
-  if (!json && !quiet)
-    {
-      g_printerr (_("qualify-cli stress: dispatching hogs: %d cpu, %d io, %d vm, %d hdd\n"),
-                  cpu, io, vm, hdd);
-      if (opt_timeout_s < 0)
-        g_printerr (_("qualify-cli stress: no --timeout given: running until Ctrl-C\n"));
-    }
-  if (!qf_cli_run_step (&qf_step_stress, params, on_progress, GINT_TO_POINTER (tty), &result,
-                        &error)
-      && !g_error_matches (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED))
-    {
-      if (tty)
-        g_printerr ("\n");
-      return qf_cli_error ("stress", error);
-    }
-  if (tty)
+/* Runs the step; returns its result (partial after Ctrl-C) or NULL after printing the error. */
+static JsonObject *
+load_and_monitor (JsonObject *params,
+                  gboolean    print_live)
+{
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GError) error = NULL;
+  QfStepContext ctx = { 0 };
+  gboolean ok;
+
+  ctx.progress = on_progress;
+  ctx.user_data = GINT_TO_POINTER (print_live);
+  ok = qf_cli_step_run (&qf_step_stress, params, &ctx, &result, &error);
+  if (print_live)
     g_printerr ("\n");
-  if (result == NULL)
-    return qf_cli_error ("stress", error);
-
-  if (json)
+  if ((!ok && !g_error_matches (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED)) || result == NULL)
     {
-      qf_cli_print_json (result);
-      return QF_CLI_EXIT_OK;
+      qf_cli_error ("stress", error);
+      return NULL;
     }
-  {
-    guint64 bytes = (guint64) json_object_get_int_member (result, "bytes_written");
-    g_autofree char *written = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
-    g_print (_("Load ran for %.1f s (%s); the disk workers wrote %s.\n"),
-             json_object_get_double_member (result, "duration_s"),
-             json_object_get_boolean_member (result, "cancelled") ? _("stopped") : _("completed"),
-             written);
-  }
+  return g_steal_pointer (&result);
+}
+
+static void
+print_text (JsonObject *result)
+{
+  guint64 bytes = (guint64) json_object_get_int_member (result, "bytes_written");
+  g_autofree char *written = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+
+  g_print (_("Load ran for %.1f s (%s); the disk workers wrote %s.\n"),
+           json_object_get_double_member (result, "duration_s"),
+           json_object_get_boolean_member (result, "cancelled") ? _("stopped") : _("completed"),
+           written);
   if (json_array_get_length (json_object_get_array_member (result, "steps")) > 1
       && !json_object_get_null_member (result, "first_broken_step"))
     g_print (_("Stepped load: a rule first broke in step %lld.\n"),
              (long long) json_object_get_int_member (result, "first_broken_step"));
   qf_cli_print_load_summary (result);
+}
+
+int
+qf_cli_stress (int    argc,
+               char **argv)
+{
+  g_auto(StressOptions) o = { .vm_hang_s = -1, .monitor_interval_s = 1.0 };
+  g_autoptr(JsonObject) params = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  int exit_code;
+
+  if (!parse_stress_options (&o, &argc, &argv, &exit_code))
+    return exit_code;
+  params = build_stress_params (&o);
+  if (!o.json && !o.quiet)
+    {
+      g_printerr (_("qualify-cli stress: dispatching hogs: %d cpu, %d io, %d vm, %d hdd\n"),
+                  o.cpu, o.io, o.vm, o.hdd);
+      if (opt_timeout_s < 0)
+        g_printerr (_("qualify-cli stress: no --timeout given: running until Ctrl-C\n"));
+    }
+  result = load_and_monitor (params, !o.json && !o.quiet && isatty (STDERR_FILENO));
+  if (result == NULL)
+    return QF_CLI_EXIT_ERROR;
+  if (o.json)
+    qf_cli_print_json (result);
+  else
+    print_text (result);
   return QF_CLI_EXIT_OK;
 }

@@ -9,6 +9,47 @@
 #include "qf-privileges.h"
 #include "qf-sysinfo.h"
 
+static const char *
+status_mark (QfAuditStatus status)
+{
+  switch (status)
+    {
+    case QF_AUDIT_OK:
+      return _("ok");
+    case QF_AUDIT_WARN:
+      return _("warning");
+    case QF_AUDIT_FAIL:
+      return _("FAIL");
+    case QF_AUDIT_UNKNOWN:
+    default:
+      return _("unknown");
+    }
+}
+
+static void
+print_text (const QfSysinfo *info,
+            GPtrArray       *checks)
+{
+  g_print ("%-18s %s\n", _("Host name:"), info->hostname);
+  g_print ("%-18s %s\n", _("CPU:"), info->cpu_model);
+  g_print ("%-18s %u\n", _("CPUs:"), info->cpu_count);
+  g_print ("%-18s %.1f GiB\n", _("Memory:"), info->mem_total_kb / (1024.0 * 1024.0));
+  g_print ("%-18s %s\n", _("Kernel:"), info->kernel_release);
+  g_print ("%-18s %s\n", _("Kernel build:"), info->kernel_version ? info->kernel_version : "");
+  g_print ("%-18s %s\n", _("Preemption:"), info->preempt_model);
+  g_print ("%-18s %s\n", _("PREEMPT_RT:"), info->preempt_rt ? _("yes") : _("no"));
+
+  g_print ("\n%s\n", _("Real-time readiness:"));
+  for (guint i = 0; i < checks->len; i++)
+    {
+      QfAuditCheck *check = g_ptr_array_index (checks, i);
+
+      g_print ("  %-8s %s: %s\n", status_mark (check->status), check->title, check->value);
+      if (check->status != QF_AUDIT_OK)
+        g_print ("           %s\n", check->advice);
+    }
+}
+
 int
 qf_cli_sysinfo (int    argc,
                 char **argv)
@@ -52,40 +93,6 @@ qf_cli_sysinfo (int    argc,
       return QF_CLI_EXIT_OK;
     }
 
-  g_print ("%-18s %s\n", _("Host name:"), info->hostname);
-  g_print ("%-18s %s\n", _("CPU:"), info->cpu_model);
-  g_print ("%-18s %u\n", _("CPUs:"), info->cpu_count);
-  g_print ("%-18s %.1f GiB\n", _("Memory:"), info->mem_total_kb / (1024.0 * 1024.0));
-  g_print ("%-18s %s\n", _("Kernel:"), info->kernel_release);
-  g_print ("%-18s %s\n", _("Kernel build:"), info->kernel_version ? info->kernel_version : "");
-  g_print ("%-18s %s\n", _("Preemption:"), info->preempt_model);
-  g_print ("%-18s %s\n", _("PREEMPT_RT:"), info->preempt_rt ? _("yes") : _("no"));
-
-  g_print ("\n%s\n", _("Real-time readiness:"));
-  for (guint i = 0; i < checks->len; i++)
-    {
-      QfAuditCheck *check = g_ptr_array_index (checks, i);
-      const char *mark;
-
-      switch (check->status)
-        {
-        case QF_AUDIT_OK:
-          mark = _("ok");
-          break;
-        case QF_AUDIT_WARN:
-          mark = _("warning");
-          break;
-        case QF_AUDIT_FAIL:
-          mark = _("FAIL");
-          break;
-        case QF_AUDIT_UNKNOWN:
-        default:
-          mark = _("unknown");
-          break;
-        }
-      g_print ("  %-8s %s: %s\n", mark, check->title, check->value);
-      if (check->status != QF_AUDIT_OK)
-        g_print ("           %s\n", check->advice);
-    }
+  print_text (info, checks);
   return QF_CLI_EXIT_OK;
 }

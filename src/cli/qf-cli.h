@@ -41,6 +41,12 @@ int      qf_cli_errorf        (const char          *command,
                                const char          *format,
                                ...) G_GNUC_PRINTF (2, 3);
 
+/* A client's --token-file: reads the access token (qf-auth.h) once so a bad file stops the
+ * subcommand before anything is printed or sent. QF_CLI_EXIT_OK when token_file is NULL or
+ * readable; else prints why and returns QF_CLI_EXIT_ERROR. */
+int      qf_cli_check_token_file (const char       *command,
+                                  const char       *token_file);
+
 /* Prints obj as one JSON document followed by a newline on stdout. */
 void     qf_cli_print_json    (JsonObject          *obj);
 
@@ -50,14 +56,6 @@ int qf_cli_rt        (int argc, char **argv);
 int qf_cli_stress    (int argc, char **argv);
 int qf_cli_monitor   (int argc, char **argv);
 
-/* Runs a step on a worker thread while SIGINT/SIGTERM request its stop (qf-cli-stress.c);
- * progress is called on that thread. Returns the step's own return value, result and error. */
-gboolean qf_cli_run_step           (const QfStepInfo    *step,
-                                    JsonObject          *params,
-                                    QfStepProgressFunc   progress,
-                                    gpointer             progress_data,
-                                    JsonObject         **result,
-                                    GError             **error);
 /* Prints a stress or monitor result's summary, top processes and rules (qf-cli-stress.c). */
 void     qf_cli_print_load_summary (JsonObject          *result);
 int qf_cli_run       (int argc, char **argv);

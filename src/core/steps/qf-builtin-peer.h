@@ -5,8 +5,8 @@
  * at start (so it never clashes with a `qualify-cli serve` already running). The runner puts the
  * returned host and ports into the steps' params ("port").
  *
- * Each service the helper machine offers has one start and one stop function in
- * qf-builtin-peer.c (latency: sockperf-style ping-pong + cycle; bandwidth: added by issue #6).
+ * The services are those of `qualify-cli serve` (qf-peer-services.h): the latency responder
+ * (sockperf-style ping-pong + cycle) and the bandwidth server (iperf3-compatible).
  */
 #pragma once
 
@@ -26,7 +26,7 @@ QfBuiltinPeer *qf_builtin_peer_start              (const QfResponderEmulation *e
 const char    *qf_builtin_peer_get_host           (QfBuiltinPeer              *peer);
 /* TCP and UDP port of the latency and cycle responder. */
 guint16        qf_builtin_peer_get_latency_port   (QfBuiltinPeer              *peer);
-/* TCP/UDP port of the bandwidth server; 0 while this build has none. */
+/* TCP/UDP port of the bandwidth server. */
 guint16        qf_builtin_peer_get_bandwidth_port (QfBuiltinPeer              *peer);
 /* Training presets of the emulated link (the wizard's choices): "good-wired" adds nothing (the
  * responder's timer has millisecond steps, finer than any wired link's delay, so loopback as it

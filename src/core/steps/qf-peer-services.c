@@ -1,0 +1,160 @@
+/* qf-peer-services.c — the latency responder and the bandwidth server, each on its own thread
+ * (src/core). See qf-peer-services.h.
+ *
+ * To add a service: a state block in QfPeerServices, a bind_<name> () called from
+ * qf_peer_services_bind (), its thread started in qf_peer_services_start () and joined in
+ * qf_peer_services_stop () after the shared stop flag is set.
+ */
+#include "config.h"
+
+#include "qf-iperf3.h"
+#include "qf-peer-services.h"
+
+struct QfPeerServices
+{
+  gint                   stop;     /* set once; every service thread polls it */
+  QfPeerServicesFailFunc fail;
+  gpointer               fail_data;
+
+  /* Latency service: sockperf-style ping-pong + cycle protocol (qf-responder). */
+  QfResponder           *responder;
+  GThread               *responder_thread;
+
+  /* Bandwidth service: iperf3 3.12-compatible server (qf-iperf3). */
+  QfIperf3Server        *bandwidth;
+  GThread               *bandwidth_thread;
+};
+
+/* On a service thread whose loop failed. */
+static void
+report_failure (QfPeerServices *self,
+                const GError   *error)
+{
+  if (self->fail != NULL)
+    self->fail (error, self->fail_data);
+  else
+    g_warning ("%s", error->message);
+}
+
+/* ---- latency service ---------------------------------------------------------------------- */
+
+static gboolean
+bind_latency_service (QfPeerServices              *self,
+                      const QfPeerServicesConfig  *config,
+                      GError                     **error)
+{
+  QfResponderConfig responder_config = {
+    .bind_address = config->bind_address,
+    .latency_port = config->latency_port,
+    .iface = config->iface,
+    .max_clients = config->max_clients,
+    .max_test_seconds = config->max_test_seconds,
+    .emulate = config->emulate,
+    .token = config->token,
+    .allow_classic = config->allow_classic,
+    .spin_all = config->spin_all,
+    .log = config->log,
+    .log_data = config->log_data,
+  };
+
+  self->responder = qf_responder_new (&responder_config, error);
+  return self->responder != NULL;
+}
+
+static gpointer
+responder_thread (gpointer data)
+{
+  QfPeerServices *self = data;
+  g_autoptr(GError) error = NULL;
+
+  if (!qf_responder_run (self->responder, &self->stop, &error))
+    report_failure (self, error);
+  return NULL;
+}
+
+/* ---- bandwidth service --------------------------------------------------------------------- */
+
+static gboolean
+bind_bandwidth_service (QfPeerServices              *self,
+                        const QfPeerServicesConfig  *config,
+                        GError                     **error)
+{
+  self->bandwidth = qf_iperf3_server_new (config->bind_address, config->bandwidth_port, error);
+  if (self->bandwidth == NULL)
+    return FALSE;
+  if (config->iface != NULL && !qf_iperf3_server_bind_iface (self->bandwidth, config->iface, error))
+    return FALSE;
+  qf_iperf3_server_set_log (self->bandwidth, config->log, config->log_data);
+  qf_iperf3_server_set_token (self->bandwidth, config->token, config->allow_classic);
+  qf_iperf3_server_set_limits (self->bandwidth, config->max_clients, config->max_test_seconds);
+  return TRUE;
+}
+
+static gpointer
+bandwidth_thread (gpointer data)
+{
+  QfPeerServices *self = data;
+  g_autoptr(GError) error = NULL;
+
+  if (!qf_iperf3_server_run (self->bandwidth, &self->stop, &error))
+    report_failure (self, error);
+  return NULL;
+}
+
+/* ---- the services -------------------------------------------------------------------------- */
+
+QfPeerServices *
+qf_peer_services_bind (const QfPeerServicesConfig  *config,
+                       GError                     **error)
+{
+  QfPeerServices *self;
+
+  g_return_val_if_fail (config != NULL, NULL);
+
+  self = g_new0 (QfPeerServices, 1);
+  self->fail = config->fail;
+  self->fail_data = config->fail_data;
+  if (!bind_latency_service (self, config, error) || !bind_bandwidth_service (self, config, error))
+    {
+      qf_peer_services_stop (self);
+      return NULL;
+    }
+  return self;
+}
+
+guint16
+qf_peer_services_get_latency_port (QfPeerServices *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return qf_responder_get_port (self->responder);
+}
+
+guint16
+qf_peer_services_get_bandwidth_port (QfPeerServices *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return qf_iperf3_server_get_port (self->bandwidth);
+}
+
+void
+qf_peer_services_start (QfPeerServices *self)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (self->responder_thread == NULL && self->bandwidth_thread == NULL);
+
+  self->responder_thread = g_thread_new ("qf-responder", responder_thread, self);
+  self->bandwidth_thread = g_thread_new ("qf-bandwidth-server", bandwidth_thread, self);
+}
+
+void
+qf_peer_services_stop (QfPeerServices *self)
+{
+  if (self == NULL)
+    return;
+  g_atomic_int_set (&self->stop, 1);
+  g_clear_pointer (&self->responder_thread, g_thread_join);
+  g_clear_pointer (&self->responder, qf_responder_free);
+  g_clear_pointer (&self->bandwidth_thread, g_thread_join);
+  g_clear_pointer (&self->bandwidth, qf_iperf3_server_free);
+  g_free (self);
+}

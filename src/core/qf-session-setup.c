@@ -61,16 +61,16 @@ set_network (QfSession               *session,
                             qf_net_iface_get_ssid (iface), qf_net_iface_get_signal (iface));
   else if (choices->iface_name != NULL)
     {
-      const char *root = choices->root;
-      g_autofree char *path = g_build_filename (root ? root : "/", "sys/class/net", choices->iface_name, NULL);
+      QfNetIfaceSysfs facts;
 
-      if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+      if (!qf_net_iface_read_sysfs (choices->root, choices->iface_name, &facts))
         {
           g_set_error (error, QF_SESSION_SETUP_ERROR, QF_SESSION_SETUP_ERROR_NO_IFACE,
                        _("there is no network interface “%s” (see “ip link”)"), choices->iface_name);
           return FALSE;
         }
-      qf_session_set_network_from_sysfs (session, root, choices->iface_name);
+      qf_session_set_network (session, choices->iface_name, facts.kind, facts.speed_mbps,
+                              facts.usb, NULL, facts.signal_pct);
     }
   else if (g_strcmp0 (choices->peer_kind, "builtin") == 0)
     qf_session_set_network (session, "lo", "loopback", 0, 0, NULL, -1);

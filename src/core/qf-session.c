@@ -12,6 +12,7 @@
 #include "qf-audit.h"
 #include "qf-auth.h"
 #include "qf-json.h"
+#include "qf-netifaces.h"
 #include "qf-session.h"
 #include "qf-step.h"
 #include "qf-sysinfo.h"
@@ -662,55 +663,12 @@ qf_session_set_network (QfSession  *self,
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
-/* Link quality of a Wi-Fi interface from /proc/net/wireless as 0..100 (quality is out of 70
- * for most drivers), or -1. */
-static gint
-wireless_signal (const char *root,
-                 const char *iface)
-{
-  g_autofree char *text = qf_sysfs_read_string (root, "proc/net/wireless");
-  g_auto(GStrv) lines = NULL;
-
-  if (text == NULL)
-    return -1;
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      g_auto(GStrv) fields = NULL;
-      char *colon = strchr (lines[i], ':');
-      gdouble quality;
-
-      if (colon == NULL)
-        continue;
-      *colon = '\0';
-      if (!g_str_equal (g_strstrip (lines[i]), iface))
-        continue;
-      fields = g_strsplit_set (g_strstrip (colon + 1), " \t", -1);
-      /* fields: status, link quality ("54."), level, noise, … (empty strings between spaces) */
-      for (guint k = 0, seen = 0; fields[k] != NULL; k++)
-        {
-          if (*fields[k] == '\0')
-            continue;
-          if (++seen == 2)
-            {
-              quality = g_ascii_strtod (fields[k], NULL);
-              return (gint) CLAMP (quality * 100.0 / 70.0 + 0.5, 0, 100);
-            }
-        }
-    }
-  return -1;
-}
-
 void
 qf_session_set_network_from_sysfs (QfSession  *self,
                                    const char *root,
                                    const char *iface)
 {
-  g_autofree char *base = NULL, *wireless = NULL, *device = NULL, *speed_path = NULL;
-  g_autofree char *speed_text = NULL;
-  const char *kind = "unknown";
-  guint speed = 0;
-  gint usb = -1;
+  QfNetIfaceSysfs facts;
 
   g_return_if_fail (QF_IS_SESSION (self));
 
@@ -719,27 +677,8 @@ qf_session_set_network_from_sysfs (QfSession  *self,
       qf_session_set_network (self, NULL, "unknown", 0, -1, NULL, -1);
       return;
     }
-  base = g_build_filename (root ? root : "/", "sys/class/net", iface, NULL);
-  wireless = g_build_filename (base, "wireless", NULL);
-  if (g_str_equal (iface, "lo"))
-    kind = "loopback";
-  else if (g_file_test (wireless, G_FILE_TEST_IS_DIR))
-    kind = "wireless";
-  else if (g_file_test (base, G_FILE_TEST_IS_DIR))
-    kind = "wired";
-  speed_path = g_build_filename ("sys/class/net", iface, "speed", NULL);
-  speed_text = qf_sysfs_read_string (root, speed_path);
-  if (speed_text != NULL && g_ascii_strtoll (speed_text, NULL, 10) > 0)
-    speed = (guint) g_ascii_strtoll (speed_text, NULL, 10);
-  /* device is a link into /sys/devices: a USB adapter's path runs through a usb bus. */
-  device = g_build_filename (base, "device", NULL);
-  {
-    g_autofree char *resolved = g_file_read_link (device, NULL);
-    if (resolved != NULL)
-      usb = strstr (resolved, "/usb") != NULL ? 1 : 0;
-  }
-  qf_session_set_network (self, iface, kind, speed, usb, NULL,
-                          g_str_equal (kind, "wireless") ? wireless_signal (root, iface) : -1);
+  qf_net_iface_read_sysfs (root, iface, &facts);
+  qf_session_set_network (self, iface, facts.kind, facts.speed_mbps, facts.usb, NULL, facts.signal_pct);
 }
 
 const char *
@@ -747,16 +686,6 @@ qf_session_get_iface (QfSession *self)
 {
   g_return_val_if_fail (QF_IS_SESSION (self), NULL);
   return qf_json_get_string (qf_json_get_object (self->root, "network"), "iface", NULL);
-}
-
-static char *
-read_machine_id_hash (const char *root)
-{
-  g_autofree char *id = qf_sysfs_read_string (root, "etc/machine-id");
-
-  if (id == NULL || *id == '\0')
-    return NULL;
-  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, id, -1);
 }
 
 gboolean
@@ -767,24 +696,13 @@ qf_session_capture_system (QfSession   *self,
   g_autoptr(QfSysinfo) info = NULL;
   g_autoptr(GPtrArray) checks = NULL;
   g_autoptr(GError) audit_error = NULL;
-  g_autofree char *machine = NULL, *vendor = NULL, *product = NULL, *serial = NULL;
-  JsonObject *pc;
 
   g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
 
   info = qf_sysinfo_read (root, error);
   if (info == NULL)
     return FALSE;
-  pc = qf_sysinfo_to_json (info);
-  machine = read_machine_id_hash (root);
-  vendor = qf_sysfs_read_string (root, "sys/class/dmi/id/sys_vendor");
-  product = qf_sysfs_read_string (root, "sys/class/dmi/id/product_name");
-  serial = qf_sysfs_read_string (root, "sys/class/dmi/id/product_serial");
-  set_string_or_null (pc, "machine_id_sha256", machine);
-  set_string_or_null (pc, "dmi_vendor", vendor);
-  set_string_or_null (pc, "dmi_product", product);
-  set_string_or_null (pc, "dmi_serial", serial);
-  json_object_set_object_member (self->root, "pc", pc);
+  json_object_set_object_member (self->root, "pc", qf_sysinfo_to_pc_json (info));
 
   checks = qf_audit_run (root ? root : "/", &audit_error);
   if (checks != NULL)

@@ -118,7 +118,7 @@ void         qf_session_set_network        (QfSession    *self,
                                             gint          usb,
                                             const char   *ssid,
                                             gint          signal_pct);
-/* The same from /sys/class/net/IFACE below root (for the CLI; the wizard uses libnm). */
+/* The same from /sys/class/net/IFACE below root, as qf_net_iface_read_sysfs reads it. */
 void         qf_session_set_network_from_sysfs (QfSession  *self,
                                             const char   *root,
                                             const char   *iface);

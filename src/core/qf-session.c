@@ -179,21 +179,117 @@ set_string_or_null (JsonObject *obj,
     json_object_set_null_member (obj, key);
 }
 
-QfSession *
-qf_session_new (QfProfile *profile)
+/* The session's copy of the profile: its identity and every test's parameters and limits. */
+static JsonObject *
+profile_object (QfProfile *profile)
 {
-  QfSession *self;
-  JsonObject *root, *profile_obj, *network, *peer;
-  JsonArray *steps;
+  g_autoptr(JsonObject) profile_json = qf_profile_to_json (profile);
+  JsonObject *obj = json_object_new ();
+
+  json_object_set_string_member (obj, "id", qf_profile_get_id (profile));
+  json_object_set_int_member (obj, "version", qf_profile_get_version (profile));
+  json_object_set_string_member (obj, "name", qf_profile_get_name (profile));
+  json_object_set_string_member (obj, "description", qf_profile_get_description (profile));
+  json_object_set_string_member (obj, "network_kind", qf_profile_get_network_kind (profile));
+  set_string_or_null (obj, "source", qf_profile_get_source (profile));
+  json_object_set_object_member (obj, "tests",
+                                 qf_json_object_deep_copy (qf_json_get_object (profile_json, "tests")));
+  return obj;
+}
+
+/* Nothing known yet about the interface under test. */
+static JsonObject *
+unknown_network_object (void)
+{
+  JsonObject *network = json_object_new ();
+
+  json_object_set_null_member (network, "iface");
+  json_object_set_string_member (network, "kind", "unknown");
+  json_object_set_null_member (network, "speed_mbps");
+  json_object_set_null_member (network, "usb");
+  json_object_set_null_member (network, "ssid");
+  json_object_set_null_member (network, "signal_pct");
+  return network;
+}
+
+static JsonObject *
+no_peer_object (void)
+{
+  JsonObject *peer = json_object_new ();
+
+  json_object_set_null_member (peer, "address");
+  json_object_set_string_member (peer, "kind", "none");
+  return peer;
+}
+
+/* The profile's own note, if it has one, as the first note. */
+static JsonArray *
+initial_notes (QfProfile *profile)
+{
+  JsonArray *notes = json_array_new ();
+
+  if (qf_profile_get_note (profile) != NULL)
+    {
+      JsonObject *note = json_object_new ();
+      json_object_set_string_member (note, "id", "profile");
+      json_object_set_string_member (note, "text", qf_profile_get_note (profile));
+      json_array_add_object_element (notes, note);
+    }
+  return notes;
+}
+
+/* A pending step for one test of the profile, titled and described by its step. */
+static JsonObject *
+pending_step (const QfProfileTest *test)
+{
+  const QfStepInfo *info = qf_step_lookup (test->step);
+  JsonObject *step = json_object_new ();
+  const char *title;
+
+  if (test->title != NULL)
+    title = _(test->title);
+  else if (info != NULL)
+    title = _(info->title);
+  else
+    title = test->key;
+
+  json_object_set_string_member (step, "key", test->key);
+  json_object_set_string_member (step, "test", test->step);
+  json_object_set_string_member (step, "title", title);
+  json_object_set_object_member (step, "params", qf_json_object_deep_copy (test->params));
+  if (info != NULL && info->classic_command != NULL)
+    {
+      g_autofree char *classic = info->classic_command (test->params, NULL);
+      set_string_or_null (step, "classic_command", classic != NULL && *classic != '\0' ? classic : NULL);
+    }
+  else
+    json_object_set_null_member (step, "classic_command");
+  if (info != NULL && info->estimate_duration != NULL)
+    json_object_set_double_member (step, "estimated_s", info->estimate_duration (test->params));
+  else
+    json_object_set_null_member (step, "estimated_s");
+  reset_step (step);
+  json_object_set_array_member (step, "verdicts", json_array_new ());
+  return step;
+}
+
+static JsonArray *
+pending_steps (QfProfile *profile)
+{
+  JsonArray *steps = json_array_new ();
+
+  for (guint i = 0; i < qf_profile_get_n_tests (profile); i++)
+    json_array_add_object_element (steps, pending_step (qf_profile_get_test (profile, i)));
+  return steps;
+}
+
+/* The document of a new session; the order of its members is their order in session.json. */
+static JsonObject *
+new_document (QfProfile *profile)
+{
+  JsonObject *root = json_object_new ();
   g_autofree char *created = now_iso8601 ();
   g_autofree char *id = g_uuid_string_random ();
-  g_autoptr(JsonObject) profile_json = NULL;
-
-  g_return_val_if_fail (QF_IS_PROFILE (profile), NULL);
-
-  self = g_object_new (QF_TYPE_SESSION, NULL);
-  self->profile = g_object_ref (profile);
-  root = self->root = json_object_new ();
 
   json_object_set_string_member (root, "format", "qualify-session");
   json_object_set_int_member (root, "schema_version", QF_SESSION_SCHEMA_VERSION);
@@ -208,83 +304,29 @@ qf_session_new (QfProfile *profile)
   json_object_set_string_member (root, "site", "");
   json_object_set_boolean_member (root, "quick", g_str_has_suffix (qf_profile_get_id (profile), "-quick"));
   json_object_set_null_member (root, "pc");
-
-  profile_json = qf_profile_to_json (profile);
-  profile_obj = json_object_new ();
-  json_object_set_string_member (profile_obj, "id", qf_profile_get_id (profile));
-  json_object_set_int_member (profile_obj, "version", qf_profile_get_version (profile));
-  json_object_set_string_member (profile_obj, "name", qf_profile_get_name (profile));
-  json_object_set_string_member (profile_obj, "description", qf_profile_get_description (profile));
-  json_object_set_string_member (profile_obj, "network_kind", qf_profile_get_network_kind (profile));
-  set_string_or_null (profile_obj, "source", qf_profile_get_source (profile));
-  json_object_set_object_member (profile_obj, "tests",
-                                 qf_json_object_deep_copy (qf_json_get_object (profile_json, "tests")));
-  json_object_set_object_member (root, "profile", profile_obj);
-
-  network = json_object_new ();
-  json_object_set_null_member (network, "iface");
-  json_object_set_string_member (network, "kind", "unknown");
-  json_object_set_null_member (network, "speed_mbps");
-  json_object_set_null_member (network, "usb");
-  json_object_set_null_member (network, "ssid");
-  json_object_set_null_member (network, "signal_pct");
-  json_object_set_object_member (root, "network", network);
-
-  peer = json_object_new ();
-  json_object_set_null_member (peer, "address");
-  json_object_set_string_member (peer, "kind", "none");
-  json_object_set_object_member (root, "peer", peer);
+  json_object_set_object_member (root, "profile", profile_object (profile));
+  json_object_set_object_member (root, "network", unknown_network_object ());
+  json_object_set_object_member (root, "peer", no_peer_object ());
   json_object_set_null_member (root, "training");
-
   json_object_set_null_member (root, "audit");
-  json_object_set_array_member (root, "notes", json_array_new ());
-  if (qf_profile_get_note (profile) != NULL)
-    {
-      JsonObject *note = json_object_new ();
-      json_object_set_string_member (note, "id", "profile");
-      json_object_set_string_member (note, "text", qf_profile_get_note (profile));
-      json_array_add_object_element (qf_json_get_array (root, "notes"), note);
-    }
-
-  steps = json_array_new ();
-  for (guint i = 0; i < qf_profile_get_n_tests (profile); i++)
-    {
-      const QfProfileTest *test = qf_profile_get_test (profile, i);
-      const QfStepInfo *info = qf_step_lookup (test->step);
-      JsonObject *step = json_object_new ();
-      const char *title;
-
-      if (test->title != NULL)
-        title = _(test->title);
-      else if (info != NULL)
-        title = _(info->title);
-      else
-        title = test->key;
-
-      json_object_set_string_member (step, "key", test->key);
-      json_object_set_string_member (step, "test", test->step);
-      json_object_set_string_member (step, "title", title);
-      json_object_set_object_member (step, "params", qf_json_object_deep_copy (test->params));
-      if (info != NULL && info->classic_command != NULL)
-        {
-          g_autofree char *classic = info->classic_command (test->params, NULL);
-          set_string_or_null (step, "classic_command", classic != NULL && *classic != '\0' ? classic : NULL);
-        }
-      else
-        json_object_set_null_member (step, "classic_command");
-      if (info != NULL && info->estimate_duration != NULL)
-        json_object_set_double_member (step, "estimated_s", info->estimate_duration (test->params));
-      else
-        json_object_set_null_member (step, "estimated_s");
-      reset_step (step);
-      json_object_set_array_member (step, "verdicts", json_array_new ());
-      json_array_add_object_element (steps, step);
-    }
-  json_object_set_array_member (root, "steps", steps);
+  json_object_set_array_member (root, "notes", initial_notes (profile));
+  json_object_set_array_member (root, "steps", pending_steps (profile));
   json_object_set_null_member (root, "verdict");
   json_object_set_array_member (root, "advice", json_array_new ());
   json_object_set_null_member (root, "comparison");
+  return root;
+}
 
+QfSession *
+qf_session_new (QfProfile *profile)
+{
+  QfSession *self;
+
+  g_return_val_if_fail (QF_IS_PROFILE (profile), NULL);
+
+  self = g_object_new (QF_TYPE_SESSION, NULL);
+  self->profile = g_object_ref (profile);
+  self->root = new_document (profile);
   init_sample_stores (self);
   qf_session_recompute (self);
   return self;

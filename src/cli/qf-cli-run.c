@@ -15,6 +15,7 @@
 #include "qf-json.h"
 #include "qf-profile.h"
 #include "qf-runner.h"
+#include "qf-session-setup.h"
 #include "qf-session.h"
 #include "qf-verdict.h"
 
@@ -178,26 +179,64 @@ append_padded (GString    *out,
   g_string_append_c (out, ' ');
 }
 
-static void
-print_table (QfSession *session)
+/* "Real-time performance: Average latency" */
+static char *
+criterion_name (QfSession  *session,
+                JsonObject *verdict)
 {
-  JsonArray *verdicts = qf_session_get_verdicts (session);
-  JsonArray *advice = qf_session_get_advice (session);
-  JsonArray *notes = qf_json_get_array (qf_session_get_json (session), "notes");
-  JsonObject *comparison = qf_json_get_object (qf_session_get_json (session), "comparison");
-  guint warnings = 0;
-  QfOverall overall = qf_session_get_overall (session, &warnings);
-  g_autoptr(GString) out = g_string_new (NULL);
+  gint step = qf_session_find_step (session, qf_json_get_string (verdict, "key", ""));
+
+  return g_strdup_printf ("%s: %s", step >= 0 ? qf_session_get_step_title (session, step) : "",
+                          _(qf_json_get_string (verdict, "label", "")));
+}
+
+static guint
+criterion_width (QfSession *session,
+                 JsonArray *verdicts)
+{
   guint width = 20;
 
   for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
     {
-      JsonObject *v = json_array_get_object_element (verdicts, i);
-      gint step = qf_session_find_step (session, qf_json_get_string (v, "key", ""));
-      g_autofree char *name = g_strdup_printf ("%s: %s", step >= 0 ? qf_session_get_step_title (session, step) : "",
-                                               _(qf_json_get_string (v, "label", "")));
+      g_autofree char *name = criterion_name (session, json_array_get_object_element (verdicts, i));
       width = MAX (width, (guint) g_utf8_strlen (name, -1));
     }
+  return width;
+}
+
+static void
+append_criterion (GString    *out,
+                  QfSession  *session,
+                  JsonObject *v,
+                  guint       width)
+{
+  const char *unit = qf_json_get_string (v, "unit", "");
+  JsonNode *measured = json_object_get_member (v, "measured");
+  g_autofree char *name = criterion_name (session, v);
+  g_autofree char *value = measured != NULL && !JSON_NODE_HOLDS_NULL (measured)
+                             ? qf_verdict_format_value (json_node_get_double (measured), unit)
+                             : g_strdup ("—");
+  g_autofree char *limit_value = qf_verdict_format_value (qf_json_get_double (v, "limit", 0), unit);
+  g_autofree char *limit = g_strdup_printf ("%s %s", g_str_equal (qf_json_get_string (v, "comparison", ""), "<=") ? "≤" : "≥",
+                                            limit_value);
+  QfVerdict verdict = QF_VERDICT_NOT_RUN;
+
+  qf_verdict_from_string (qf_json_get_string (v, "verdict", NULL), &verdict);
+  append_padded (out, name, width);
+  append_padded (out, value, 14);
+  append_padded (out, limit, 16);
+  g_string_append_printf (out, "%s %s", qf_verdict_to_symbol (verdict), qf_verdict_to_label (verdict));
+  if (g_str_equal (qf_json_get_string (v, "role", ""), "warns"))
+    g_string_append_printf (out, " %s", _("(warning only)"));
+  g_string_append_c (out, '\n');
+}
+
+static void
+append_criteria (GString   *out,
+                 QfSession *session)
+{
+  JsonArray *verdicts = qf_session_get_verdicts (session);
+  guint width = criterion_width (session, verdicts);
 
   g_string_append_c (out, '\n');
   append_padded (out, _("Criterion"), width);
@@ -205,80 +244,84 @@ print_table (QfSession *session)
   append_padded (out, _("Limit"), 16);
   g_string_append_printf (out, "%s\n", _("Verdict"));
   for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
-    {
-      JsonObject *v = json_array_get_object_element (verdicts, i);
-      const char *unit = qf_json_get_string (v, "unit", "");
-      JsonNode *measured = json_object_get_member (v, "measured");
-      gint step = qf_session_find_step (session, qf_json_get_string (v, "key", ""));
-      g_autofree char *name = g_strdup_printf ("%s: %s", step >= 0 ? qf_session_get_step_title (session, step) : "",
-                                               _(qf_json_get_string (v, "label", "")));
-      g_autofree char *value = measured != NULL && !JSON_NODE_HOLDS_NULL (measured)
-                                 ? qf_verdict_format_value (json_node_get_double (measured), unit)
-                                 : g_strdup ("—");
-      g_autofree char *limit_value = qf_verdict_format_value (qf_json_get_double (v, "limit", 0), unit);
-      g_autofree char *limit = g_strdup_printf ("%s %s", g_str_equal (qf_json_get_string (v, "comparison", ""), "<=") ? "≤" : "≥",
-                                                limit_value);
-      QfVerdict verdict = QF_VERDICT_NOT_RUN;
+    append_criterion (out, session, json_array_get_object_element (verdicts, i), width);
+}
 
-      qf_verdict_from_string (qf_json_get_string (v, "verdict", NULL), &verdict);
-      append_padded (out, name, width);
-      append_padded (out, value, 14);
-      append_padded (out, limit, 16);
-      g_string_append_printf (out, "%s %s", qf_verdict_to_symbol (verdict), qf_verdict_to_label (verdict));
-      if (g_str_equal (qf_json_get_string (v, "role", ""), "warns"))
-        g_string_append_printf (out, " %s", _("(warning only)"));
-      g_string_append_c (out, '\n');
-    }
+static void
+append_overall (GString   *out,
+                QfSession *session)
+{
+  guint warnings = 0;
+  QfOverall overall = qf_session_get_overall (session, &warnings);
 
   g_string_append_printf (out, "\n%s %s", _("Overall verdict:"), qf_overall_to_label (overall));
   if (warnings > 0)
     g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, " (%u warning)", " (%u warnings)", warnings),
                             warnings);
   g_string_append_c (out, '\n');
+}
 
-  if (advice != NULL && json_array_get_length (advice) > 0)
-    {
-      g_string_append_printf (out, "\n%s\n", _("Advice:"));
-      for (guint i = 0; i < json_array_get_length (advice); i++)
-        g_string_append_printf (out, "  • %s\n",
-                                qf_json_get_string (json_array_get_object_element (advice, i), "text", ""));
-    }
-  if (comparison != NULL)
-    {
-      JsonArray *metrics = qf_json_get_array (comparison, "metrics");
-      JsonArray *changes = qf_json_get_array (comparison, "audit_changes");
-
-      g_string_append_printf (out, "\n%s %s\n", _("Compared with the earlier session of this PC from"),
-                              qf_json_get_string (qf_json_get_object (comparison, "previous"), "created_at", "?"));
-      for (guint i = 0; metrics != NULL && i < json_array_get_length (metrics); i++)
-        {
-          JsonObject *m = json_array_get_object_element (metrics, i);
-          JsonNode *before = json_object_get_member (m, "before");
-          JsonNode *after = json_object_get_member (m, "after");
-          const char *unit = qf_json_get_string (m, "unit", "");
-          g_autofree char *before_text = NULL, *after_text = NULL;
-
-          if (before == NULL || after == NULL || JSON_NODE_HOLDS_NULL (before) || JSON_NODE_HOLDS_NULL (after))
-            continue;
-          before_text = qf_verdict_format_value (json_node_get_double (before), unit);
-          after_text = qf_verdict_format_value (json_node_get_double (after), unit);
-          g_string_append_printf (out, "  • %s: %s → %s\n", _(qf_json_get_string (m, "label", "")),
-                                  before_text, after_text);
-        }
-      for (guint i = 0; changes != NULL && i < json_array_get_length (changes); i++)
-        {
-          JsonObject *c = json_array_get_object_element (changes, i);
-          g_string_append_printf (out, "  • %s: %s → %s\n", qf_json_get_string (c, "title", qf_json_get_string (c, "id", "")),
-                                  qf_json_get_string (c, "before", "?"), qf_json_get_string (c, "after", "?"));
-        }
-    }
-  for (guint i = 0; notes != NULL && i < json_array_get_length (notes); i++)
+/* "  • text" for each object's "text" member, under a heading when there is any. */
+static void
+append_texts (GString    *out,
+              const char *heading,
+              JsonArray  *items)
+{
+  for (guint i = 0; items != NULL && i < json_array_get_length (items); i++)
     {
       if (i == 0)
-        g_string_append_printf (out, "\n%s\n", _("Notes:"));
+        g_string_append_printf (out, "\n%s\n", heading);
       g_string_append_printf (out, "  • %s\n",
-                              qf_json_get_string (json_array_get_object_element (notes, i), "text", ""));
+                              qf_json_get_string (json_array_get_object_element (items, i), "text", ""));
     }
+}
+
+static void
+append_comparison (GString    *out,
+                   JsonObject *comparison)
+{
+  JsonArray *metrics = qf_json_get_array (comparison, "metrics");
+  JsonArray *changes = qf_json_get_array (comparison, "audit_changes");
+
+  g_string_append_printf (out, "\n%s %s\n", _("Compared with the earlier session of this PC from"),
+                          qf_json_get_string (qf_json_get_object (comparison, "previous"), "created_at", "?"));
+  for (guint i = 0; metrics != NULL && i < json_array_get_length (metrics); i++)
+    {
+      JsonObject *m = json_array_get_object_element (metrics, i);
+      JsonNode *before = json_object_get_member (m, "before");
+      JsonNode *after = json_object_get_member (m, "after");
+      const char *unit = qf_json_get_string (m, "unit", "");
+      g_autofree char *before_text = NULL, *after_text = NULL;
+
+      if (before == NULL || after == NULL || JSON_NODE_HOLDS_NULL (before) || JSON_NODE_HOLDS_NULL (after))
+        continue;
+      before_text = qf_verdict_format_value (json_node_get_double (before), unit);
+      after_text = qf_verdict_format_value (json_node_get_double (after), unit);
+      g_string_append_printf (out, "  • %s: %s → %s\n", _(qf_json_get_string (m, "label", "")),
+                              before_text, after_text);
+    }
+  for (guint i = 0; changes != NULL && i < json_array_get_length (changes); i++)
+    {
+      JsonObject *c = json_array_get_object_element (changes, i);
+      g_string_append_printf (out, "  • %s: %s → %s\n", qf_json_get_string (c, "title", qf_json_get_string (c, "id", "")),
+                              qf_json_get_string (c, "before", "?"), qf_json_get_string (c, "after", "?"));
+    }
+}
+
+/* The verdict table, the overall verdict, advice, comparison and notes on stdout. */
+static void
+print_table (QfSession *session)
+{
+  JsonObject *root = qf_session_get_json (session);
+  JsonObject *comparison = qf_json_get_object (root, "comparison");
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  append_criteria (out, session);
+  append_overall (out, session);
+  append_texts (out, _("Advice:"), qf_session_get_advice (session));
+  if (comparison != NULL)
+    append_comparison (out, comparison);
+  append_texts (out, _("Notes:"), qf_json_get_array (root, "notes"));
   fputs (out->str, stdout);
   fflush (stdout);
 }
@@ -414,185 +457,265 @@ replay (const char *path,
   return exit_code;
 }
 
+/* The command line as given. */
+typedef struct
+{
+  char                 *profile_id, *peer, *iface, *operator_name, *customer, *site;
+  char                 *out, *resume, *only, *replay_path, *root, *token_file, *emulate_text;
+  char                 *report_lang;
+  gboolean              quick, json, no_sign;
+  gdouble               speed;
+  /* derived */
+  QfResponderEmulation  emulate;
+  GStrv                 only_keys;
+} RunOptions;
+
+static void
+run_options_clear (RunOptions *o)
+{
+  g_free (o->profile_id);
+  g_free (o->peer);
+  g_free (o->iface);
+  g_free (o->operator_name);
+  g_free (o->customer);
+  g_free (o->site);
+  g_free (o->out);
+  g_free (o->resume);
+  g_free (o->only);
+  g_free (o->replay_path);
+  g_free (o->root);
+  g_free (o->token_file);
+  g_free (o->emulate_text);
+  g_free (o->report_lang);
+  g_strfreev (o->only_keys);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunOptions, run_options_clear)
+
+static gboolean
+parse_options (RunOptions  *o,
+               int         *argc,
+               char      ***argv,
+               int         *exit_code)
+{
+  const GOptionEntry entries[] = {
+    { "profile", 0, 0, G_OPTION_ARG_STRING, &o->profile_id, N_("Profile to judge against (see “qualify-cli profiles”)"), N_("ID") },
+    { "peer", 0, 0, G_OPTION_ARG_STRING, &o->peer, N_("Helper machine running “qualify-cli serve”, or “builtin” for this PC's loopback"), N_("HOST") },
+    { "iface", 0, 0, G_OPTION_ARG_STRING, &o->iface, N_("Network interface under test"), N_("IF") },
+    { "emulate", 0, 0, G_OPTION_ARG_STRING, &o->emulate_text, N_("Training with --peer builtin: the peer answers as this poor link would (never an acceptance)"), N_("delay=MS,jitter=MS,loss=PCT") },
+    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &o->token_file, N_("The helper machine's access token (serve --token-file) for the network tests; only the path is kept in the session"), N_("FILE") },
+    { "operator", 0, 0, G_OPTION_ARG_STRING, &o->operator_name, N_("Name of the person testing"), N_("NAME") },
+    { "customer", 0, 0, G_OPTION_ARG_STRING, &o->customer, N_("Customer name for the report"), N_("NAME") },
+    { "site", 0, 0, G_OPTION_ARG_STRING, &o->site, N_("Site name for the report"), N_("NAME") },
+    { "quick", 0, 0, G_OPTION_ARG_NONE, &o->quick, N_("Run the profile's quick variant (short durations, same limits)"), NULL },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &o->out, N_("Session folder (default: a new one under ~/.local/share/qualify/sessions)"), N_("DIR") },
+    { "resume", 0, 0, G_OPTION_ARG_FILENAME, &o->resume, N_("Continue an interrupted session, keeping its finished steps"), N_("DIR") },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &o->only, N_("Run only these tests, e.g. rt,ping (the others count as not run)"), N_("TESTS") },
+    { "lang", 0, 0, G_OPTION_ARG_STRING, &o->report_lang, N_("Language of the reports: en or zh_CN (default: en)"), N_("LANG") },
+    { "no-sign", 0, 0, G_OPTION_ARG_NONE, &o->no_sign, N_("Write the reports unsigned even when a certificate exists"), NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, N_("Print one JSON object on stdout"), NULL },
+    { "replay", 0, 0, G_OPTION_ARG_FILENAME, &o->replay_path, N_("Play back a recorded session's progress and samples (training)"), N_("SESSION.json") },
+    { "speed", 0, 0, G_OPTION_ARG_DOUBLE, &o->speed, N_("Replay speed factor (default 1 = real time)"), N_("X") },
+    { "root", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &o->root, N_("Read /proc and /sys below DIR (for tests)"), N_("DIR") },
+    { NULL }
+  };
+
+  o->speed = 1.0;
+  return qf_cli_parse_options ("run", "", _("Run a whole qualification against a profile: every test, the verdicts, the advice, the session record."),
+                               entries, argc, argv, exit_code);
+}
+
+/* --emulate and --only, checked and taken apart; an error is reported. */
+static gboolean
+check_run_options (RunOptions *o)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (o->emulate_text != NULL)
+    {
+      if (!qf_responder_emulation_parse (o->emulate_text, &o->emulate, &error))
+        return qf_cli_error ("run", error), FALSE;
+      if (g_strcmp0 (o->peer, "builtin") != 0)
+        return qf_cli_errorf ("run", _("--emulate needs --peer builtin: only the built-in peer can imitate a link")), FALSE;
+    }
+  if (o->only != NULL)
+    {
+      o->only_keys = g_strsplit (o->only, ",", -1);
+      for (guint i = 0; o->only_keys[i] != NULL; i++)
+        g_strstrip (o->only_keys[i]);
+    }
+  return TRUE;
+}
+
+/* --peer: "builtin" for this PC's loopback, or the helper machine's address. */
+static void
+peer_choice (const char  *peer,
+             const char **kind,
+             const char **address)
+{
+  *address = NULL;
+  if (peer == NULL)
+    *kind = "none";
+  else if (g_str_equal (peer, "builtin"))
+    *kind = "builtin";
+  else
+    {
+      *kind = "remote";
+      *address = peer;
+    }
+}
+
+/* The session of --resume DIR, ready to continue; NULL when an error was reported. */
+static QfSession *
+resume_session (const RunOptions *o)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSession) session = NULL;
+  g_autofree char *quick_id = o->profile_id != NULL ? g_strconcat (o->profile_id, "-quick", NULL) : NULL;
+  const char *kind, *address;
+  const char *made_with;
+  guint remaining;
+
+  if (o->out != NULL)
+    return qf_cli_errorf ("run", _("--resume continues in its own folder; leave out --out")), NULL;
+  session = qf_session_load (o->resume, &error);
+  if (session == NULL)
+    return qf_cli_error ("run", error), NULL;
+  made_with = qf_profile_get_id (qf_session_get_profile (session));
+  if (o->profile_id != NULL && !g_str_equal (o->profile_id, made_with) && !g_str_equal (quick_id, made_with))
+    return qf_cli_errorf ("run", _("the session in %s was made with profile “%s”, not “%s”"), o->resume,
+                          made_with, o->profile_id), NULL;
+  if (g_strcmp0 (qf_session_get_state (session), "complete") == 0)
+    return qf_cli_errorf ("run", _("the session in %s is already complete; start a new one with --profile"), o->resume), NULL;
+  if (!qf_session_set_dir (session, o->resume, &error))
+    return qf_cli_error ("run", error), NULL;
+  remaining = qf_session_prepare_resume (session);
+  g_printerr (g_dngettext (GETTEXT_PACKAGE, "Resuming %s: %u test left to run.\n",
+                           "Resuming %s: %u tests left to run.\n", remaining),
+              qf_session_get_dir (session), remaining);
+  peer_choice (o->peer, &kind, &address);
+  if (o->peer != NULL)
+    qf_session_set_peer (session, g_str_equal (kind, "builtin") ? "127.0.0.1" : address, kind);
+  return g_steal_pointer (&session);
+}
+
+/* A wired interface under a wireless profile, or the other way round, is worth a word. */
+static void
+warn_network_kind (QfSession  *session,
+                   const char *iface)
+{
+  QfProfile *profile = qf_session_get_profile (session);
+  const char *kind = qf_json_get_string (qf_json_get_object (qf_session_get_json (session), "network"), "kind", "");
+  const char *wanted = qf_profile_get_network_kind (profile);
+
+  if ((g_str_equal (kind, "wired") || g_str_equal (kind, "wireless")) &&
+      (g_str_equal (wanted, "wired") || g_str_equal (wanted, "wireless")) && !g_str_equal (kind, wanted))
+    g_printerr (_("Note: profile “%s” is for a %s network, but %s is %s. Choose the matching profile for a fair verdict.\n"),
+                qf_profile_get_id (profile),
+                g_str_equal (wanted, "wired") ? C_("network", "wired") : C_("network", "wireless"), iface,
+                g_str_equal (kind, "wired") ? C_("network", "wired") : C_("network", "wireless"));
+}
+
+/* The choices of a run from the command line (borrowing from o). */
+static void
+fill_choices (const RunOptions *o,
+              QfSessionChoices *choices)
+{
+  *choices = (QfSessionChoices) {
+    .quick = o->quick,
+    .operator_name = o->operator_name,
+    .customer = o->customer,
+    .site = o->site,
+    .root = o->root,
+    .iface_name = o->iface,
+    /* --token-file is applied once --only is checked, to new and resumed sessions alike */
+    .token_file = NULL,
+    .out_dir = o->out,
+    .only = (const char *const *) o->only_keys,
+    .emulation = o->emulate_text != NULL ? &o->emulate : NULL,
+  };
+  peer_choice (o->peer, &choices->peer_kind, &choices->peer_address);
+}
+
+/* A new session of --profile, saved; NULL when an error was reported. */
+static QfSession *
+new_session (const RunOptions *o,
+             QfSessionChoices *choices)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfProfile) profile = NULL;
+  g_autoptr(QfSession) session = NULL;
+
+  if (o->profile_id == NULL)
+    return qf_cli_errorf ("run", _("say which profile to use with --profile ID (see “qualify-cli profiles”)")), NULL;
+  profile = qf_profile_find (o->profile_id, &error);
+  if (profile == NULL)
+    return qf_cli_error ("run", error), NULL;
+  choices->profile = profile;
+  session = qf_session_setup (choices, &error);
+  choices->profile = NULL;
+  if (g_error_matches (error, QF_SESSION_SETUP_ERROR, QF_SESSION_SETUP_ERROR_NO_QUICK_VARIANT))
+    return qf_cli_errorf ("run", _("profile “%s” has no quick variant; run it without --quick"),
+                          qf_profile_get_id (profile)), NULL;
+  if (session == NULL)
+    return qf_cli_error ("run", error), NULL;
+  if (o->iface != NULL)
+    warn_network_kind (session, o->iface);
+  g_printerr (_("Session %s: profile “%s”, results in %s\n"), qf_session_get_id (session),
+              qf_profile_get_id (qf_session_get_profile (session)), qf_session_get_dir (session));
+  return g_steal_pointer (&session);
+}
+
+/* Runs the session's steps, prints the results and writes the reports beside it. */
+static int
+run_session (const RunOptions       *o,
+             QfSession              *session,
+             const QfSessionChoices *choices)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfRunner) runner = NULL;
+  int exit_code;
+
+  for (guint i = 0; o->only_keys != NULL && o->only_keys[i] != NULL; i++)
+    if (qf_session_find_step (session, o->only_keys[i]) < 0)
+      return qf_cli_errorf ("run", _("--only: the profile has no test “%s”"), o->only_keys[i]);
+  if (o->token_file != NULL
+      && (!qf_session_set_token_file (session, o->token_file, &error) || !qf_session_save (session, &error)))
+    return qf_cli_error ("run", error);
+  runner = qf_session_setup_runner (session, choices);
+  exit_code = run_loop (runner, o->json, &error);
+  if (exit_code == QF_CLI_EXIT_ERROR)
+    return qf_cli_error ("run", error);
+  /* The acceptance reports beside session.json, signed when a certificate exists. */
+  if (!qf_cli_report_session_dir (qf_session_get_dir (session), o->report_lang, o->no_sign, o->json, &error))
+    return qf_cli_error ("run", error);
+  return exit_code;
+}
+
 int
 qf_cli_run (int    argc,
             char **argv)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *profile_id = NULL, *peer = NULL, *iface = NULL, *operator_name = NULL;
-  g_autofree char *customer = NULL, *site = NULL, *out = NULL, *resume = NULL, *only = NULL;
-  g_autofree char *replay_path = NULL, *root = NULL, *token_file = NULL, *emulate_text = NULL;
-  QfResponderEmulation emulate = { 0 };
+  g_auto(RunOptions) o = { 0 };
+  QfSessionChoices choices;
   g_autoptr(QfSession) session = NULL;
-  g_autoptr(QfRunner) runner = NULL;
-  g_auto(GStrv) only_keys = NULL;
-  gboolean quick = FALSE, json = FALSE, no_sign = FALSE;
-  g_autofree char *report_lang = NULL;
-  gdouble speed = 1.0;
   int exit_code;
-  const GOptionEntry entries[] = {
-    { "profile", 0, 0, G_OPTION_ARG_STRING, &profile_id, N_("Profile to judge against (see “qualify-cli profiles”)"), N_("ID") },
-    { "peer", 0, 0, G_OPTION_ARG_STRING, &peer, N_("Helper machine running “qualify-cli serve”, or “builtin” for this PC's loopback"), N_("HOST") },
-    { "iface", 0, 0, G_OPTION_ARG_STRING, &iface, N_("Network interface under test"), N_("IF") },
-    { "emulate", 0, 0, G_OPTION_ARG_STRING, &emulate_text, N_("Training with --peer builtin: the peer answers as this poor link would (never an acceptance)"), N_("delay=MS,jitter=MS,loss=PCT") },
-    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file, N_("The helper machine's access token (serve --token-file) for the network tests; only the path is kept in the session"), N_("FILE") },
-    { "operator", 0, 0, G_OPTION_ARG_STRING, &operator_name, N_("Name of the person testing"), N_("NAME") },
-    { "customer", 0, 0, G_OPTION_ARG_STRING, &customer, N_("Customer name for the report"), N_("NAME") },
-    { "site", 0, 0, G_OPTION_ARG_STRING, &site, N_("Site name for the report"), N_("NAME") },
-    { "quick", 0, 0, G_OPTION_ARG_NONE, &quick, N_("Run the profile's quick variant (short durations, same limits)"), NULL },
-    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, N_("Session folder (default: a new one under ~/.local/share/qualify/sessions)"), N_("DIR") },
-    { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume, N_("Continue an interrupted session, keeping its finished steps"), N_("DIR") },
-    { "only", 0, 0, G_OPTION_ARG_STRING, &only, N_("Run only these tests, e.g. rt,ping (the others count as not run)"), N_("TESTS") },
-    { "lang", 0, 0, G_OPTION_ARG_STRING, &report_lang, N_("Language of the reports: en or zh_CN (default: en)"), N_("LANG") },
-    { "no-sign", 0, 0, G_OPTION_ARG_NONE, &no_sign, N_("Write the reports unsigned even when a certificate exists"), NULL },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
-    { "replay", 0, 0, G_OPTION_ARG_FILENAME, &replay_path, N_("Play back a recorded session's progress and samples (training)"), N_("SESSION.json") },
-    { "speed", 0, 0, G_OPTION_ARG_DOUBLE, &speed, N_("Replay speed factor (default 1 = real time)"), N_("X") },
-    { "root", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &root, N_("Read /proc and /sys below DIR (for tests)"), N_("DIR") },
-    { NULL }
-  };
 
-  if (!qf_cli_parse_options ("run", "", _("Run a whole qualification against a profile: every test, the verdicts, the advice, the session record."),
-                             entries, &argc, &argv, &exit_code))
+  if (!parse_options (&o, &argc, &argv, &exit_code))
     return exit_code;
   if (argc > 1)
     return qf_cli_errorf ("run", _("unexpected argument “%s”"), argv[1]);
-
-  if (replay_path != NULL)
+  if (o.replay_path != NULL)
     {
-      if (profile_id != NULL || resume != NULL || peer != NULL || out != NULL)
+      if (o.profile_id != NULL || o.resume != NULL || o.peer != NULL || o.out != NULL)
         return qf_cli_errorf ("run", _("--replay cannot be combined with --profile, --resume, --peer or --out"));
-      return replay (replay_path, speed, json);
+      return replay (o.replay_path, o.speed, o.json);
     }
-  if (emulate_text != NULL)
-    {
-      if (!qf_responder_emulation_parse (emulate_text, &emulate, &error))
-        return qf_cli_error ("run", error);
-      if (g_strcmp0 (peer, "builtin") != 0)
-        return qf_cli_errorf ("run", _("--emulate needs --peer builtin: only the built-in peer can imitate a link"));
-    }
-  if (only != NULL)
-    {
-      only_keys = g_strsplit (only, ",", -1);
-      for (guint i = 0; only_keys[i] != NULL; i++)
-        g_strstrip (only_keys[i]);
-    }
-
-  if (resume != NULL)
-    {
-      guint remaining;
-      g_autofree char *quick_id = profile_id != NULL ? g_strconcat (profile_id, "-quick", NULL) : NULL;
-
-      if (out != NULL)
-        return qf_cli_errorf ("run", _("--resume continues in its own folder; leave out --out"));
-      session = qf_session_load (resume, &error);
-      if (session == NULL)
-        return qf_cli_error ("run", error);
-      if (profile_id != NULL && !g_str_equal (profile_id, qf_profile_get_id (qf_session_get_profile (session))) &&
-          !g_str_equal (quick_id, qf_profile_get_id (qf_session_get_profile (session))))
-        return qf_cli_errorf ("run", _("the session in %s was made with profile “%s”, not “%s”"), resume,
-                              qf_profile_get_id (qf_session_get_profile (session)), profile_id);
-      if (g_strcmp0 (qf_session_get_state (session), "complete") == 0)
-        return qf_cli_errorf ("run", _("the session in %s is already complete; start a new one with --profile"), resume);
-      if (!qf_session_set_dir (session, resume, &error))
-        return qf_cli_error ("run", error);
-      remaining = qf_session_prepare_resume (session);
-      g_printerr (g_dngettext (GETTEXT_PACKAGE, "Resuming %s: %u test left to run.\n",
-                               "Resuming %s: %u tests left to run.\n", remaining),
-                  qf_session_get_dir (session), remaining);
-      if (peer != NULL)
-        {
-          if (g_str_equal (peer, "builtin"))
-            qf_session_set_peer (session, "127.0.0.1", "builtin");
-          else
-            qf_session_set_peer (session, peer, "remote");
-        }
-    }
-  else
-    {
-      g_autoptr(QfProfile) profile = NULL;
-
-      if (profile_id == NULL)
-        return qf_cli_errorf ("run", _("say which profile to use with --profile ID (see “qualify-cli profiles”)"));
-      profile = qf_profile_find (profile_id, &error);
-      if (profile == NULL)
-        return qf_cli_error ("run", error);
-      if (quick && !g_str_has_suffix (qf_profile_get_id (profile), "-quick"))
-        {
-          const char *variant = qf_profile_get_quick_variant (profile);
-          g_autoptr(QfProfile) quick_profile = NULL;
-
-          if (variant == NULL)
-            return qf_cli_errorf ("run", _("profile “%s” has no quick variant; run it without --quick"),
-                                  qf_profile_get_id (profile));
-          quick_profile = qf_profile_find (variant, &error);
-          if (quick_profile == NULL)
-            return qf_cli_error ("run", error);
-          g_set_object (&profile, quick_profile);
-        }
-
-      session = qf_session_new (profile);
-      qf_session_set_people (session, operator_name, customer, site);
-      if (!qf_session_capture_system (session, root, &error))
-        return qf_cli_error ("run", error);
-      if (peer == NULL)
-        qf_session_set_peer (session, NULL, "none");
-      else if (g_str_equal (peer, "builtin"))
-        {
-          qf_session_set_peer (session, "127.0.0.1", "builtin");
-          qf_session_add_note (session, "builtin-peer",
-                               _("The network figures were measured against the built-in peer on this PC's loopback, not over a real link to a helper machine."));
-        }
-      else
-        qf_session_set_peer (session, peer, "remote");
-      if (iface != NULL)
-        {
-          g_autofree char *path = g_build_filename (root ? root : "/", "sys/class/net", iface, NULL);
-          if (!g_file_test (path, G_FILE_TEST_IS_DIR))
-            return qf_cli_errorf ("run", _("there is no network interface “%s” (see “ip link”)"), iface);
-          qf_session_set_network_from_sysfs (session, root, iface);
-        }
-      else if (peer != NULL && g_str_equal (peer, "builtin"))
-        qf_session_set_network (session, "lo", "loopback", 0, 0, NULL, -1);
-      {
-        const char *kind = qf_json_get_string (qf_json_get_object (qf_session_get_json (session), "network"), "kind", "");
-        const char *wanted = qf_profile_get_network_kind (profile);
-        if ((g_str_equal (kind, "wired") || g_str_equal (kind, "wireless")) &&
-            (g_str_equal (wanted, "wired") || g_str_equal (wanted, "wireless")) && !g_str_equal (kind, wanted))
-          g_printerr (_("Note: profile “%s” is for a %s network, but %s is %s. Choose the matching profile for a fair verdict.\n"),
-                      qf_profile_get_id (profile),
-                      g_str_equal (wanted, "wired") ? C_("network", "wired") : C_("network", "wireless"), iface,
-                      g_str_equal (kind, "wired") ? C_("network", "wired") : C_("network", "wireless"));
-      }
-      if (!qf_session_set_dir (session, out, &error))
-        return qf_cli_error ("run", error);
-      if (quick)
-        qf_session_add_note (session, "quick",
-                             _("Quick run: the profile's limits with short test durations. Not an acceptance test."));
-      if (!qf_session_save (session, &error))
-        return qf_cli_error ("run", error);
-      g_printerr (_("Session %s: profile “%s”, results in %s\n"), qf_session_get_id (session),
-                  qf_profile_get_id (profile), qf_session_get_dir (session));
-    }
-
-  if (only_keys != NULL)
-    for (guint i = 0; only_keys[i] != NULL; i++)
-      if (qf_session_find_step (session, only_keys[i]) < 0)
-        return qf_cli_errorf ("run", _("--only: the profile has no test “%s”"), only_keys[i]);
-
-  if (token_file != NULL && (!qf_session_set_token_file (session, token_file, &error)
-                             || !qf_session_save (session, &error)))
-    return qf_cli_error ("run", error);
-  runner = qf_runner_new (session);
-  if (only_keys != NULL)
-    qf_runner_set_only (runner, (const char *const *) only_keys);
-  if (emulate_text != NULL)
-    qf_runner_set_emulation (runner, &emulate);
-  exit_code = run_loop (runner, json, &error);
-  if (exit_code == QF_CLI_EXIT_ERROR)
-    return qf_cli_error ("run", error);
-  /* The acceptance reports beside session.json, signed when a certificate exists. */
-  if (!qf_cli_report_session_dir (qf_session_get_dir (session), report_lang, no_sign, json, &error))
-    return qf_cli_error ("run", error);
-  return exit_code;
+  if (!check_run_options (&o))
+    return QF_CLI_EXIT_ERROR;
+  fill_choices (&o, &choices);
+  session = o.resume != NULL ? resume_session (&o) : new_session (&o, &choices);
+  if (session == NULL)
+    return QF_CLI_EXIT_ERROR;
+  return run_session (&o, session, &choices);
 }

@@ -15,6 +15,7 @@
 #include "qf-results-page.h"
 #include "qf-run-page.h"
 #include "qf-runner.h"
+#include "qf-session-setup.h"
 #include "qf-session.h"
 #include "qf-system-page.h"
 #include "qf-welcome-page.h"
@@ -121,6 +122,23 @@ go_to (QfWindow *self,
     gtk_widget_child_focus (gtk_stack_get_visible_child (self->pages), GTK_DIR_TAB_FORWARD);
 }
 
+/* The profile itself, or its quick variant for a quick run. */
+static QfProfile *
+run_profile_variant (QfProfile  *profile,
+                     gboolean    quick,
+                     GError    **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  QfProfile *run_profile = qf_session_setup_run_profile (profile, quick, &local_error);
+
+  if (g_error_matches (local_error, QF_SESSION_SETUP_ERROR, QF_SESSION_SETUP_ERROR_NO_QUICK_VARIANT))
+    g_set_error (error, QF_PROFILE_ERROR, QF_PROFILE_ERROR_NOT_FOUND,
+                 _("Profile “%s” has no quick variant: switch “Quick run” off."), qf_profile_get_name (profile));
+  else if (local_error != NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return run_profile;
+}
+
 /* The profile that runs: the welcome page's choice in the variant for the chosen interface's
  * kind (a profile of the same family — same id before the first '-' — made for that kind), then
  * its quick variant when asked for. */
@@ -163,24 +181,7 @@ choose_run_profile (QfWindow  *self,
             }
         }
     }
-  if (qf_welcome_page_get_quick (self->welcome_page))
-    {
-      const char *variant = qf_profile_get_quick_variant (profile);
-      QfProfile *quick;
-
-      if (variant == NULL)
-        {
-          g_set_error (error, QF_PROFILE_ERROR, QF_PROFILE_ERROR_NOT_FOUND,
-                       _("Profile “%s” has no quick variant: switch “Quick run” off."), qf_profile_get_name (profile));
-          return NULL;
-        }
-      quick = qf_profile_find (variant, error);
-      if (quick == NULL)
-        return NULL;
-      g_set_object (&profile, quick);
-      g_object_unref (quick);
-    }
-  return g_steal_pointer (&profile);
+  return run_profile_variant (profile, qf_welcome_page_get_quick (self->welcome_page), error);
 }
 
 static gboolean
@@ -201,6 +202,31 @@ start_runner (QfWindow *self,
   return TRUE;
 }
 
+/* The emulated link of a training run: a re-run repeats the session it comes from, training or
+ * not; a new run takes the welcome page's choice. FALSE for a real run. */
+static gboolean
+training_link (QfWindow             *self,
+               gboolean              rerun,
+               QfResponderEmulation *emulate)
+{
+  const QfLinkPreset *link = qf_welcome_page_get_training_link (self->welcome_page);
+  JsonObject *training = self->session != NULL ? qf_session_get_training (self->session) : NULL;
+
+  if (rerun && training != NULL)
+    {
+      emulate->delay_ms = qf_json_get_double (training, "delay_ms", 0);
+      emulate->jitter_ms = qf_json_get_double (training, "jitter_ms", 0);
+      emulate->loss_pct = qf_json_get_double (training, "loss_pct", 0);
+      return TRUE;
+    }
+  if (!rerun && link != NULL)
+    {
+      *emulate = link->emulate;
+      return TRUE;
+    }
+  return FALSE;
+}
+
 /* A new session of the run profile; only the tests in keys run (NULL: the plan's choice). */
 static gboolean
 start_tests (QfWindow          *self,
@@ -214,71 +240,33 @@ start_tests (QfWindow          *self,
   g_autofree char *customer = g_settings_get_string (self->settings, "customer");
   g_autofree char *site = g_settings_get_string (self->settings, "site");
   const char *peer_kind = qf_network_page_get_peer_kind (self->network_page);
-  QfNetIface *iface = qf_network_page_get_iface (self->network_page);
-  const QfLinkPreset *link = qf_welcome_page_get_training_link (self->welcome_page);
-  JsonObject *training = self->session != NULL ? qf_session_get_training (self->session) : NULL;
+  gboolean remote = g_str_equal (peer_kind, "remote");
   QfResponderEmulation emulate = { 0 };
-  gboolean emulated = FALSE;
+  QfSessionChoices choices = {
+    .profile = self->run_profile,
+    .quick = qf_welcome_page_get_quick (self->welcome_page),
+    .operator_name = operator_name,
+    .customer = customer,
+    .site = site,
+    .root = "/",
+    .peer_kind = peer_kind,
+    .peer_address = remote ? qf_network_page_get_peer_address (self->network_page) : NULL,
+    /* with the built-in peer the session is on loopback, whatever interface was picked */
+    .iface = g_str_equal (peer_kind, "builtin") ? NULL : qf_network_page_get_iface (self->network_page),
+    .token_file = remote ? qf_network_page_get_token_file (self->network_page) : NULL,
+    .rerun = only != NULL,
+    .only = (const char *const *) keys,
+    .emulation = training_link (self, only != NULL, &emulate) ? &emulate : NULL,
+  };
 
-  /* a re-run repeats the session it comes from, training or not */
-  if (only != NULL && training != NULL)
+  session = qf_session_setup (&choices, &error);
+  if (session == NULL)
     {
-      emulate.delay_ms = qf_json_get_double (training, "delay_ms", 0);
-      emulate.jitter_ms = qf_json_get_double (training, "jitter_ms", 0);
-      emulate.loss_pct = qf_json_get_double (training, "loss_pct", 0);
-      emulated = TRUE;
+      qf_window_toast (self, error->message);
+      return FALSE;
     }
-  else if (only == NULL && link != NULL)
-    {
-      emulate = link->emulate;
-      emulated = TRUE;
-    }
-  session = qf_session_new (self->run_profile);
-  qf_session_set_people (session, operator_name, customer, site);
-  if (!qf_session_capture_system (session, "/", &error))
-    goto failed;
-  if (g_str_equal (peer_kind, "builtin"))
-    {
-      qf_session_set_peer (session, "127.0.0.1", "builtin");
-      qf_session_add_note (session, "builtin-peer",
-                           _("The network figures were measured against the built-in peer on this PC's loopback, not over a real link to a helper machine."));
-    }
-  else if (g_str_equal (peer_kind, "remote"))
-    {
-      const char *token_file = qf_network_page_get_token_file (self->network_page);
-
-      qf_session_set_peer (session, qf_network_page_get_peer_address (self->network_page), "remote");
-      if (token_file != NULL && !qf_session_set_token_file (session, token_file, &error))
-        goto failed;
-    }
-  else
-    qf_session_set_peer (session, NULL, "none");
-  if (g_str_equal (peer_kind, "builtin"))
-    qf_session_set_network (session, "lo", "loopback", 0, 0, NULL, -1);
-  else if (iface != NULL)
-    qf_session_set_network (session, qf_net_iface_get_name (iface),
-                            qf_net_iface_get_kind (iface) == QF_NET_IFACE_WIRELESS ? "wireless" : "wired",
-                            qf_net_iface_get_speed_mbps (iface), qf_net_iface_get_is_usb (iface),
-                            qf_net_iface_get_ssid (iface), qf_net_iface_get_signal (iface));
-  if (qf_welcome_page_get_quick (self->welcome_page))
-    qf_session_add_note (session, "quick",
-                         _("Quick run: the profile's limits with short test durations. Not an acceptance test."));
-  if (only != NULL)
-    qf_session_add_note (session, "rerun",
-                         _("Only this test was run again; the other tests of the profile are in the earlier session, so this one cannot pass the PC on its own."));
-  if (!qf_session_set_dir (session, NULL, &error))
-    goto failed;
-
-  runner = qf_runner_new (session);
-  if (keys != NULL)
-    qf_runner_set_only (runner, (const char *const *) keys);
-  if (emulated)
-    qf_runner_set_emulation (runner, &emulate);
+  runner = qf_session_setup_runner (session, &choices);
   return start_runner (self, runner);
-
-failed:
-  qf_window_toast (self, error->message);
-  return FALSE;
 }
 
 gboolean

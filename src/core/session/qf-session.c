@@ -12,6 +12,7 @@
 #include "qf-audit.h"
 #include "qf-auth.h"
 #include "qf-json.h"
+#include "qf-netifaces.h"
 #include "qf-session.h"
 #include "qf-step.h"
 #include "qf-sysinfo.h"
@@ -43,53 +44,6 @@ enum
 };
 
 static guint signals[N_SIGNALS];
-
-static const char *const status_names[] = {
-  "pending", "running", "done", "failed", "cancelled", "skipped", "not-run"
-};
-
-const char *
-qf_step_status_to_string (QfStepStatus status)
-{
-  g_return_val_if_fail (status <= QF_STEP_STATUS_NOT_RUN, "not-run");
-  return status_names[status];
-}
-
-gboolean
-qf_step_status_from_string (const char   *text,
-                            QfStepStatus *out)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (status_names); i++)
-    if (g_strcmp0 (text, status_names[i]) == 0)
-      {
-        *out = (QfStepStatus) i;
-        return TRUE;
-      }
-  return FALSE;
-}
-
-const char *
-qf_step_status_to_label (QfStepStatus status)
-{
-  switch (status)
-    {
-    case QF_STEP_STATUS_PENDING:
-      return _("Waiting");
-    case QF_STEP_STATUS_RUNNING:
-      return _("Running");
-    case QF_STEP_STATUS_DONE:
-      return _("Done");
-    case QF_STEP_STATUS_FAILED:
-      return _("Failed");
-    case QF_STEP_STATUS_CANCELLED:
-      return _("Cancelled");
-    case QF_STEP_STATUS_SKIPPED:
-      return _("Skipped");
-    case QF_STEP_STATUS_NOT_RUN:
-    default:
-      return _("Not run");
-    }
-}
 
 static void
 qf_session_finalize (GObject *object)
@@ -178,21 +132,117 @@ set_string_or_null (JsonObject *obj,
     json_object_set_null_member (obj, key);
 }
 
-QfSession *
-qf_session_new (QfProfile *profile)
+/* The session's copy of the profile: its identity and every test's parameters and limits. */
+static JsonObject *
+profile_object (QfProfile *profile)
 {
-  QfSession *self;
-  JsonObject *root, *profile_obj, *network, *peer;
-  JsonArray *steps;
+  g_autoptr(JsonObject) profile_json = qf_profile_to_json (profile);
+  JsonObject *obj = json_object_new ();
+
+  json_object_set_string_member (obj, "id", qf_profile_get_id (profile));
+  json_object_set_int_member (obj, "version", qf_profile_get_version (profile));
+  json_object_set_string_member (obj, "name", qf_profile_get_name (profile));
+  json_object_set_string_member (obj, "description", qf_profile_get_description (profile));
+  json_object_set_string_member (obj, "network_kind", qf_profile_get_network_kind (profile));
+  set_string_or_null (obj, "source", qf_profile_get_source (profile));
+  json_object_set_object_member (obj, "tests",
+                                 qf_json_object_deep_copy (qf_json_get_object (profile_json, "tests")));
+  return obj;
+}
+
+/* Nothing known yet about the interface under test. */
+static JsonObject *
+unknown_network_object (void)
+{
+  JsonObject *network = json_object_new ();
+
+  json_object_set_null_member (network, "iface");
+  json_object_set_string_member (network, "kind", "unknown");
+  json_object_set_null_member (network, "speed_mbps");
+  json_object_set_null_member (network, "usb");
+  json_object_set_null_member (network, "ssid");
+  json_object_set_null_member (network, "signal_pct");
+  return network;
+}
+
+static JsonObject *
+no_peer_object (void)
+{
+  JsonObject *peer = json_object_new ();
+
+  json_object_set_null_member (peer, "address");
+  json_object_set_string_member (peer, "kind", "none");
+  return peer;
+}
+
+/* The profile's own note, if it has one, as the first note. */
+static JsonArray *
+initial_notes (QfProfile *profile)
+{
+  JsonArray *notes = json_array_new ();
+
+  if (qf_profile_get_note (profile) != NULL)
+    {
+      JsonObject *note = json_object_new ();
+      json_object_set_string_member (note, "id", "profile");
+      json_object_set_string_member (note, "text", qf_profile_get_note (profile));
+      json_array_add_object_element (notes, note);
+    }
+  return notes;
+}
+
+/* A pending step for one test of the profile, titled and described by its step. */
+static JsonObject *
+pending_step (const QfProfileTest *test)
+{
+  const QfStepInfo *info = qf_step_lookup (test->step);
+  JsonObject *step = json_object_new ();
+  const char *title;
+
+  if (test->title != NULL)
+    title = _(test->title);
+  else if (info != NULL)
+    title = _(info->title);
+  else
+    title = test->key;
+
+  json_object_set_string_member (step, "key", test->key);
+  json_object_set_string_member (step, "test", test->step);
+  json_object_set_string_member (step, "title", title);
+  json_object_set_object_member (step, "params", qf_json_object_deep_copy (test->params));
+  if (info != NULL && info->classic_command != NULL)
+    {
+      g_autofree char *classic = info->classic_command (test->params, NULL);
+      set_string_or_null (step, "classic_command", classic != NULL && *classic != '\0' ? classic : NULL);
+    }
+  else
+    json_object_set_null_member (step, "classic_command");
+  if (info != NULL && info->estimate_duration != NULL)
+    json_object_set_double_member (step, "estimated_s", info->estimate_duration (test->params));
+  else
+    json_object_set_null_member (step, "estimated_s");
+  reset_step (step);
+  json_object_set_array_member (step, "verdicts", json_array_new ());
+  return step;
+}
+
+static JsonArray *
+pending_steps (QfProfile *profile)
+{
+  JsonArray *steps = json_array_new ();
+
+  for (guint i = 0; i < qf_profile_get_n_tests (profile); i++)
+    json_array_add_object_element (steps, pending_step (qf_profile_get_test (profile, i)));
+  return steps;
+}
+
+/* The document of a new session; the order of its members is their order in session.json. */
+static JsonObject *
+new_document (QfProfile *profile)
+{
+  JsonObject *root = json_object_new ();
   g_autofree char *created = now_iso8601 ();
   g_autofree char *id = g_uuid_string_random ();
-  g_autoptr(JsonObject) profile_json = NULL;
-
-  g_return_val_if_fail (QF_IS_PROFILE (profile), NULL);
-
-  self = g_object_new (QF_TYPE_SESSION, NULL);
-  self->profile = g_object_ref (profile);
-  root = self->root = json_object_new ();
 
   json_object_set_string_member (root, "format", "qualify-session");
   json_object_set_int_member (root, "schema_version", QF_SESSION_SCHEMA_VERSION);
@@ -207,83 +257,29 @@ qf_session_new (QfProfile *profile)
   json_object_set_string_member (root, "site", "");
   json_object_set_boolean_member (root, "quick", g_str_has_suffix (qf_profile_get_id (profile), "-quick"));
   json_object_set_null_member (root, "pc");
-
-  profile_json = qf_profile_to_json (profile);
-  profile_obj = json_object_new ();
-  json_object_set_string_member (profile_obj, "id", qf_profile_get_id (profile));
-  json_object_set_int_member (profile_obj, "version", qf_profile_get_version (profile));
-  json_object_set_string_member (profile_obj, "name", qf_profile_get_name (profile));
-  json_object_set_string_member (profile_obj, "description", qf_profile_get_description (profile));
-  json_object_set_string_member (profile_obj, "network_kind", qf_profile_get_network_kind (profile));
-  set_string_or_null (profile_obj, "source", qf_profile_get_source (profile));
-  json_object_set_object_member (profile_obj, "tests",
-                                 qf_json_object_deep_copy (qf_json_get_object (profile_json, "tests")));
-  json_object_set_object_member (root, "profile", profile_obj);
-
-  network = json_object_new ();
-  json_object_set_null_member (network, "iface");
-  json_object_set_string_member (network, "kind", "unknown");
-  json_object_set_null_member (network, "speed_mbps");
-  json_object_set_null_member (network, "usb");
-  json_object_set_null_member (network, "ssid");
-  json_object_set_null_member (network, "signal_pct");
-  json_object_set_object_member (root, "network", network);
-
-  peer = json_object_new ();
-  json_object_set_null_member (peer, "address");
-  json_object_set_string_member (peer, "kind", "none");
-  json_object_set_object_member (root, "peer", peer);
+  json_object_set_object_member (root, "profile", profile_object (profile));
+  json_object_set_object_member (root, "network", unknown_network_object ());
+  json_object_set_object_member (root, "peer", no_peer_object ());
   json_object_set_null_member (root, "training");
-
   json_object_set_null_member (root, "audit");
-  json_object_set_array_member (root, "notes", json_array_new ());
-  if (qf_profile_get_note (profile) != NULL)
-    {
-      JsonObject *note = json_object_new ();
-      json_object_set_string_member (note, "id", "profile");
-      json_object_set_string_member (note, "text", qf_profile_get_note (profile));
-      json_array_add_object_element (qf_json_get_array (root, "notes"), note);
-    }
-
-  steps = json_array_new ();
-  for (guint i = 0; i < qf_profile_get_n_tests (profile); i++)
-    {
-      const QfProfileTest *test = qf_profile_get_test (profile, i);
-      const QfStepInfo *info = qf_step_lookup (test->step);
-      JsonObject *step = json_object_new ();
-      const char *title;
-
-      if (test->title != NULL)
-        title = _(test->title);
-      else if (info != NULL)
-        title = _(info->title);
-      else
-        title = test->key;
-
-      json_object_set_string_member (step, "key", test->key);
-      json_object_set_string_member (step, "test", test->step);
-      json_object_set_string_member (step, "title", title);
-      json_object_set_object_member (step, "params", qf_json_object_deep_copy (test->params));
-      if (info != NULL && info->classic_command != NULL)
-        {
-          g_autofree char *classic = info->classic_command (test->params, NULL);
-          set_string_or_null (step, "classic_command", classic != NULL && *classic != '\0' ? classic : NULL);
-        }
-      else
-        json_object_set_null_member (step, "classic_command");
-      if (info != NULL && info->estimate_duration != NULL)
-        json_object_set_double_member (step, "estimated_s", info->estimate_duration (test->params));
-      else
-        json_object_set_null_member (step, "estimated_s");
-      reset_step (step);
-      json_object_set_array_member (step, "verdicts", json_array_new ());
-      json_array_add_object_element (steps, step);
-    }
-  json_object_set_array_member (root, "steps", steps);
+  json_object_set_array_member (root, "notes", initial_notes (profile));
+  json_object_set_array_member (root, "steps", pending_steps (profile));
   json_object_set_null_member (root, "verdict");
   json_object_set_array_member (root, "advice", json_array_new ());
   json_object_set_null_member (root, "comparison");
+  return root;
+}
 
+QfSession *
+qf_session_new (QfProfile *profile)
+{
+  QfSession *self;
+
+  g_return_val_if_fail (QF_IS_PROFILE (profile), NULL);
+
+  self = g_object_new (QF_TYPE_SESSION, NULL);
+  self->profile = g_object_ref (profile);
+  self->root = new_document (profile);
   init_sample_stores (self);
   qf_session_recompute (self);
   return self;
@@ -661,55 +657,12 @@ qf_session_set_network (QfSession  *self,
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
-/* Link quality of a Wi-Fi interface from /proc/net/wireless as 0..100 (quality is out of 70
- * for most drivers), or -1. */
-static gint
-wireless_signal (const char *root,
-                 const char *iface)
-{
-  g_autofree char *text = qf_sysfs_read_string (root, "proc/net/wireless");
-  g_auto(GStrv) lines = NULL;
-
-  if (text == NULL)
-    return -1;
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      g_auto(GStrv) fields = NULL;
-      char *colon = strchr (lines[i], ':');
-      gdouble quality;
-
-      if (colon == NULL)
-        continue;
-      *colon = '\0';
-      if (!g_str_equal (g_strstrip (lines[i]), iface))
-        continue;
-      fields = g_strsplit_set (g_strstrip (colon + 1), " \t", -1);
-      /* fields: status, link quality ("54."), level, noise, … (empty strings between spaces) */
-      for (guint k = 0, seen = 0; fields[k] != NULL; k++)
-        {
-          if (*fields[k] == '\0')
-            continue;
-          if (++seen == 2)
-            {
-              quality = g_ascii_strtod (fields[k], NULL);
-              return (gint) CLAMP (quality * 100.0 / 70.0 + 0.5, 0, 100);
-            }
-        }
-    }
-  return -1;
-}
-
 void
 qf_session_set_network_from_sysfs (QfSession  *self,
                                    const char *root,
                                    const char *iface)
 {
-  g_autofree char *base = NULL, *wireless = NULL, *device = NULL, *speed_path = NULL;
-  g_autofree char *speed_text = NULL;
-  const char *kind = "unknown";
-  guint speed = 0;
-  gint usb = -1;
+  QfNetIfaceSysfs facts;
 
   g_return_if_fail (QF_IS_SESSION (self));
 
@@ -718,27 +671,8 @@ qf_session_set_network_from_sysfs (QfSession  *self,
       qf_session_set_network (self, NULL, "unknown", 0, -1, NULL, -1);
       return;
     }
-  base = g_build_filename (root ? root : "/", "sys/class/net", iface, NULL);
-  wireless = g_build_filename (base, "wireless", NULL);
-  if (g_str_equal (iface, "lo"))
-    kind = "loopback";
-  else if (g_file_test (wireless, G_FILE_TEST_IS_DIR))
-    kind = "wireless";
-  else if (g_file_test (base, G_FILE_TEST_IS_DIR))
-    kind = "wired";
-  speed_path = g_build_filename ("sys/class/net", iface, "speed", NULL);
-  speed_text = qf_sysfs_read_string (root, speed_path);
-  if (speed_text != NULL && g_ascii_strtoll (speed_text, NULL, 10) > 0)
-    speed = (guint) g_ascii_strtoll (speed_text, NULL, 10);
-  /* device is a link into /sys/devices: a USB adapter's path runs through a usb bus. */
-  device = g_build_filename (base, "device", NULL);
-  {
-    g_autofree char *resolved = g_file_read_link (device, NULL);
-    if (resolved != NULL)
-      usb = strstr (resolved, "/usb") != NULL ? 1 : 0;
-  }
-  qf_session_set_network (self, iface, kind, speed, usb, NULL,
-                          g_str_equal (kind, "wireless") ? wireless_signal (root, iface) : -1);
+  qf_net_iface_read_sysfs (root, iface, &facts);
+  qf_session_set_network (self, iface, facts.kind, facts.speed_mbps, facts.usb, NULL, facts.signal_pct);
 }
 
 const char *
@@ -746,16 +680,6 @@ qf_session_get_iface (QfSession *self)
 {
   g_return_val_if_fail (QF_IS_SESSION (self), NULL);
   return qf_json_get_string (qf_json_get_object (self->root, "network"), "iface", NULL);
-}
-
-static char *
-read_machine_id_hash (const char *root)
-{
-  g_autofree char *id = qf_sysfs_read_string (root, "etc/machine-id");
-
-  if (id == NULL || *id == '\0')
-    return NULL;
-  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, id, -1);
 }
 
 gboolean
@@ -766,24 +690,13 @@ qf_session_capture_system (QfSession   *self,
   g_autoptr(QfSysinfo) info = NULL;
   g_autoptr(GPtrArray) checks = NULL;
   g_autoptr(GError) audit_error = NULL;
-  g_autofree char *machine = NULL, *vendor = NULL, *product = NULL, *serial = NULL;
-  JsonObject *pc;
 
   g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
 
   info = qf_sysinfo_read (root, error);
   if (info == NULL)
     return FALSE;
-  pc = qf_sysinfo_to_json (info);
-  machine = read_machine_id_hash (root);
-  vendor = qf_sysfs_read_string (root, "sys/class/dmi/id/sys_vendor");
-  product = qf_sysfs_read_string (root, "sys/class/dmi/id/product_name");
-  serial = qf_sysfs_read_string (root, "sys/class/dmi/id/product_serial");
-  set_string_or_null (pc, "machine_id_sha256", machine);
-  set_string_or_null (pc, "dmi_vendor", vendor);
-  set_string_or_null (pc, "dmi_product", product);
-  set_string_or_null (pc, "dmi_serial", serial);
-  json_object_set_object_member (self->root, "pc", pc);
+  json_object_set_object_member (self->root, "pc", qf_sysinfo_to_pc_json (info));
 
   checks = qf_audit_run (root ? root : "/", &audit_error);
   if (checks != NULL)

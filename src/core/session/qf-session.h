@@ -14,6 +14,7 @@
 
 #include "qf-profile.h"
 #include "qf-ring.h"
+#include "qf-step-status.h"
 #include "qf-verdict.h"
 
 G_BEGIN_DECLS
@@ -29,24 +30,6 @@ typedef enum
   QF_SESSION_ERROR_FORMAT,    /* not a session file, or a newer schema */
   QF_SESSION_ERROR_WRITE,     /* cannot create the directory or save */
 } QfSessionError;
-
-typedef enum
-{
-  QF_STEP_STATUS_PENDING,
-  QF_STEP_STATUS_RUNNING,
-  QF_STEP_STATUS_DONE,
-  QF_STEP_STATUS_FAILED,
-  QF_STEP_STATUS_CANCELLED,
-  QF_STEP_STATUS_SKIPPED,
-  QF_STEP_STATUS_NOT_RUN,
-} QfStepStatus;
-
-/* "pending", "running", "done", "failed", "cancelled", "skipped", "not-run" */
-const char *qf_step_status_to_string   (QfStepStatus status);
-gboolean    qf_step_status_from_string (const char   *text,
-                                        QfStepStatus *out);
-/* Translated: "Waiting", "Running", "Done", "Failed", "Cancelled", "Skipped", "Not run". */
-const char *qf_step_status_to_label    (QfStepStatus status);
 
 #define QF_TYPE_SESSION (qf_session_get_type ())
 G_DECLARE_FINAL_TYPE (QfSession, qf_session, QF, SESSION, GObject)
@@ -118,7 +101,7 @@ void         qf_session_set_network        (QfSession    *self,
                                             gint          usb,
                                             const char   *ssid,
                                             gint          signal_pct);
-/* The same from /sys/class/net/IFACE below root (for the CLI; the wizard uses libnm). */
+/* The same from /sys/class/net/IFACE below root, as qf_net_iface_read_sysfs reads it. */
 void         qf_session_set_network_from_sysfs (QfSession  *self,
                                             const char   *root,
                                             const char   *iface);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "qf-netifaces.h"
+#include "qf-sysinfo.h"
 
 #define KERNEL_RESCAN_SECONDS 3
 
@@ -227,36 +228,47 @@ sysfs_iface_is_usb (const char *name)
 
 /* ---------------------------------------------------------------- kernel fallback */
 
+/* /sys/class/net/NAME/ATTRIBUTE below root, stripped, or NULL. */
 static char *
-sysfs_read (const char *name,
+sysfs_read (const char *root,
+            const char *name,
             const char *attribute)
 {
-  g_autofree char *path = g_build_filename ("/sys/class/net", name, attribute, NULL);
-  g_autofree char *contents = NULL;
+  g_autofree char *path = g_build_filename ("sys/class/net", name, attribute, NULL);
 
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return NULL;
-  return g_strdup (g_strstrip (contents));
+  return qf_sysfs_read_string (root, path);
 }
 
 static gboolean
-sysfs_exists (const char *name,
-              const char *attribute)
+sysfs_test (const char  *root,
+            const char  *name,
+            const char  *attribute,
+            GFileTest    test)
 {
-  g_autofree char *path = g_build_filename ("/sys/class/net", name, attribute, NULL);
+  g_autofree char *path = g_build_filename (root ? root : "/", "sys/class/net", name, attribute, NULL);
 
-  return g_file_test (path, G_FILE_TEST_EXISTS);
+  return g_file_test (path, test);
 }
 
-/* Link quality from /proc/net/wireless as a 0..100 figure (quality is out of 70 for most
- * drivers, the scale wext and iw use). -1 when the interface is not listed there. */
-static gint
-kernel_wireless_signal (const char *name)
+/* A link speed in Mbit/s as sysfs writes it ("-1" when unknown), 0 when unknown. */
+static guint
+parse_speed (const char *speed)
 {
-  g_autofree char *contents = NULL;
+  gint64 mbps = speed != NULL ? g_ascii_strtoll (speed, NULL, 10) : 0;
+
+  return mbps > 0 && mbps < G_MAXUINT ? (guint) mbps : 0;
+}
+
+/* Link quality from /proc/net/wireless below root as a 0..100 figure (quality is out of 70 for
+ * most drivers, the scale wext and iw use). -1 when the interface is not listed there. */
+static gint
+kernel_wireless_signal (const char *root,
+                        const char *name)
+{
+  g_autofree char *contents = qf_sysfs_read_string (root, "proc/net/wireless");
   g_auto(GStrv) lines = NULL;
 
-  if (!g_file_get_contents ("/proc/net/wireless", &contents, NULL, NULL))
+  if (contents == NULL)
     return -1;
   lines = g_strsplit (contents, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
@@ -276,6 +288,33 @@ kernel_wireless_signal (const char *name)
       return CLAMP ((gint) (quality * 100.0 / 70.0 + 0.5), 0, 100);
     }
   return -1;
+}
+
+gboolean
+qf_net_iface_read_sysfs (const char      *root,
+                         const char      *name,
+                         QfNetIfaceSysfs *facts)
+{
+  g_autofree char *speed = NULL, *device = NULL, *target = NULL;
+  gboolean exists;
+
+  g_return_val_if_fail (name != NULL && facts != NULL, FALSE);
+
+  exists = sysfs_test (root, name, NULL, G_FILE_TEST_IS_DIR);
+  if (g_str_equal (name, "lo"))
+    facts->kind = "loopback";
+  else if (sysfs_test (root, name, "wireless", G_FILE_TEST_IS_DIR))
+    facts->kind = "wireless";
+  else
+    facts->kind = exists ? "wired" : "unknown";
+  speed = sysfs_read (root, name, "speed");
+  facts->speed_mbps = parse_speed (speed);
+  /* the device link's own text, not the path it resolves to */
+  device = g_build_filename (root ? root : "/", "sys/class/net", name, "device", NULL);
+  target = g_file_read_link (device, NULL);
+  facts->usb = target != NULL ? sysfs_path_is_usb (target) : -1;
+  facts->signal_pct = g_str_equal (facts->kind, "wireless") ? kernel_wireless_signal (root, name) : -1;
+  return exists;
 }
 
 static char *
@@ -313,13 +352,14 @@ static QfNetIface *
 kernel_iface_new (const char *name)
 {
   QfNetIface *iface = iface_new (name);
-  g_autofree char *operstate = sysfs_read (name, "operstate");
-  g_autofree char *carrier = sysfs_read (name, "carrier");
-  g_autofree char *speed = sysfs_read (name, "speed");
+  g_autofree char *operstate = sysfs_read ("/", name, "operstate");
+  g_autofree char *carrier = sysfs_read ("/", name, "carrier");
+  g_autofree char *speed = sysfs_read ("/", name, "speed");
   g_autofree char *driver_link = g_build_filename ("/sys/class/net", name, "device", "driver", NULL);
   g_autofree char *driver_target = g_file_read_link (driver_link, NULL);
 
-  iface->kind = (sysfs_exists (name, "wireless") || sysfs_exists (name, "phy80211"))
+  iface->kind = (sysfs_test ("/", name, "wireless", G_FILE_TEST_EXISTS)
+                 || sysfs_test ("/", name, "phy80211", G_FILE_TEST_EXISTS))
                 ? QF_NET_IFACE_WIRELESS : QF_NET_IFACE_WIRED;
   if (g_strcmp0 (operstate, "up") == 0)
     iface->state = QF_NET_IFACE_STATE_CONNECTED;
@@ -331,17 +371,12 @@ kernel_iface_new (const char *name)
                                                  : QF_NET_IFACE_STATE_DISCONNECTED;
   else
     iface->state = QF_NET_IFACE_STATE_UNKNOWN;
-  if (speed != NULL)
-    {
-      gint64 mbps = g_ascii_strtoll (speed, NULL, 10);
-
-      iface->speed_mbps = mbps > 0 && mbps < G_MAXUINT ? (guint) mbps : 0;
-    }
+  iface->speed_mbps = parse_speed (speed);
   if (iface->kind == QF_NET_IFACE_WIRELESS)
-    iface->signal = kernel_wireless_signal (name);
+    iface->signal = kernel_wireless_signal ("/", name);
   iface->is_usb = sysfs_iface_is_usb (name);
   iface->driver = driver_target ? g_path_get_basename (driver_target) : NULL;
-  iface->hw_address = sysfs_read (name, "address");
+  iface->hw_address = sysfs_read ("/", name, "address");
   return iface;
 }
 
@@ -356,10 +391,10 @@ kernel_scan (void)
 
   for (struct if_nameindex *n = names; n != NULL && n->if_name != NULL; n++)
     {
-      g_autofree char *type = sysfs_read (n->if_name, "type");
+      g_autofree char *type = sysfs_read ("/", n->if_name, "type");
       QfNetIface *iface;
 
-      if (g_strcmp0 (type, "1") != 0 || !sysfs_exists (n->if_name, "device"))
+      if (g_strcmp0 (type, "1") != 0 || !sysfs_test ("/", n->if_name, "device", G_FILE_TEST_EXISTS))
         continue;
       iface = kernel_iface_new (n->if_name);
       g_ptr_array_add (list, iface);

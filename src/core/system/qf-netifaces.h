@@ -57,6 +57,21 @@ const char     *qf_net_iface_get_hw_address  (QfNetIface *self);
 /* A translated word for a state, e.g. "Connected". */
 const char     *qf_net_iface_state_to_string (QfNetIfaceState state);
 
+/* One interface as the kernel describes it below root ("/" for this PC): /sys/class/net/NAME
+ * and /proc/net/wireless. For runs that do not ask NetworkManager (qualify-cli run). */
+typedef struct
+{
+  const char *kind;        /* "wired", "wireless", "loopback" (lo) or "unknown" (no such one) */
+  guint       speed_mbps;  /* 0 when unknown */
+  gint        usb;         /* 1 behind a USB bus, 0 not, -1 unknown (no device link) */
+  gint        signal_pct;  /* Wi-Fi link quality 0..100, -1 when unknown or not Wi-Fi */
+} QfNetIfaceSysfs;
+
+/* Fills facts; FALSE when there is no /sys/class/net/NAME below root. */
+gboolean        qf_net_iface_read_sysfs      (const char      *root,
+                                              const char      *name,
+                                              QfNetIfaceSysfs *facts);
+
 #define QF_TYPE_NET_IFACES (qf_net_ifaces_get_type ())
 G_DECLARE_FINAL_TYPE (QfNetIfaces, qf_net_ifaces, QF, NET_IFACES, GObject)
 

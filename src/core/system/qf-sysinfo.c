@@ -1,4 +1,5 @@
-/* qf-sysinfo.c — reads hostname, CPU, memory and kernel facts from /proc and /sys (src/core).
+/* qf-sysinfo.c — reads hostname, CPU, memory and kernel facts from /proc and /sys, and which PC
+ * this is (machine id, DMI names) (src/core).
  *
  * The root parameter lets tests point this at tests/core/fixtures/<pc>/; with root "/" the
  * running kernel is asked. uname(2) is not used for the kernel strings so that fixtures work:
@@ -199,6 +200,26 @@ preempt_model (const char *root,
   return g_strdup ("none");
 }
 
+static char *
+read_machine_id_hash (const char *root)
+{
+  g_autofree char *id = qf_sysfs_read_string (root, "etc/machine-id");
+
+  if (id == NULL || *id == '\0')
+    return NULL;
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, id, -1);
+}
+
+static void
+read_identity (QfSysinfo  *info,
+               const char *root)
+{
+  info->machine_id_sha256 = read_machine_id_hash (root);
+  info->dmi_vendor = qf_sysfs_read_string (root, "sys/class/dmi/id/sys_vendor");
+  info->dmi_product = qf_sysfs_read_string (root, "sys/class/dmi/id/product_name");
+  info->dmi_serial = qf_sysfs_read_string (root, "sys/class/dmi/id/product_serial");
+}
+
 QfSysinfo *
 qf_sysinfo_read (const char  *root,
                  GError     **error)
@@ -241,6 +262,7 @@ qf_sysinfo_read (const char  *root,
   info->preempt_rt = (realtime != NULL && g_str_equal (realtime, "1")) ||
                      (info->kernel_version != NULL && strstr (info->kernel_version, "PREEMPT_RT"));
   info->preempt_model = preempt_model (root, info->kernel_version, info->preempt_rt);
+  read_identity (info, root);
 
   return g_steal_pointer (&info);
 }
@@ -255,6 +277,10 @@ qf_sysinfo_free (QfSysinfo *info)
   g_free (info->kernel_release);
   g_free (info->kernel_version);
   g_free (info->preempt_model);
+  g_free (info->machine_id_sha256);
+  g_free (info->dmi_vendor);
+  g_free (info->dmi_product);
+  g_free (info->dmi_serial);
   g_free (info);
 }
 
@@ -273,5 +299,28 @@ qf_sysinfo_to_json (const QfSysinfo *info)
                                  info->kernel_version ? info->kernel_version : "");
   json_object_set_boolean_member (obj, "preempt_rt", info->preempt_rt);
   json_object_set_string_member (obj, "preempt_model", info->preempt_model);
+  return obj;
+}
+
+static void
+set_string_or_null (JsonObject *obj,
+                    const char *key,
+                    const char *value)
+{
+  if (value != NULL)
+    json_object_set_string_member (obj, key, value);
+  else
+    json_object_set_null_member (obj, key);
+}
+
+JsonObject *
+qf_sysinfo_to_pc_json (const QfSysinfo *info)
+{
+  JsonObject *obj = qf_sysinfo_to_json (info);
+
+  set_string_or_null (obj, "machine_id_sha256", info->machine_id_sha256);
+  set_string_or_null (obj, "dmi_vendor", info->dmi_vendor);
+  set_string_or_null (obj, "dmi_product", info->dmi_product);
+  set_string_or_null (obj, "dmi_serial", info->dmi_serial);
   return obj;
 }

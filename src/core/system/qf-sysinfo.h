@@ -18,12 +18,20 @@ typedef struct
   char    *kernel_version;   /* uname -v: build string, says PREEMPT / PREEMPT_RT / PREEMPT_DYNAMIC */
   gboolean preempt_rt;       /* /sys/kernel/realtime is 1, or the version string says PREEMPT_RT */
   char    *preempt_model;    /* "PREEMPT_RT", "PREEMPT_DYNAMIC (none)", "PREEMPT", "none", … */
+  /* which PC this is, for telling sessions apart; NULL when unreadable */
+  char    *machine_id_sha256; /* SHA-256 of /etc/machine-id: the same PC, not the id itself */
+  char    *dmi_vendor;       /* /sys/class/dmi/id/sys_vendor */
+  char    *dmi_product;      /* …/product_name */
+  char    *dmi_serial;       /* …/product_serial (root only) */
 } QfSysinfo;
 
 QfSysinfo  *qf_sysinfo_read      (const char      *root,
                                   GError         **error);
 void        qf_sysinfo_free      (QfSysinfo       *info);
 JsonObject *qf_sysinfo_to_json   (const QfSysinfo *info);
+/* A session's "pc": qf_sysinfo_to_json's members, then machine_id_sha256, dmi_vendor,
+ * dmi_product and dmi_serial (null when unreadable). */
+JsonObject *qf_sysinfo_to_pc_json (const QfSysinfo *info);
 
 /* Small readers shared by the audit: the first line (or whole file) under root, stripped. */
 char       *qf_sysfs_read_string (const char      *root,

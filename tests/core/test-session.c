@@ -416,6 +416,14 @@ test_network_from_sysfs (void)
   g_assert_false (json_object_get_boolean_member (network, "usb"));
   g_assert_true (json_object_get_null_member (network, "signal_pct"));
 
+  /* As the kernel lays it out: the interface is a link into devices/, and its device link is
+   * relative ("../../../2-1:1.0"), so only the path it leads to names the USB bus. */
+  qf_session_set_network_from_sysfs (session, root, "eth2");
+  network = qf_json_get_object (qf_session_get_json (session), "network");
+  g_assert_cmpstr (qf_json_get_string (network, "kind", NULL), ==, "wired");
+  g_assert_cmpfloat (qf_json_get_double (network, "speed_mbps", 0), ==, 1000);
+  g_assert_true (json_object_get_boolean_member (network, "usb"));
+
   qf_session_set_network_from_sysfs (session, root, "wlan0");
   network = qf_json_get_object (qf_session_get_json (session), "network");
   g_assert_cmpstr (qf_json_get_string (network, "kind", NULL), ==, "wireless");

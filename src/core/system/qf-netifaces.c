@@ -215,17 +215,6 @@ sysfs_path_is_usb (const char *path)
   return path != NULL && strstr (path, "/usb") != NULL;
 }
 
-static gboolean
-sysfs_iface_is_usb (const char *name)
-{
-  g_autofree char *link = g_build_filename ("/sys/class/net", name, "device", NULL);
-  char resolved[PATH_MAX];
-
-  if (realpath (link, resolved) == NULL)
-    return FALSE;
-  return sysfs_path_is_usb (resolved);
-}
-
 /* ---------------------------------------------------------------- kernel fallback */
 
 /* /sys/class/net/NAME/ATTRIBUTE below root, stripped, or NULL. */
@@ -248,6 +237,37 @@ sysfs_test (const char  *root,
   g_autofree char *path = g_build_filename (root ? root : "/", "sys/class/net", name, attribute, NULL);
 
   return g_file_test (path, test);
+}
+
+/* Whether the interface's device sits on a USB bus: 1, 0, or -1 when it has no device link (a
+ * virtual interface). The link is resolved below root, as the kernel's relative links
+ * ("../../../1-4:1.0") name the bus only in the path they lead to; a link that leads nowhere
+ * below root is judged by its own text. */
+static gint
+sysfs_device_is_usb (const char *root,
+                     const char *name)
+{
+  g_autofree char *link = g_build_filename (root ? root : "/", "sys/class/net", name, "device", NULL);
+  g_autofree char *text = g_file_read_link (link, NULL);
+  char resolved[PATH_MAX], resolved_root[PATH_MAX];
+  gsize skip = 0;
+
+  if (text == NULL)
+    return -1;
+  if (realpath (link, resolved) == NULL)
+    return sysfs_path_is_usb (text);
+  if (realpath (root ? root : "/", resolved_root) != NULL && strcmp (resolved_root, "/") != 0
+      && g_str_has_prefix (resolved, resolved_root))
+    skip = strlen (resolved_root);
+  return sysfs_path_is_usb (resolved + skip);
+}
+
+static gboolean
+sysfs_is_wireless (const char *root,
+                   const char *name)
+{
+  return sysfs_test (root, name, "wireless", G_FILE_TEST_EXISTS)
+         || sysfs_test (root, name, "phy80211", G_FILE_TEST_EXISTS);
 }
 
 /* A link speed in Mbit/s as sysfs writes it ("-1" when unknown), 0 when unknown. */
@@ -295,7 +315,7 @@ qf_net_iface_read_sysfs (const char      *root,
                          const char      *name,
                          QfNetIfaceSysfs *facts)
 {
-  g_autofree char *speed = NULL, *device = NULL, *target = NULL;
+  g_autofree char *speed = NULL;
   gboolean exists;
 
   g_return_val_if_fail (name != NULL && facts != NULL, FALSE);
@@ -303,16 +323,13 @@ qf_net_iface_read_sysfs (const char      *root,
   exists = sysfs_test (root, name, NULL, G_FILE_TEST_IS_DIR);
   if (g_str_equal (name, "lo"))
     facts->kind = "loopback";
-  else if (sysfs_test (root, name, "wireless", G_FILE_TEST_IS_DIR))
+  else if (sysfs_is_wireless (root, name))
     facts->kind = "wireless";
   else
     facts->kind = exists ? "wired" : "unknown";
   speed = sysfs_read (root, name, "speed");
   facts->speed_mbps = parse_speed (speed);
-  /* the device link's own text, not the path it resolves to */
-  device = g_build_filename (root ? root : "/", "sys/class/net", name, "device", NULL);
-  target = g_file_read_link (device, NULL);
-  facts->usb = target != NULL ? sysfs_path_is_usb (target) : -1;
+  facts->usb = sysfs_device_is_usb (root, name);
   facts->signal_pct = g_str_equal (facts->kind, "wireless") ? kernel_wireless_signal (root, name) : -1;
   return exists;
 }
@@ -358,9 +375,7 @@ kernel_iface_new (const char *name)
   g_autofree char *driver_link = g_build_filename ("/sys/class/net", name, "device", "driver", NULL);
   g_autofree char *driver_target = g_file_read_link (driver_link, NULL);
 
-  iface->kind = (sysfs_test ("/", name, "wireless", G_FILE_TEST_EXISTS)
-                 || sysfs_test ("/", name, "phy80211", G_FILE_TEST_EXISTS))
-                ? QF_NET_IFACE_WIRELESS : QF_NET_IFACE_WIRED;
+  iface->kind = sysfs_is_wireless ("/", name) ? QF_NET_IFACE_WIRELESS : QF_NET_IFACE_WIRED;
   if (g_strcmp0 (operstate, "up") == 0)
     iface->state = QF_NET_IFACE_STATE_CONNECTED;
   else if (g_strcmp0 (operstate, "dormant") == 0)
@@ -374,7 +389,7 @@ kernel_iface_new (const char *name)
   iface->speed_mbps = parse_speed (speed);
   if (iface->kind == QF_NET_IFACE_WIRELESS)
     iface->signal = kernel_wireless_signal ("/", name);
-  iface->is_usb = sysfs_iface_is_usb (name);
+  iface->is_usb = sysfs_device_is_usb ("/", name) > 0;
   iface->driver = driver_target ? g_path_get_basename (driver_target) : NULL;
   iface->hw_address = sysfs_read ("/", name, "address");
   return iface;
@@ -555,7 +570,7 @@ nm_iface_new (NMDevice *device)
   iface->state = nm_state_to_state (nm_device_get_state (device));
   iface->ipv4 = nm_addresses (nm_device_get_ip4_config (device));
   iface->ipv6 = nm_addresses (nm_device_get_ip6_config (device));
-  iface->is_usb = sysfs_path_is_usb (nm_device_get_udi (device)) || sysfs_iface_is_usb (name);
+  iface->is_usb = sysfs_path_is_usb (nm_device_get_udi (device)) || sysfs_device_is_usb ("/", name) > 0;
   iface->driver = g_strdup (nm_device_get_driver (device));
   iface->hw_address = g_strdup (nm_device_get_hw_address (device));
   return iface;

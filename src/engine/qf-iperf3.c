@@ -1,5 +1,7 @@
-/* qf-iperf3.c — iperf3 3.12 control protocol: bounded control-connection I/O shared with the
- * client, and the responder (src/engine). See qf-iperf3.h and ../shared/docs/interop.md §1. */
+/* qf-iperf3.c — the bandwidth responder, an iperf3 3.12-compatible server (src/engine).
+ * See qf-iperf3.h and ../shared/docs/interop.md §1. It speaks the control protocol through
+ * qf-iperf3-proto.c and runs the data streams on the workers of qf-bw-streams.c, as our client
+ * (qf-bandwidth.c) does on the other end. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -17,244 +19,11 @@
 #include <glib/gi18n.h>
 
 #include "qf-auth.h"
-#include "qf-bandwidth-private.h"
+#include "qf-bandwidth.h"
+#include "qf-bw-streams-private.h"
 #include "qf-clock.h"
-#include "qf-iperf3.h"
-
-/* ---------------------------------------------------------------- control I/O */
-
-static int
-wait_fd (int         fd,
-         short       events,
-         gint64      deadline_ns,
-         const gint *cancel)
-{
-  for (;;)
-    {
-      struct pollfd pfd = { fd, events, 0 };
-      gint64 now = qf_clock_now_ns ();
-      int rc;
-
-      if (cancel != NULL && g_atomic_int_get (cancel))
-        return -1;
-      if (now >= deadline_ns)
-        return 0;
-      rc = poll (&pfd, 1, (int) MIN ((deadline_ns - now) / QF_NSEC_PER_MSEC + 1, 100));
-      if (rc > 0)
-        return 1;
-    }
-}
-
-static gboolean
-io_fail (GError    **error,
-         int         rc,
-         const char *what)
-{
-  if (rc < 0)
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
-  else
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                 _("The peer did not send the %s in time."), what);
-  return FALSE;
-}
-
-gboolean
-_qf_net_read_exact (int          fd,
-                    void        *buf,
-                    gsize        n,
-                    gint64       deadline_ns,
-                    const gint  *cancel,
-                    const char  *what,
-                    GError     **error)
-{
-  gsize done = 0;
-
-  while (done < n)
-    {
-      int rc = wait_fd (fd, POLLIN, deadline_ns, cancel);
-      ssize_t r;
-
-      if (rc <= 0)
-        return io_fail (error, rc, what);
-      r = recv (fd, (char *) buf + done, n - done, MSG_DONTWAIT);
-      if (r > 0)
-        done += r;
-      else if (r == 0)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("The peer closed the connection while sending the %s."), what);
-          return FALSE;
-        }
-      else if (errno != EAGAIN && errno != EINTR)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("Reading the %s from the peer failed: %s."), what, g_strerror (errno));
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-gboolean
-_qf_net_write_exact (int          fd,
-                     const void  *buf,
-                     gsize        n,
-                     gint64       deadline_ns,
-                     const gint  *cancel,
-                     const char  *what,
-                     GError     **error)
-{
-  gsize done = 0;
-
-  while (done < n)
-    {
-      int rc = wait_fd (fd, POLLOUT, deadline_ns, cancel);
-      ssize_t w;
-
-      if (rc <= 0)
-        return io_fail (error, rc, what);
-      w = send (fd, (const char *) buf + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (w > 0)
-        done += w;
-      else if (w < 0 && errno != EAGAIN && errno != EINTR)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("Sending the %s to the peer failed: %s."), what, g_strerror (errno));
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-gboolean
-_qf_iperf3_read_state (int          fd,
-                       signed char *state,
-                       gint64       deadline_ns,
-                       const gint  *cancel,
-                       GError     **error)
-{
-  return _qf_net_read_exact (fd, state, 1, deadline_ns, cancel, _("test state"), error);
-}
-
-gboolean
-_qf_iperf3_write_state (int          fd,
-                        signed char  state,
-                        GError     **error)
-{
-  return _qf_net_write_exact (fd, &state, 1, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, NULL,
-                              _("test state"), error);
-}
-
-QfJson *
-_qf_iperf3_read_json (int          fd,
-                      gsize        max_len,
-                      gint64       deadline_ns,
-                      const gint  *cancel,
-                      const char  *what,
-                      GError     **error)
-{
-  guint32 be_len;
-  gsize len;
-  g_autofree char *text = NULL;
-  g_autoptr(GError) local = NULL;
-  QfJson *doc;
-
-  if (!_qf_net_read_exact (fd, &be_len, 4, deadline_ns, cancel, what, error))
-    return NULL;
-  len = GUINT32_FROM_BE (be_len);
-  if (len == 0 || len > max_len)
-    {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
-                   _("The peer announced %llu bytes of %s; at most %llu are accepted."),
-                   (unsigned long long) len, what, (unsigned long long) max_len);
-      return NULL;
-    }
-  text = g_malloc (len);
-  if (!_qf_net_read_exact (fd, text, len, deadline_ns, cancel, what, error))
-    return NULL;
-  doc = qf_json_parse (text, len, &local);
-  if (doc == NULL || qf_json_type (doc) != QF_JSON_OBJECT)
-    {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("The peer sent malformed %s: %s"),
-                   what, local != NULL ? local->message : _("not a JSON object"));
-      qf_json_free (doc);
-      return NULL;
-    }
-  return doc;
-}
-
-gboolean
-_qf_iperf3_write_json (int            fd,
-                       const GString *json,
-                       GError       **error)
-{
-  guint32 be_len = GUINT32_TO_BE ((guint32) json->len);
-  gint64 deadline = qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC;
-
-  return _qf_net_write_exact (fd, &be_len, 4, deadline, NULL, _("JSON block"), error)
-         && _qf_net_write_exact (fd, json->str, json->len, deadline, NULL, _("JSON block"), error);
-}
-
-void
-_qf_iperf3_make_cookie (char cookie[QF_IPERF3_COOKIE_SIZE])
-{
-  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
-  g_autoptr(GRand) rand = g_rand_new ();
-
-  for (int i = 0; i < QF_IPERF3_COOKIE_SIZE - 1; i++)
-    cookie[i] = alphabet[g_rand_int_range (rand, 0, 32)];
-  cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
-}
-
-void
-_qf_cpu_mark (QfCpuMark *mark)
-{
-  mark->t_ns = qf_clock_now_ns ();
-  getrusage (RUSAGE_SELF, &mark->usage);
-}
-
-static gdouble
-tv_s (const struct timeval *tv)
-{
-  return tv->tv_sec + tv->tv_usec / 1e6;
-}
-
-void
-_qf_cpu_util (const QfCpuMark *since,
-              gdouble         *user,
-              gdouble         *system,
-              gdouble         *total)
-{
-  QfCpuMark now;
-  gdouble wall;
-
-  _qf_cpu_mark (&now);
-  wall = MAX ((now.t_ns - since->t_ns) / 1e9, 1e-3);
-  *user = 100.0 * (tv_s (&now.usage.ru_utime) - tv_s (&since->usage.ru_utime)) / wall;
-  *system = 100.0 * (tv_s (&now.usage.ru_stime) - tv_s (&since->usage.ru_stime)) / wall;
-  *total = *user + *system;
-}
-
-void
-_qf_bw_write_results_head (QfJsonWriter    *w,
-                           const QfCpuMark *since,
-                           gboolean         tcp_sender)
-{
-  gdouble user, sys, total;
-
-  _qf_cpu_util (since, &user, &sys, &total);
-  qf_json_writer_begin_object (w);
-  qf_json_writer_key (w, "cpu_util_total");
-  qf_json_writer_double (w, total);
-  qf_json_writer_key (w, "cpu_util_user");
-  qf_json_writer_double (w, user);
-  qf_json_writer_key (w, "cpu_util_system");
-  qf_json_writer_double (w, sys);
-  qf_json_writer_key (w, "sender_has_retransmits");
-  qf_json_writer_int (w, tcp_sender ? 1 : -1);
-}
-
-/* ---------------------------------------------------------------- responder */
+#include "qf-iperf3-private.h"
+#include "qf-iperf3-proto-private.h"
 
 struct QfIperf3Server
 {
@@ -277,29 +46,12 @@ struct QfIperf3Server
 
 typedef struct
 {
-  gboolean     udp;
-  gboolean     reverse;
-  gboolean     bidir;
-  gboolean     nodelay;
-  gboolean     udp64;
-  gboolean     server_output;
-  gboolean     auto_len;
-  guint        parallel;
-  gint64       time_s;
-  gint64       omit_s;
-  guint        len;
-  guint64      rate_bps;
-  gint         window;
-} Params;
-
-typedef struct
-{
   QfIperf3Server *server;
   const gint     *cancel;
   int             ctrl;
   char            peer_name[INET6_ADDRSTRLEN + 8];
   char            cookie[QF_IPERF3_COOKIE_SIZE];
-  Params          p;
+  QfIperf3Params  p;
   guint           n_streams;
   QfBwStream      streams[2 * QF_IPERF3_MAX_STREAMS];
   guint64         base_bytes[2 * QF_IPERF3_MAX_STREAMS];
@@ -573,82 +325,6 @@ server_error (Test *t,
                          NULL, _("error code"), NULL);
 }
 
-static gboolean
-int_in (const QfJson *params,
-        const char   *key,
-        gint64        def,
-        gint64        min,
-        gint64        max,
-        gint64       *out,
-        GError      **error)
-{
-  const QfJson *v = qf_json_get (params, key);
-
-  *out = def;
-  if (v == NULL)
-    return TRUE;
-  if (qf_json_type (v) != QF_JSON_NUMBER || qf_json_int (v, min - 1) < min
-      || qf_json_int (v, min - 1) > max)
-    {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
-                   _("parameter “%s” is missing a valid value (%lld…%lld)"), key,
-                   (long long) min, (long long) max);
-      return FALSE;
-    }
-  *out = qf_json_int (v, def);
-  return TRUE;
-}
-
-/* Checks types and ranges as iperf3 3.18 does, so a broken client is refused at once. */
-static gboolean
-parse_params (const QfJson *j,
-              Params       *p,
-              GError      **error)
-{
-  gint64 v;
-
-  memset (p, 0, sizeof *p);
-  if (qf_json_is_true (qf_json_get (j, "udp")))
-    p->udp = TRUE;
-  else if (!qf_json_is_true (qf_json_get (j, "tcp")))
-    {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("no supported protocol (tcp or udp) requested"));
-      return FALSE;
-    }
-  p->reverse = qf_json_is_true (qf_json_get (j, "reverse"));
-  p->bidir = qf_json_is_true (qf_json_get (j, "bidirectional"));
-  p->nodelay = qf_json_is_true (qf_json_get (j, "nodelay"));
-  p->udp64 = qf_json_is_true (qf_json_get (j, "udp_counters_64bit"));
-  p->server_output = qf_json_is_true (qf_json_get (j, "get_server_output"));
-  p->auto_len = qf_json_is_true (qf_json_get (j, "qualify_auto_len"));
-
-  if (!int_in (j, "parallel", 1, 1, QF_IPERF3_MAX_STREAMS, &v, error))
-    return FALSE;
-  p->parallel = v;
-  if (!int_in (j, "time", 10, 0, 86400, &p->time_s, error)
-      || !int_in (j, "omit", 0, 0, 600, &p->omit_s, error))
-    return FALSE;
-  if (p->udp)
-    {
-      if (!int_in (j, "len", 1460, QF_IPERF3_MIN_UDP_LEN, QF_IPERF3_MAX_UDP_LEN, &v, error))
-        return FALSE;
-    }
-  else if (!int_in (j, "len", 128 * 1024, 1, QF_IPERF3_MAX_TCP_LEN, &v, error))
-    return FALSE;
-  p->len = v;
-  if (!int_in (j, "bandwidth", p->udp ? QF_IPERF3_UDP_DEFAULT_BPS : 0, 0, G_MAXINT64, &v, error))
-    return FALSE;
-  p->rate_bps = v;
-  if (!int_in (j, "window", 0, 0, G_MAXINT32, &v, error))
-    return FALSE;
-  p->window = v;
-  if (qf_json_has (j, "num") && qf_json_type (qf_json_get (j, "num")) != QF_JSON_NUMBER)
-    {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("parameter “%s” is not a number"), "num");
-      return FALSE;
-    }
-  return TRUE;
-}
 
 /* The responder's limits (qf_iperf3_server_set_limits), checked once the parameters are known;
  * iperf3 clients read the refusal as "number of parallel streams too large" or "test duration
@@ -836,7 +512,7 @@ accept_streams (Test    *t,
         }
       s->fd = fd;
       s->id = _qf_iperf3_stream_id (t->n_streams);
-      s->protocol = t->p.udp ? QF_BW_UDP : QF_BW_TCP;
+      s->udp = t->p.udp;
       s->len = t->p.len;
       s->udp64 = t->p.udp64;
       s->auto_len = t->p.auto_len;
@@ -865,7 +541,7 @@ write_server_results (Test            *t,
   for (guint i = 0; i < t->n_streams; i++)
     tcp_sender |= t->streams[i].sender && !t->p.udp;
   qf_json_writer_init (&w, out);
-  _qf_bw_write_results_head (&w, cpu, tcp_sender);
+  _qf_iperf3_write_results_head (&w, cpu, tcp_sender);
   if (t->p.server_output)
     {
       qf_json_writer_key (&w, "server_output_text");
@@ -880,7 +556,7 @@ write_server_results (Test            *t,
     {
       const QfBwStream *s = &t->streams[i];
 
-      _qf_bw_write_stream_result (&w, s, !t->p.udp, t->base_bytes[i], t->base_errors[i],
+      _qf_iperf3_write_stream_result (&w, s, !t->p.udp, t->base_bytes[i], t->base_errors[i],
                                   t->base_packets[i], t->base_retrans[i], duration_s);
     }
   qf_json_writer_end_array (&w);
@@ -914,7 +590,7 @@ run_test (Test    *t,
   signed char state;
   QfCpuMark cpu;
 
-  _qf_cpu_mark (&cpu);
+  _qf_iperf3_cpu_mark (&cpu);
   if (!_qf_iperf3_write_state (t->ctrl, QF_IPERF3_TEST_START, error)
       || !_qf_iperf3_write_state (t->ctrl, QF_IPERF3_TEST_RUNNING, error))
     return FALSE;
@@ -1096,7 +772,7 @@ serve_one (QfIperf3Server *server,
   wait_ctrl (t, deadline);
   params = _qf_iperf3_read_json (ctrl, QF_IPERF3_MAX_PARAMS, deadline, cancel,
                                  _("test parameters"), &error);
-  if (params == NULL || !parse_params (params, &t->p, &error))
+  if (params == NULL || !_qf_iperf3_parse_params (params, &t->p, &error))
     {
       server_error (t, QF_IPERF3_IE_RECVPARAMS);
       goto out;

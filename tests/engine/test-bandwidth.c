@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "qf-bandwidth.h"
-#include "qf-bandwidth-private.h"
+#include "qf-iperf3-private.h"
+#include "qf-iperf3-proto-private.h"
 #include "qf-clock.h"
 #include "qf-iperf3.h"
 #include "qf-minijson.h"

@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "qf-bandwidth-private.h"
+#include "qf-iperf3-proto-private.h"
 #include "qf-clock.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

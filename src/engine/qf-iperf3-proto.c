@@ -1,0 +1,427 @@
+/* qf-iperf3-proto.c — the iperf3 3.12 control protocol, both ends of it (src/engine).
+ * See qf-iperf3-proto-private.h and ../shared/docs/interop.md §1. Our client (qf-bandwidth.c) and
+ * our responder (qf-iperf3.c) speak it through these helpers; the data streams they set up run
+ * on the workers of qf-bw-streams.c. */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <glib/gi18n.h>
+
+#include "qf-bandwidth.h"
+#include "qf-clock.h"
+#include "qf-iperf3-proto-private.h"
+
+/* ---------------------------------------------------------------- control I/O */
+
+static int
+wait_fd (int         fd,
+         short       events,
+         gint64      deadline_ns,
+         const gint *cancel)
+{
+  for (;;)
+    {
+      struct pollfd pfd = { fd, events, 0 };
+      gint64 now = qf_clock_now_ns ();
+      int rc;
+
+      if (cancel != NULL && g_atomic_int_get (cancel))
+        return -1;
+      if (now >= deadline_ns)
+        return 0;
+      rc = poll (&pfd, 1, (int) MIN ((deadline_ns - now) / QF_NSEC_PER_MSEC + 1, 100));
+      if (rc > 0)
+        return 1;
+    }
+}
+
+static gboolean
+io_fail (GError    **error,
+         int         rc,
+         const char *what)
+{
+  if (rc < 0)
+    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+  else
+    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                 _("The peer did not send the %s in time."), what);
+  return FALSE;
+}
+
+gboolean
+_qf_net_read_exact (int          fd,
+                    void        *buf,
+                    gsize        n,
+                    gint64       deadline_ns,
+                    const gint  *cancel,
+                    const char  *what,
+                    GError     **error)
+{
+  gsize done = 0;
+
+  while (done < n)
+    {
+      int rc = wait_fd (fd, POLLIN, deadline_ns, cancel);
+      ssize_t r;
+
+      if (rc <= 0)
+        return io_fail (error, rc, what);
+      r = recv (fd, (char *) buf + done, n - done, MSG_DONTWAIT);
+      if (r > 0)
+        done += r;
+      else if (r == 0)
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("The peer closed the connection while sending the %s."), what);
+          return FALSE;
+        }
+      else if (errno != EAGAIN && errno != EINTR)
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("Reading the %s from the peer failed: %s."), what, g_strerror (errno));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+_qf_net_write_exact (int          fd,
+                     const void  *buf,
+                     gsize        n,
+                     gint64       deadline_ns,
+                     const gint  *cancel,
+                     const char  *what,
+                     GError     **error)
+{
+  gsize done = 0;
+
+  while (done < n)
+    {
+      int rc = wait_fd (fd, POLLOUT, deadline_ns, cancel);
+      ssize_t w;
+
+      if (rc <= 0)
+        return io_fail (error, rc, what);
+      w = send (fd, (const char *) buf + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (w > 0)
+        done += w;
+      else if (w < 0 && errno != EAGAIN && errno != EINTR)
+        {
+          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                       _("Sending the %s to the peer failed: %s."), what, g_strerror (errno));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+_qf_iperf3_read_state (int          fd,
+                       signed char *state,
+                       gint64       deadline_ns,
+                       const gint  *cancel,
+                       GError     **error)
+{
+  return _qf_net_read_exact (fd, state, 1, deadline_ns, cancel, _("test state"), error);
+}
+
+gboolean
+_qf_iperf3_write_state (int          fd,
+                        signed char  state,
+                        GError     **error)
+{
+  return _qf_net_write_exact (fd, &state, 1, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, NULL,
+                              _("test state"), error);
+}
+
+QfJson *
+_qf_iperf3_read_json (int          fd,
+                      gsize        max_len,
+                      gint64       deadline_ns,
+                      const gint  *cancel,
+                      const char  *what,
+                      GError     **error)
+{
+  guint32 be_len;
+  gsize len;
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local = NULL;
+  QfJson *doc;
+
+  if (!_qf_net_read_exact (fd, &be_len, 4, deadline_ns, cancel, what, error))
+    return NULL;
+  len = GUINT32_FROM_BE (be_len);
+  if (len == 0 || len > max_len)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                   _("The peer announced %llu bytes of %s; at most %llu are accepted."),
+                   (unsigned long long) len, what, (unsigned long long) max_len);
+      return NULL;
+    }
+  text = g_malloc (len);
+  if (!_qf_net_read_exact (fd, text, len, deadline_ns, cancel, what, error))
+    return NULL;
+  doc = qf_json_parse (text, len, &local);
+  if (doc == NULL || qf_json_type (doc) != QF_JSON_OBJECT)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("The peer sent malformed %s: %s"),
+                   what, local != NULL ? local->message : _("not a JSON object"));
+      qf_json_free (doc);
+      return NULL;
+    }
+  return doc;
+}
+
+gboolean
+_qf_iperf3_write_json (int            fd,
+                       const GString *json,
+                       GError       **error)
+{
+  guint32 be_len = GUINT32_TO_BE ((guint32) json->len);
+  gint64 deadline = qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC;
+
+  return _qf_net_write_exact (fd, &be_len, 4, deadline, NULL, _("JSON block"), error)
+         && _qf_net_write_exact (fd, json->str, json->len, deadline, NULL, _("JSON block"), error);
+}
+
+void
+_qf_iperf3_make_cookie (char cookie[QF_IPERF3_COOKIE_SIZE])
+{
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+  g_autoptr(GRand) rand = g_rand_new ();
+
+  for (int i = 0; i < QF_IPERF3_COOKIE_SIZE - 1; i++)
+    cookie[i] = alphabet[g_rand_int_range (rand, 0, 32)];
+  cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
+}
+
+void
+_qf_iperf3_cpu_mark (QfCpuMark *mark)
+{
+  mark->t_ns = qf_clock_now_ns ();
+  getrusage (RUSAGE_SELF, &mark->usage);
+}
+
+static gdouble
+tv_s (const struct timeval *tv)
+{
+  return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+/* Process CPU use between a mark and now, in percent of wall time (iperf3's cpu_util_*). */
+static void
+cpu_util (const QfCpuMark *since,
+          gdouble         *user,
+          gdouble         *system,
+          gdouble         *total)
+{
+  QfCpuMark now;
+  gdouble wall;
+
+  _qf_iperf3_cpu_mark (&now);
+  wall = MAX ((now.t_ns - since->t_ns) / 1e9, 1e-3);
+  *user = 100.0 * (tv_s (&now.usage.ru_utime) - tv_s (&since->usage.ru_utime)) / wall;
+  *system = 100.0 * (tv_s (&now.usage.ru_stime) - tv_s (&since->usage.ru_stime)) / wall;
+  *total = *user + *system;
+}
+
+void
+_qf_iperf3_write_results_head (QfJsonWriter    *w,
+                               const QfCpuMark *since,
+                               gboolean         tcp_sender)
+{
+  gdouble user, sys, total;
+
+  cpu_util (since, &user, &sys, &total);
+  qf_json_writer_begin_object (w);
+  qf_json_writer_key (w, "cpu_util_total");
+  qf_json_writer_double (w, total);
+  qf_json_writer_key (w, "cpu_util_user");
+  qf_json_writer_double (w, user);
+  qf_json_writer_key (w, "cpu_util_system");
+  qf_json_writer_double (w, sys);
+  qf_json_writer_key (w, "sender_has_retransmits");
+  qf_json_writer_int (w, tcp_sender ? 1 : -1);
+}
+
+/* ---------------------------------------------------------------- results and parameters */
+
+void
+_qf_iperf3_write_stream_result (QfJsonWriter     *w,
+                                const QfBwStream *s,
+                                gboolean          tcp,
+                                guint64           base_bytes,
+                                guint64           base_errors,
+                                guint64           base_packets,
+                                gint64            base_retrans,
+                                gdouble           duration_s)
+{
+  gint64 retrans = -1;
+
+  if (s->sender && tcp && base_retrans >= 0)
+    {
+      gint64 now = _qf_bw_tcp_total_retrans (s->fd);
+      retrans = now >= 0 ? now - base_retrans : -1;
+    }
+  qf_json_writer_begin_object (w);
+  qf_json_writer_key (w, "id");
+  qf_json_writer_int (w, s->id);
+  qf_json_writer_key (w, "bytes");
+  qf_json_writer_uint (w, s->bytes - base_bytes);
+  qf_json_writer_key (w, "retransmits");
+  qf_json_writer_int (w, retrans);
+  qf_json_writer_key (w, "jitter");
+  qf_json_writer_double (w, s->sender ? 0 : s->jitter_s);
+  qf_json_writer_key (w, "errors");
+  qf_json_writer_uint (w, s->sender ? 0 : s->errors - base_errors);
+  qf_json_writer_key (w, "packets");
+  qf_json_writer_uint (w, s->packets - base_packets);
+  qf_json_writer_key (w, "start_time");
+  qf_json_writer_int (w, 0);
+  qf_json_writer_key (w, "end_time");
+  qf_json_writer_double (w, duration_s);
+  qf_json_writer_end_object (w);
+}
+
+static gboolean
+int_in (const QfJson *params,
+        const char   *key,
+        gint64        def,
+        gint64        min,
+        gint64        max,
+        gint64       *out,
+        GError      **error)
+{
+  const QfJson *v = qf_json_get (params, key);
+
+  *out = def;
+  if (v == NULL)
+    return TRUE;
+  if (qf_json_type (v) != QF_JSON_NUMBER || qf_json_int (v, min - 1) < min
+      || qf_json_int (v, min - 1) > max)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+                   _("parameter “%s” is missing a valid value (%lld…%lld)"), key,
+                   (long long) min, (long long) max);
+      return FALSE;
+    }
+  *out = qf_json_int (v, def);
+  return TRUE;
+}
+
+gboolean
+_qf_iperf3_parse_params (const QfJson   *j,
+                         QfIperf3Params *p,
+                         GError        **error)
+{
+  gint64 v;
+
+  memset (p, 0, sizeof *p);
+  if (qf_json_is_true (qf_json_get (j, "udp")))
+    p->udp = TRUE;
+  else if (!qf_json_is_true (qf_json_get (j, "tcp")))
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("no supported protocol (tcp or udp) requested"));
+      return FALSE;
+    }
+  p->reverse = qf_json_is_true (qf_json_get (j, "reverse"));
+  p->bidir = qf_json_is_true (qf_json_get (j, "bidirectional"));
+  p->nodelay = qf_json_is_true (qf_json_get (j, "nodelay"));
+  p->udp64 = qf_json_is_true (qf_json_get (j, "udp_counters_64bit"));
+  p->server_output = qf_json_is_true (qf_json_get (j, "get_server_output"));
+  p->auto_len = qf_json_is_true (qf_json_get (j, "qualify_auto_len"));
+
+  if (!int_in (j, "parallel", 1, 1, QF_IPERF3_MAX_STREAMS, &v, error))
+    return FALSE;
+  p->parallel = v;
+  if (!int_in (j, "time", 10, 0, 86400, &p->time_s, error)
+      || !int_in (j, "omit", 0, 0, 600, &p->omit_s, error))
+    return FALSE;
+  if (p->udp)
+    {
+      if (!int_in (j, "len", 1460, QF_IPERF3_MIN_UDP_LEN, QF_IPERF3_MAX_UDP_LEN, &v, error))
+        return FALSE;
+    }
+  else if (!int_in (j, "len", 128 * 1024, 1, QF_IPERF3_MAX_TCP_LEN, &v, error))
+    return FALSE;
+  p->len = v;
+  if (!int_in (j, "bandwidth", p->udp ? QF_IPERF3_UDP_DEFAULT_BPS : 0, 0, G_MAXINT64, &v, error))
+    return FALSE;
+  p->rate_bps = v;
+  if (!int_in (j, "window", 0, 0, G_MAXINT32, &v, error))
+    return FALSE;
+  p->window = v;
+  if (qf_json_has (j, "num") && qf_json_type (qf_json_get (j, "num")) != QF_JSON_NUMBER)
+    {
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("parameter “%s” is not a number"), "num");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+_qf_iperf3_write_params (const QfIperf3Params *p,
+                         GString              *out)
+{
+  QfJsonWriter w;
+
+  qf_json_writer_init (&w, out);
+  qf_json_writer_begin_object (&w);
+  qf_json_writer_key (&w, p->udp ? "udp" : "tcp");
+  qf_json_writer_bool (&w, TRUE);
+  qf_json_writer_key (&w, "omit");
+  qf_json_writer_int (&w, p->omit_s);
+  qf_json_writer_key (&w, "time");
+  qf_json_writer_int (&w, p->time_s);
+  qf_json_writer_key (&w, "num");
+  qf_json_writer_int (&w, 0);
+  qf_json_writer_key (&w, "blockcount");
+  qf_json_writer_int (&w, 0);
+  qf_json_writer_key (&w, "parallel");
+  qf_json_writer_int (&w, p->parallel);
+  if (p->reverse)
+    {
+      qf_json_writer_key (&w, "reverse");
+      qf_json_writer_bool (&w, TRUE);
+    }
+  if (p->bidir)
+    {
+      qf_json_writer_key (&w, "bidirectional");
+      qf_json_writer_bool (&w, TRUE);
+    }
+  if (p->window > 0)
+    {
+      qf_json_writer_key (&w, "window");
+      qf_json_writer_int (&w, p->window);
+    }
+  if (p->nodelay)
+    {
+      qf_json_writer_key (&w, "nodelay");
+      qf_json_writer_bool (&w, TRUE);
+    }
+  qf_json_writer_key (&w, "len");
+  qf_json_writer_int (&w, p->len);
+  if (p->auto_len)
+    {
+      /* Our responder then sends 16 × MSS of each stream in -R; iperf3 ignores unknown keys. */
+      qf_json_writer_key (&w, "qualify_auto_len");
+      qf_json_writer_bool (&w, TRUE);
+    }
+  if (p->rate_bps > 0)
+    {
+      qf_json_writer_key (&w, "bandwidth");
+      qf_json_writer_uint (&w, p->rate_bps);
+    }
+  qf_json_writer_key (&w, "pacing_timer");
+  qf_json_writer_int (&w, 1000);
+  qf_json_writer_key (&w, "client_version");
+  qf_json_writer_string (&w, "qualify-" PACKAGE_VERSION);
+  qf_json_writer_end_object (&w);
+}

@@ -279,8 +279,8 @@ peer_refused (Run        *run,
       guint32 codes[2] = { 0, 0 };
       g_autoptr(GError) local = NULL;
 
-      _qf_net_read_exact (run->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
-                          run->cancel, _("error code"), &local);
+      _qf_iperf3_read_exact (run->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
+                             run->cancel, _("error code"), &local);
       if (GUINT32_FROM_BE (codes[0]) == QF_AUTH_IPERF3_IE_AUTHTEST && cfg->token != NULL)
         g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
                      _("The bandwidth responder at %s:%u refused the access token: it does not match the one in its --token-file. Copy the helper machine's token file here again."),
@@ -437,9 +437,9 @@ open_stream (Run        *run,
           int one = 1;
           setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         }
-      return _qf_net_write_exact (fd, cookie, QF_IPERF3_COOKIE_SIZE,
-                                  qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
-                                  _("stream cookie"), error);
+      return _qf_iperf3_write_exact (fd, cookie, QF_IPERF3_COOKIE_SIZE,
+                                     qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
+                                     _("stream cookie"), error);
     }
   else
     {
@@ -837,8 +837,8 @@ qf_bw_client_run (QfBwClient  *client,
   _qf_iperf3_make_cookie (cookie);
   if (cfg->token != NULL)
     qf_auth_bw_mark_cookie (cookie);
-  if (!_qf_net_write_exact (run->ctrl, cookie, sizeof cookie, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
-                            cancel, _("cookie"), error)
+  if (!_qf_iperf3_write_exact (run->ctrl, cookie, sizeof cookie, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
+                               cancel, _("cookie"), error)
       || !expect_param_exchange (run, cookie, error))
     goto out;
 

@@ -57,23 +57,24 @@ _qf_iperf3_stream_id (guint index)
   return index == 0 ? 1 : index + 2;
 }
 
-/* Control-connection I/O: wait at most until deadline_ns (CLOCK_MONOTONIC) and stop early when
- * *cancel becomes nonzero. Errors are QF_BW_ERROR_PEER_LOST (EOF, reset), _CANCELLED or the
- * timeout as QF_BW_ERROR_PEER_LOST with "timed out". `what` names the exchange in messages. */
-gboolean _qf_net_read_exact   (int          fd,
-                               void        *buf,
-                               gsize        n,
-                               gint64       deadline_ns,
-                               const gint  *cancel,
-                               const char  *what,
-                               GError     **error);
-gboolean _qf_net_write_exact  (int          fd,
-                               const void  *buf,
-                               gsize        n,
-                               gint64       deadline_ns,
-                               const gint  *cancel,
-                               const char  *what,
-                               GError     **error);
+/* Control-connection I/O (qf_net_read_exact/qf_net_write_exact): wait at most until
+ * deadline_ns (CLOCK_MONOTONIC) and stop early when *cancel becomes nonzero. Errors are
+ * QF_BW_ERROR_CANCELLED on a stop and QF_BW_ERROR_PEER_LOST otherwise (timeout, EOF, reset).
+ * `what` names the exchange in messages. */
+gboolean _qf_iperf3_read_exact  (int          fd,
+                                 void        *buf,
+                                 gsize        n,
+                                 gint64       deadline_ns,
+                                 const gint  *cancel,
+                                 const char  *what,
+                                 GError     **error);
+gboolean _qf_iperf3_write_exact (int          fd,
+                                 const void  *buf,
+                                 gsize        n,
+                                 gint64       deadline_ns,
+                                 const gint  *cancel,
+                                 const char  *what,
+                                 GError     **error);
 gboolean _qf_iperf3_read_state  (int          fd,
                                  signed char *state,
                                  gint64       deadline_ns,

@@ -4,8 +4,6 @@
  * on the workers of qf-bw-streams.c. */
 #include "config.h"
 
-#include <errno.h>
-#include <poll.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -16,110 +14,74 @@
 #include "qf-bandwidth.h"
 #include "qf-clock.h"
 #include "qf-iperf3-proto-private.h"
+#include "qf-net.h"
 
 /* ---------------------------------------------------------------- control I/O */
 
-static int
-wait_fd (int         fd,
-         short       events,
-         gint64      deadline_ns,
-         const gint *cancel)
-{
-  for (;;)
-    {
-      struct pollfd pfd = { fd, events, 0 };
-      gint64 now = qf_clock_now_ns ();
-      int rc;
-
-      if (cancel != NULL && g_atomic_int_get (cancel))
-        return -1;
-      if (now >= deadline_ns)
-        return 0;
-      rc = poll (&pfd, 1, (int) MIN ((deadline_ns - now) / QF_NSEC_PER_MSEC + 1, 100));
-      if (rc > 0)
-        return 1;
-    }
-}
-
+/* Words a failed control-connection transfer the way the bandwidth client and responder
+ * report it: every failure but a stop is the peer being lost. */
 static gboolean
-io_fail (GError    **error,
-         int         rc,
-         const char *what)
+control_io_failed (QfNetIoStatus status,
+                   int           errsv,
+                   gboolean      sending,
+                   const char   *what,
+                   GError      **error)
 {
-  if (rc < 0)
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
-  else
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                 _("The peer did not send the %s in time."), what);
+  switch (status)
+    {
+    case QF_NET_IO_CANCELLED:
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+      break;
+    case QF_NET_IO_TIMED_OUT:
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                   _("The peer did not send the %s in time."), what);
+      break;
+    case QF_NET_IO_CLOSED:
+      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                   _("The peer closed the connection while sending the %s."), what);
+      break;
+    case QF_NET_IO_FAILED:
+    case QF_NET_IO_DONE:
+    default:
+      if (sending)
+        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                     _("Sending the %s to the peer failed: %s."), what, g_strerror (errsv));
+      else
+        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+                     _("Reading the %s from the peer failed: %s."), what, g_strerror (errsv));
+      break;
+    }
   return FALSE;
 }
 
 gboolean
-_qf_net_read_exact (int          fd,
-                    void        *buf,
-                    gsize        n,
-                    gint64       deadline_ns,
-                    const gint  *cancel,
-                    const char  *what,
-                    GError     **error)
+_qf_iperf3_read_exact (int          fd,
+                       void        *buf,
+                       gsize        n,
+                       gint64       deadline_ns,
+                       const gint  *cancel,
+                       const char  *what,
+                       GError     **error)
 {
-  gsize done = 0;
+  int errsv = 0;
+  QfNetIoStatus status = qf_net_read_exact (fd, buf, n, deadline_ns, cancel, &errsv);
 
-  while (done < n)
-    {
-      int rc = wait_fd (fd, POLLIN, deadline_ns, cancel);
-      ssize_t r;
-
-      if (rc <= 0)
-        return io_fail (error, rc, what);
-      r = recv (fd, (char *) buf + done, n - done, MSG_DONTWAIT);
-      if (r > 0)
-        done += r;
-      else if (r == 0)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("The peer closed the connection while sending the %s."), what);
-          return FALSE;
-        }
-      else if (errno != EAGAIN && errno != EINTR)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("Reading the %s from the peer failed: %s."), what, g_strerror (errno));
-          return FALSE;
-        }
-    }
-  return TRUE;
+  return status == QF_NET_IO_DONE || control_io_failed (status, errsv, FALSE, what, error);
 }
 
 gboolean
-_qf_net_write_exact (int          fd,
-                     const void  *buf,
-                     gsize        n,
-                     gint64       deadline_ns,
-                     const gint  *cancel,
-                     const char  *what,
-                     GError     **error)
+_qf_iperf3_write_exact (int          fd,
+                        const void  *buf,
+                        gsize        n,
+                        gint64       deadline_ns,
+                        const gint  *cancel,
+                        const char  *what,
+                        GError     **error)
 {
-  gsize done = 0;
+  int errsv = 0;
+  QfNetIoStatus status = qf_net_write_exact (fd, buf, n, deadline_ns, cancel, &errsv);
 
-  while (done < n)
-    {
-      int rc = wait_fd (fd, POLLOUT, deadline_ns, cancel);
-      ssize_t w;
-
-      if (rc <= 0)
-        return io_fail (error, rc, what);
-      w = send (fd, (const char *) buf + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (w > 0)
-        done += w;
-      else if (w < 0 && errno != EAGAIN && errno != EINTR)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("Sending the %s to the peer failed: %s."), what, g_strerror (errno));
-          return FALSE;
-        }
-    }
-  return TRUE;
+  return status == QF_NET_IO_DONE || control_io_failed (status, errsv, TRUE, what, error);
 }
 
 gboolean
@@ -129,7 +91,7 @@ _qf_iperf3_read_state (int          fd,
                        const gint  *cancel,
                        GError     **error)
 {
-  return _qf_net_read_exact (fd, state, 1, deadline_ns, cancel, _("test state"), error);
+  return _qf_iperf3_read_exact (fd, state, 1, deadline_ns, cancel, _("test state"), error);
 }
 
 gboolean
@@ -137,7 +99,7 @@ _qf_iperf3_write_state (int          fd,
                         signed char  state,
                         GError     **error)
 {
-  return _qf_net_write_exact (fd, &state, 1, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, NULL,
+  return _qf_iperf3_write_exact (fd, &state, 1, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, NULL,
                               _("test state"), error);
 }
 
@@ -155,7 +117,7 @@ _qf_iperf3_read_json (int          fd,
   g_autoptr(GError) local = NULL;
   QfJson *doc;
 
-  if (!_qf_net_read_exact (fd, &be_len, 4, deadline_ns, cancel, what, error))
+  if (!_qf_iperf3_read_exact (fd, &be_len, 4, deadline_ns, cancel, what, error))
     return NULL;
   len = GUINT32_FROM_BE (be_len);
   if (len == 0 || len > max_len)
@@ -166,7 +128,7 @@ _qf_iperf3_read_json (int          fd,
       return NULL;
     }
   text = g_malloc (len);
-  if (!_qf_net_read_exact (fd, text, len, deadline_ns, cancel, what, error))
+  if (!_qf_iperf3_read_exact (fd, text, len, deadline_ns, cancel, what, error))
     return NULL;
   doc = qf_json_parse (text, len, &local);
   if (doc == NULL || qf_json_type (doc) != QF_JSON_OBJECT)
@@ -187,8 +149,8 @@ _qf_iperf3_write_json (int            fd,
   guint32 be_len = GUINT32_TO_BE ((guint32) json->len);
   gint64 deadline = qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC;
 
-  return _qf_net_write_exact (fd, &be_len, 4, deadline, NULL, _("JSON block"), error)
-         && _qf_net_write_exact (fd, json->str, json->len, deadline, NULL, _("JSON block"), error);
+  return _qf_iperf3_write_exact (fd, &be_len, 4, deadline, NULL, _("JSON block"), error)
+         && _qf_iperf3_write_exact (fd, json->str, json->len, deadline, NULL, _("JSON block"), error);
 }
 
 void

@@ -321,8 +321,8 @@ server_error (Test *t,
 
   g_atomic_int_inc (&t->server->refused);
   if (_qf_iperf3_write_state (t->ctrl, state, NULL))
-    _qf_net_write_exact (t->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
-                         NULL, _("error code"), NULL);
+    _qf_iperf3_write_exact (t->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
+                            NULL, _("error code"), NULL);
 }
 
 
@@ -462,8 +462,8 @@ accept_streams (Test    *t,
           fd = accept4 (server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
           if (fd < 0)
             continue;
-          if (!_qf_net_read_exact (fd, cookie, sizeof cookie, qf_clock_now_ns () + 2 * QF_NSEC_PER_SEC,
-                                   t->cancel, _("cookie"), &local)
+          if (!_qf_iperf3_read_exact (fd, cookie, sizeof cookie, qf_clock_now_ns () + 2 * QF_NSEC_PER_SEC,
+                                      t->cancel, _("cookie"), &local)
               || memcmp (cookie, t->cookie, QF_IPERF3_COOKIE_SIZE - 1) != 0)
             {
               /* Another client, or a stream with a wrong cookie: not part of this test. */
@@ -750,7 +750,7 @@ serve_one (QfIperf3Server *server,
 
   deadline = qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC;
   wait_ctrl (t, deadline);
-  if (!_qf_net_read_exact (ctrl, t->cookie, sizeof t->cookie, deadline, cancel, _("cookie"), &error))
+  if (!_qf_iperf3_read_exact (ctrl, t->cookie, sizeof t->cookie, deadline, cancel, _("cookie"), &error))
     goto out;
   t->cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
   if (server->token != NULL && qf_auth_bw_cookie_is_marked (t->cookie)

@@ -33,8 +33,6 @@
 #include "qf-iperf3-proto-private.h"
 #include "qf-procstat.h"
 
-G_DEFINE_QUARK (qf-bandwidth-error-quark, qf_bw_error)
-
 #define CONTROL_TIMEOUT_NS (10 * QF_NSEC_PER_SEC)
 
 /* ---------------------------------------------------------------- client */
@@ -91,26 +89,26 @@ qf_bw_client_new (const QfBwConfig *config,
 
   if (config->host == NULL || config->host[0] == '\0')
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("No peer given: name the helper machine running the bandwidth responder."));
       return NULL;
     }
   if (config->parallel < 1 || config->parallel > QF_IPERF3_MAX_STREAMS)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("Parallel streams must be 1…%d, not %u."), QF_IPERF3_MAX_STREAMS, config->parallel);
       return NULL;
     }
   if (!(config->time_s > 0 && config->time_s <= 86400) || !(config->omit_s >= 0 && config->omit_s <= 600))
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("Test time must be 0…86400 s and omit 0…600 s."));
       return NULL;
     }
   if (!(config->interval_s >= 0 && config->interval_s <= 60)
       || (config->interval_s > 0 && config->interval_s < 0.1))
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("The report interval must be 0.1…60 s."));
       return NULL;
     }
@@ -119,7 +117,7 @@ qf_bw_client_new (const QfBwConfig *config,
           || (config->protocol == QF_BW_UDP
               && (config->len < QF_IPERF3_MIN_UDP_LEN || config->len > QF_IPERF3_MAX_UDP_LEN))))
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("Block length %u is out of range (TCP 1…%d, UDP %d…%d bytes)."), config->len,
                    QF_IPERF3_MAX_TCP_LEN, QF_IPERF3_MIN_UDP_LEN, QF_IPERF3_MAX_UDP_LEN);
       return NULL;
@@ -184,7 +182,7 @@ connect_one (Run        *run,
   rc = getaddrinfo (cfg->host, port, &hints, &res);
   if (rc != 0)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_RESOLVE,
                    _("Cannot resolve “%s”: %s. Check the peer's name or use its address."),
                    cfg->host, gai_strerror (rc));
       return -1;
@@ -222,7 +220,7 @@ connect_one (Run        *run,
                 {
                   close (fd);
                   freeaddrinfo (res);
-                  g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+                  g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
                   return -1;
                 }
               if (now >= deadline)
@@ -254,7 +252,7 @@ connect_one (Run        *run,
     }
   freeaddrinfo (res);
   if (fd < 0)
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
                  _("Cannot reach %s:%u: %s. Is “qualify-cli serve” or “iperf3 -s” running there?"),
                  cfg->host, cfg->port, g_strerror (errsv));
   return fd;
@@ -269,7 +267,7 @@ peer_refused (Run        *run,
 
   if (state == QF_IPERF3_ACCESS_DENIED)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_BUSY,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_BUSY,
                    _("The bandwidth responder at %s:%u is busy with another test. Try again when it is done."),
                    cfg->host, cfg->port);
       return TRUE;
@@ -282,30 +280,30 @@ peer_refused (Run        *run,
       _qf_iperf3_read_exact (run->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
                              run->cancel, _("error code"), &local);
       if (GUINT32_FROM_BE (codes[0]) == QF_AUTH_IPERF3_IE_AUTHTEST && cfg->token != NULL)
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
                      _("The bandwidth responder at %s:%u refused the access token: it does not match the one in its --token-file. Copy the helper machine's token file here again."),
                      cfg->host, cfg->port);
       else if (GUINT32_FROM_BE (codes[0]) == QF_AUTH_IPERF3_IE_AUTHTEST)
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
                      _("The bandwidth responder at %s:%u requires an access token. Give the token file of `qualify-cli serve --token-file` there with --token-file FILE."),
                      cfg->host, cfg->port);
       else if (GUINT32_FROM_BE (codes[0]) == QF_IPERF3_IE_DURATION)
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                      _("The bandwidth responder at %s:%u refused a test of %.0f s: it limits how long a test may run (qualify-cli serve --max-test-seconds). Ask for a shorter --time and --omit."),
                      cfg->host, cfg->port, ceil (cfg->time_s) + ceil (cfg->omit_s));
       else if (GUINT32_FROM_BE (codes[0]) == QF_IPERF3_IE_NUMSTREAMS)
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                      _("The bandwidth responder at %s:%u refused %u data streams: it limits how many a test may open (qualify-cli serve --max-clients). Use fewer --parallel streams."),
                      cfg->host, cfg->port, cfg->direction == QF_BW_BIDIR ? 2 * cfg->parallel : cfg->parallel);
       else
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                      _("The bandwidth responder at %s:%u reported an error (iperf3 error %d, system error %d) and refused the test."),
                      cfg->host, cfg->port, (int) GUINT32_FROM_BE (codes[0]), (int) GUINT32_FROM_BE (codes[1]));
       return TRUE;
     }
   if (state == QF_IPERF3_SERVER_TERMINATE)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                    _("The bandwidth responder at %s:%u ended the test."), cfg->host, cfg->port);
       return TRUE;
     }
@@ -325,7 +323,7 @@ expect_state (Run        *run,
   if (state == want)
     return TRUE;
   if (!peer_refused (run, state, error))
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                  _("The bandwidth responder sent state %d where %d was expected."), state, want);
   return FALSE;
 }
@@ -350,7 +348,7 @@ expect_param_exchange (Run        *run,
   if (state != QF_AUTH_BW_CHALLENGE_STATE)
     {
       if (!peer_refused (run, state, error))
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                      _("The bandwidth responder sent state %d where %d was expected."), state,
                      QF_IPERF3_PARAM_EXCHANGE);
       return FALSE;
@@ -358,7 +356,7 @@ expect_param_exchange (Run        *run,
   if (!qf_auth_bw_client_answer (run->ctrl, cfg->token, cookie,
                                  qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel, &local))
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST, "%s", local->message);
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST, "%s", local->message);
       return FALSE;
     }
   return expect_state (run, QF_IPERF3_PARAM_EXCHANGE, error);
@@ -462,12 +460,12 @@ open_stream (Run        *run,
 
           if (cancelled (run->cancel))
             {
-              g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+              g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
               return FALSE;
             }
           if (now >= deadline)
             {
-              g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+              g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                            _("The bandwidth responder at %s:%u did not answer the UDP stream setup. Is UDP port %u open on its firewall?"),
                            cfg->host, cfg->port, cfg->port);
               return FALSE;
@@ -751,7 +749,7 @@ stream_failure (Run     *run,
     if (g_atomic_int_get (&run->streams[i].failed))
       {
         QfBwStream *s = &run->streams[i];
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                      _("Data stream %u to %s:%u broke off (%s). The peer stopped or the link went down."),
                      s->id, cfg->host, cfg->port,
                      s->eof ? _("closed by the peer") : g_strerror (s->errsv));
@@ -772,13 +770,13 @@ unexpected_state (Run     *run,
   if (!_qf_iperf3_read_state (run->ctrl, &state, qf_clock_now_ns () + QF_NSEC_PER_SEC,
                               run->cancel, &local))
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                    _("The bandwidth responder at %s:%u closed the control connection during the test. It stopped or crashed."),
                    cfg->host, cfg->port);
       return FALSE;
     }
   if (!peer_refused (run, state, error))
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                  _("The bandwidth responder sent state %d during the test."), state);
   return FALSE;
 }
@@ -879,7 +877,7 @@ qf_bw_client_run (QfBwClient  *client,
       if (state == QF_IPERF3_TEST_START)
         continue;
       if (!peer_refused (run, state, error))
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                      _("The bandwidth responder sent state %d before the test started."), state);
       goto out;
     }
@@ -940,7 +938,7 @@ qf_bw_client_run (QfBwClient  *client,
       now = qf_clock_now_ns ();
       if (cancelled (cancel))
         {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
           _qf_iperf3_write_state (run->ctrl, QF_IPERF3_CLIENT_TERMINATE, NULL);
           goto out_partial;
         }
@@ -983,7 +981,7 @@ qf_bw_client_run (QfBwClient  *client,
         }
       else if (now - last_move_ns > stall_ns)
         {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                        _("No data moved to or from %s:%u for %.0f s: the peer or the link stalled."),
                        cfg->host, cfg->port, cfg->stall_timeout_s);
           _qf_iperf3_write_state (run->ctrl, QF_IPERF3_CLIENT_TERMINATE, NULL);

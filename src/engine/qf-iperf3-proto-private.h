@@ -59,7 +59,7 @@ _qf_iperf3_stream_id (guint index)
 
 /* Control-connection I/O (qf_net_read_exact/qf_net_write_exact): wait at most until
  * deadline_ns (CLOCK_MONOTONIC) and stop early when *cancel becomes nonzero. Errors are
- * QF_BW_ERROR_CANCELLED on a stop and QF_BW_ERROR_PEER_LOST otherwise (timeout, EOF, reset).
+ * QF_NET_ERROR_CANCELLED on a stop and QF_NET_ERROR_PEER_LOST otherwise (timeout, EOF, reset).
  * `what` names the exchange in messages. */
 gboolean _qf_iperf3_read_exact  (int          fd,
                                  void        *buf,

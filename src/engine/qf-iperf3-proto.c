@@ -11,7 +11,6 @@
 
 #include <glib/gi18n.h>
 
-#include "qf-bandwidth.h"
 #include "qf-clock.h"
 #include "qf-iperf3-proto-private.h"
 #include "qf-net.h"
@@ -30,24 +29,24 @@ control_io_failed (QfNetIoStatus status,
   switch (status)
     {
     case QF_NET_IO_CANCELLED:
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
       break;
     case QF_NET_IO_TIMED_OUT:
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                    _("The peer did not send the %s in time."), what);
       break;
     case QF_NET_IO_CLOSED:
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                    _("The peer closed the connection while sending the %s."), what);
       break;
     case QF_NET_IO_FAILED:
     case QF_NET_IO_DONE:
     default:
       if (sending)
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                      _("Sending the %s to the peer failed: %s."), what, g_strerror (errsv));
       else
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                      _("Reading the %s from the peer failed: %s."), what, g_strerror (errsv));
       break;
     }
@@ -122,7 +121,7 @@ _qf_iperf3_read_json (int          fd,
   len = GUINT32_FROM_BE (be_len);
   if (len == 0 || len > max_len)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("The peer announced %llu bytes of %s; at most %llu are accepted."),
                    (unsigned long long) len, what, (unsigned long long) max_len);
       return NULL;
@@ -133,7 +132,7 @@ _qf_iperf3_read_json (int          fd,
   doc = qf_json_parse (text, len, &local);
   if (doc == NULL || qf_json_type (doc) != QF_JSON_OBJECT)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("The peer sent malformed %s: %s"),
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL, _("The peer sent malformed %s: %s"),
                    what, local != NULL ? local->message : _("not a JSON object"));
       qf_json_free (doc);
       return NULL;
@@ -269,7 +268,7 @@ int_in (const QfJson *params,
   if (qf_json_type (v) != QF_JSON_NUMBER || qf_json_int (v, min - 1) < min
       || qf_json_int (v, min - 1) > max)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("parameter “%s” is missing a valid value (%lld…%lld)"), key,
                    (long long) min, (long long) max);
       return FALSE;
@@ -290,7 +289,7 @@ _qf_iperf3_parse_params (const QfJson   *j,
     p->udp = TRUE;
   else if (!qf_json_is_true (qf_json_get (j, "tcp")))
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("no supported protocol (tcp or udp) requested"));
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL, _("no supported protocol (tcp or udp) requested"));
       return FALSE;
     }
   p->reverse = qf_json_is_true (qf_json_get (j, "reverse"));
@@ -322,7 +321,7 @@ _qf_iperf3_parse_params (const QfJson   *j,
   p->window = v;
   if (qf_json_has (j, "num") && qf_json_type (qf_json_get (j, "num")) != QF_JSON_NUMBER)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("parameter “%s” is not a number"), "num");
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL, _("parameter “%s” is not a number"), "num");
       return FALSE;
     }
   return TRUE;

@@ -19,11 +19,11 @@
 #include <glib/gi18n.h>
 
 #include "qf-auth.h"
-#include "qf-bandwidth.h"
 #include "qf-bw-streams-private.h"
 #include "qf-clock.h"
 #include "qf-iperf3-private.h"
 #include "qf-iperf3-proto-private.h"
+#include "qf-net.h"
 
 struct QfIperf3Server
 {
@@ -94,7 +94,7 @@ open_socket (int                          family,
 
   if (fd < 0)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM, _("Cannot open a socket: %s."),
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO, _("Cannot open a socket: %s."),
                    g_strerror (errno));
       return -1;
     }
@@ -107,7 +107,7 @@ open_socket (int                          family,
       guint16 port = family == AF_INET6 ? ntohs (((struct sockaddr_in6 *) addr)->sin6_port)
                                         : ntohs (((struct sockaddr_in *) addr)->sin_port);
       close (fd);
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO,
                    _("Cannot use %s port %u for the bandwidth responder: %s. Is another iperf3 server or responder running? Choose another port."),
                    type == SOCK_STREAM ? "TCP" : "UDP", port, g_strerror (errsv));
       return -1;
@@ -140,7 +140,7 @@ qf_iperf3_server_new (const char  *bind_address,
     }
   if (rc != 0)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID, _("Cannot use address “%s”: %s."),
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID, _("Cannot use address “%s”: %s."),
                    bind_address ? bind_address : "*", gai_strerror (rc));
       return NULL;
     }
@@ -167,7 +167,7 @@ qf_iperf3_server_new (const char  *bind_address,
     return NULL;
   if (listen (server->listen_fd, 16) != 0)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM, _("Cannot listen on port %u: %s."),
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO, _("Cannot listen on port %u: %s."),
                    port, g_strerror (errno));
       return NULL;
     }
@@ -198,7 +198,7 @@ bind_iface (int          fd,
 {
   if (iface == NULL || setsockopt (fd, SOL_SOCKET, SO_BINDTODEVICE, iface, strlen (iface) + 1) == 0)
     return TRUE;
-  g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM,
+  g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO,
                _("Cannot serve on interface %s only: %s. Check its name, or run as root."),
                iface, g_strerror (errno));
   return FALSE;
@@ -339,7 +339,7 @@ check_limits (Test    *t,
   if (n > server->max_streams)
     {
       server_error (t, QF_IPERF3_IE_NUMSTREAMS);
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("the test asks for %u data streams; this responder allows %u at once"),
                    n, server->max_streams);
       return FALSE;
@@ -347,7 +347,7 @@ check_limits (Test    *t,
   if (server->max_test_s > 0 && t->p.time_s + t->p.omit_s > (gint64) server->max_test_s)
     {
       server_error (t, QF_IPERF3_IE_DURATION);
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("the test asks for %lld s; this responder allows tests of at most %u s"),
                    (long long) t->p.time_s + (long long) t->p.omit_s, server->max_test_s);
       return FALSE;
@@ -437,12 +437,12 @@ accept_streams (Test    *t,
 
       if (t->cancel != NULL && g_atomic_int_get (t->cancel))
         {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
           goto out;
         }
       if (qf_clock_now_ns () >= deadline)
         {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                        _("the client opened %u of %u data streams in time"), t->n_streams, n);
           goto out;
         }
@@ -450,7 +450,7 @@ accept_streams (Test    *t,
         continue;
       if (pfd[1].revents)
         {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                        _("the client gave up while opening data streams"));
           goto out;
         }
@@ -620,20 +620,20 @@ run_test (Test    *t,
       if (t->cancel != NULL && g_atomic_int_get (t->cancel))
         {
           _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
           return FALSE;
         }
       if (t->p.time_s > 0 && now > deadline)
         {
           _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                        _("the client did not end the test in time"));
           return FALSE;
         }
       if (now > limit)
         {
           _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                        _("the test ran past the %u s this responder allows"), server->max_test_s);
           return FALSE;
         }
@@ -647,7 +647,7 @@ run_test (Test    *t,
       else if (now - last_move > idle_ns)
         {
           _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                        _("no data moved for %.0f s; the client or the link stalled"), idle_ns / 1e9);
           return FALSE;
         }
@@ -676,10 +676,10 @@ run_test (Test    *t,
         break;
       if (state == QF_IPERF3_CLIENT_TERMINATE)
         {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST, _("the client stopped the test"));
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST, _("the client stopped the test"));
           return FALSE;
         }
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("the client sent state %d during the test"), state);
       return FALSE;
     }
@@ -761,7 +761,7 @@ serve_one (QfIperf3Server *server,
     }
   if (server->token != NULL && !qf_auth_bw_cookie_is_marked (t->cookie) && !server->allow_classic)
     {
-      g_set_error (&error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+      g_set_error (&error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("no access token (stock iperf3 cannot prove one; see serve --allow-classic)"));
       server_error (t, QF_AUTH_IPERF3_IE_AUTHTEST);
       goto out;
@@ -819,7 +819,7 @@ qf_iperf3_server_run (QfIperf3Server  *server,
                 g_usleep (100000);
               continue;
             }
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM,
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO,
                        _("The bandwidth responder cannot accept connections: %s."), g_strerror (errno));
           return FALSE;
         }

@@ -26,9 +26,12 @@ typedef enum
   QF_NET_ERROR_RESOLVE,      /* the host name does not resolve */
   QF_NET_ERROR_PERMISSION,   /* a privilege or sysctl is missing (message names the fix) */
   QF_NET_ERROR_UNREACHABLE,  /* no route, connection refused, or no reply at all */
-  QF_NET_ERROR_PROTOCOL,     /* the peer answered something that breaks the protocol */
-  QF_NET_ERROR_IO,           /* a socket call failed */
+  QF_NET_ERROR_PROTOCOL,     /* the peer answered something that breaks the protocol, or
+                              * refused the test */
+  QF_NET_ERROR_IO,           /* a socket call or other local system call failed */
   QF_NET_ERROR_CANCELLED,    /* stopped on request */
+  QF_NET_ERROR_PEER_LOST,    /* the peer vanished or stalled during the test */
+  QF_NET_ERROR_BUSY,         /* the peer is running another test */
 } QfNetError;
 
 /* Resolves host (name or literal, IPv4 or IPv6) for socktype (SOCK_STREAM/SOCK_DGRAM/0). */

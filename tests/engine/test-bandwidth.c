@@ -400,7 +400,7 @@ test_busy (void)
 
   /* While this half-open test holds the responder, a client is refused as busy. */
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_BUSY);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_BUSY);
   qf_bw_result_clear (&r);
   close (ctrl);
   assert_next_client_served (resp);
@@ -588,7 +588,7 @@ test_busy_at_once (void)
   gint64 t0 = qf_clock_now_ns ();
 
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_BUSY);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_BUSY);
   g_assert_nonnull (strstr (error->message, "Try again"));
   g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (2 * QF_NSEC_PER_SEC));
   qf_bw_result_clear (&r);
@@ -610,7 +610,7 @@ test_limits (void)
 
   c.parallel = 3;
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL);
   g_assert_nonnull (strstr (error->message, "--max-clients"));
   qf_bw_result_clear (&r);
   g_clear_error (&error);
@@ -619,7 +619,7 @@ test_limits (void)
   c.time_s = 2;
   c.omit_s = 2;
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL);
   g_assert_nonnull (strstr (error->message, "--max-test-seconds"));
   qf_bw_result_clear (&r);
   g_clear_error (&error);
@@ -681,7 +681,7 @@ test_peer_killed (void)
     t_end = qf_clock_now_ns ();
     g_thread_join (killer);
   }
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST);
   g_assert_cmpint (t_end - t0, <, qf_test_ns (4 * QF_NSEC_PER_SEC));
   /* The intervals measured before the peer vanished are kept. */
   g_assert_cmpuint (r.intervals->len, >=, 2);
@@ -728,7 +728,7 @@ test_stall (void)
   stopper = g_thread_new ("stopper", stop_later, GINT_TO_POINTER (pid));
   t0 = qf_clock_now_ns ();
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST);
   g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (3 * QF_NSEC_PER_SEC));
   g_assert_cmpuint (r.intervals->len, >=, 1);
   g_thread_join (stopper);
@@ -759,7 +759,7 @@ test_refused (void)
   c.connect_timeout_s = 1;
   t0 = qf_clock_now_ns ();
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE);
   g_assert_nonnull (strstr (error->message, "127.0.0.1"));
   g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (1500 * QF_NSEC_PER_MSEC));
   g_assert_cmpuint (r.intervals->len, ==, 0);
@@ -782,7 +782,7 @@ test_cancel (void)
   t0 = qf_clock_now_ns ();
   t = qf_test_set_flag_later (&cancel, 500);
   g_assert_false (run_client (&c, &cancel, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED);
   g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (1500 * QF_NSEC_PER_MSEC));
   g_thread_join (t);
   qf_bw_result_clear (&r);
@@ -799,13 +799,13 @@ test_invalid_config (void)
 
   c.parallel = 0;
   g_assert_null (qf_bw_client_new (&c, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID);
   g_clear_error (&error);
   c = base_config (5201);
   c.protocol = QF_BW_UDP;
   c.len = 8;
   g_assert_null (qf_bw_client_new (&c, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID);
 }
 
 /* ---- the JSON reader ---- */

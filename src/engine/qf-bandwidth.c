@@ -536,48 +536,48 @@ write_client_results (Run     *run,
                       const QfCpuMark *cpu_start,
                       GString *out)
 {
-  QfJsonWriter w;
+  QfMiniJsonWriter w;
   gboolean tcp_sender = FALSE;
 
   for (guint i = 0; i < run->n_streams; i++)
     tcp_sender |= run->streams[i].sender && !run->streams[i].udp;
-  qf_json_writer_init (&w, out);
+  qf_minijson_writer_init (&w, out);
   _qf_iperf3_write_results_head (&w, cpu_start, tcp_sender);
-  qf_json_writer_key (&w, "streams");
-  qf_json_writer_begin_array (&w);
+  qf_minijson_writer_key (&w, "streams");
+  qf_minijson_writer_begin_array (&w);
   for (guint i = 0; i < run->n_streams; i++)
     {
       const QfBwStream *s = &run->streams[i];
 
       _qf_iperf3_write_stream_result (&w, s, !s->udp, run->base_bytes[i],
-                                  run->base_errors[i], run->base_packets[i],
-                                  run->base_retrans[i], duration_s);
+                                      run->base_errors[i], run->base_packets[i],
+                                      run->base_retrans[i], duration_s);
     }
-  qf_json_writer_end_array (&w);
-  qf_json_writer_end_object (&w);
+  qf_minijson_writer_end_array (&w);
+  qf_minijson_writer_end_object (&w);
 }
 
-static const QfJson *
-peer_stream (const QfJson *peer_results,
-             guint         id)
+static const QfMiniJson *
+peer_stream (const QfMiniJson *peer_results,
+             guint             id)
 {
-  const QfJson *streams = qf_json_get (peer_results, "streams");
+  const QfMiniJson *streams = qf_minijson_get (peer_results, "streams");
 
-  /* Linear in the peer's JSON (at most QF_JSON_MAX_NODES values), whatever it holds. */
-  if (qf_json_type (streams) != QF_JSON_ARRAY)
+  /* Linear in the peer's JSON (at most QF_MINIJSON_MAX_NODES values), whatever it holds. */
+  if (qf_minijson_type (streams) != QF_MINIJSON_ARRAY)
     return NULL;
-  for (const QfJson *s = qf_json_first (streams); s != NULL; s = qf_json_next (s))
-    if (qf_json_int (qf_json_get (s, "id"), -1) == id)
+  for (const QfMiniJson *s = qf_minijson_first (streams); s != NULL; s = qf_minijson_next (s))
+    if (qf_minijson_int (qf_minijson_get (s, "id"), -1) == id)
       return s;
   return NULL;
 }
 
 /* Final figures from our counters and the peer's results (NULL when it never sent them). */
 static void
-summarize (Run          *run,
-           gdouble       duration_s,
-           const QfJson *peer_results,
-           QfBwResult   *result)
+summarize (Run              *run,
+           gdouble           duration_s,
+           const QfMiniJson *peer_results,
+           QfBwResult       *result)
 {
   guint64 sent = 0, received = 0, up_rx = 0, down_rx = 0;
   guint64 lost = 0, packets = 0, ooo = 0;
@@ -591,9 +591,9 @@ summarize (Run          *run,
     {
       QfBwStream *s = &run->streams[i];
       guint64 local = s->bytes - run->base_bytes[i];
-      const QfJson *ps = peer_stream (peer_results, s->id);
-      gint64 peer_bytes = ps != NULL ? qf_json_int (qf_json_get (ps, "bytes"), 0) : 0;
-      gdouble peer_end = ps != NULL ? qf_json_double (qf_json_get (ps, "end_time"), 0) : 0;
+      const QfMiniJson *ps = peer_stream (peer_results, s->id);
+      gint64 peer_bytes = ps != NULL ? qf_minijson_int (qf_minijson_get (ps, "bytes"), 0) : 0;
+      gdouble peer_end = ps != NULL ? qf_minijson_double (qf_minijson_get (ps, "end_time"), 0) : 0;
       gint64 r;
 
       if (s->sender)
@@ -613,9 +613,9 @@ summarize (Run          *run,
             }
           if (s->udp && ps != NULL)
             {
-              lost += MAX (qf_json_int (qf_json_get (ps, "errors"), 0), 0);
-              packets += MAX (qf_json_int (qf_json_get (ps, "packets"), 0), 0);
-              jitter_sum += qf_json_double (qf_json_get (ps, "jitter"), 0);
+              lost += MAX (qf_minijson_int (qf_minijson_get (ps, "errors"), 0), 0);
+              packets += MAX (qf_minijson_int (qf_minijson_get (ps, "packets"), 0), 0);
+              jitter_sum += qf_minijson_double (qf_minijson_get (ps, "jitter"), 0);
               n_jitter++;
             }
         }
@@ -626,7 +626,7 @@ summarize (Run          *run,
           if (ps != NULL)
             {
               sent += MAX (peer_bytes, 0);
-              r = qf_json_int (qf_json_get (ps, "retransmits"), -1);
+              r = qf_minijson_int (qf_minijson_get (ps, "retransmits"), -1);
               if (r >= 0)
                 {
                   retrans += r;
@@ -790,7 +790,7 @@ qf_bw_client_run (QfBwClient  *client,
   QfBwConfig *cfg;
   g_autofree Run *run = NULL;
   g_autoptr(GString) json = g_string_new (NULL);
-  g_autoptr(QfJson) peer_results = NULL;
+  g_autoptr(QfMiniJson) peer_results = NULL;
   g_autoptr(QfProcStat) procstat = NULL;
   g_autoptr(QfProcSnapshot) snap0 = NULL;
   g_autoptr(QfProcSnapshot) snap1 = NULL;
@@ -1047,7 +1047,7 @@ qf_bw_client_run (QfBwClient  *client,
   _qf_iperf3_write_state (run->ctrl, QF_IPERF3_IPERF_DONE, NULL);
 
   {
-    const char *v = qf_json_string (qf_json_get (peer_results, "qualify_version"));
+    const char *v = qf_minijson_string (qf_minijson_get (peer_results, "qualify_version"));
     result->peer_is_qualify = v != NULL;
     if (v != NULL)
       g_strlcpy (result->peer_version, v, sizeof result->peer_version);

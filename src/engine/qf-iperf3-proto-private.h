@@ -20,7 +20,7 @@ G_BEGIN_DECLS
 #define QF_IPERF3_PORT            5201
 #define QF_IPERF3_COOKIE_SIZE     37
 #define QF_IPERF3_MAX_PARAMS      8192          /* as iperf3 3.18 MAX_PARAMS_JSON_STRING */
-#define QF_IPERF3_MAX_RESULTS     QF_JSON_MAX_TEXT
+#define QF_IPERF3_MAX_RESULTS     QF_MINIJSON_MAX_TEXT
 #define QF_IPERF3_MAX_TCP_LEN     QF_BW_MAX_TCP_LEN   /* iperf3 MAX_BLOCKSIZE */
 #define QF_IPERF3_MAX_UDP_LEN     65507
 #define QF_IPERF3_MIN_UDP_LEN     16
@@ -84,15 +84,15 @@ gboolean _qf_iperf3_write_state (int          fd,
                                  signed char  state,
                                  GError     **error);
 /* Reads one length-prefixed JSON block of at most max_len bytes. */
-QfJson  *_qf_iperf3_read_json   (int          fd,
-                                 gsize        max_len,
-                                 gint64       deadline_ns,
-                                 const gint  *cancel,
-                                 const char  *what,
-                                 GError     **error);
-gboolean _qf_iperf3_write_json  (int          fd,
+QfMiniJson *_qf_iperf3_read_json (int            fd,
+                                  gsize          max_len,
+                                  gint64         deadline_ns,
+                                  const gint    *cancel,
+                                  const char    *what,
+                                  GError       **error);
+gboolean _qf_iperf3_write_json  (int            fd,
                                  const GString *json,
-                                 GError     **error);
+                                 GError       **error);
 void     _qf_iperf3_make_cookie (char         cookie[QF_IPERF3_COOKIE_SIZE]);
 
 /* The test parameters (iperf3's PARAM_EXCHANGE object): what our client asks for, what our
@@ -120,7 +120,7 @@ typedef struct
 void     _qf_iperf3_write_params (const QfIperf3Params *params,
                                   GString              *out);
 /* Checks types and ranges as iperf3 3.18 does, so a broken client is refused at once. */
-gboolean _qf_iperf3_parse_params (const QfJson         *json,
+gboolean _qf_iperf3_parse_params (const QfMiniJson     *json,
                                   QfIperf3Params       *params,
                                   GError              **error);
 
@@ -136,14 +136,14 @@ void     _qf_iperf3_cpu_mark    (QfCpuMark   *mark);
 /* Opens iperf3's results object and writes its common head: the CPU use since `since` and
  * sender_has_retransmits (1 for a TCP sender, -1 otherwise). Both ends then add their own keys
  * and the "streams" array. Thread that owns w. */
-void     _qf_iperf3_write_results_head  (QfJsonWriter     *w,
+void     _qf_iperf3_write_results_head  (QfMiniJsonWriter *w,
                                          const QfCpuMark  *since,
                                          gboolean          tcp_sender);
 /* Writes one object of iperf3's results "streams" array — our client and our server send the
  * same shape — counting from the omit baseline: bytes, errors and packets minus their base_*,
  * retransmits as the TCP_INFO delta from base_retrans (-1 unless a TCP sender with a baseline).
  * Thread that owns w. */
-void     _qf_iperf3_write_stream_result (QfJsonWriter     *w,
+void     _qf_iperf3_write_stream_result (QfMiniJsonWriter *w,
                                          const QfBwStream *s,
                                          gboolean          tcp,
                                          guint64           base_bytes,

@@ -99,10 +99,10 @@ _qf_iperf3_write_state (int          fd,
                         GError     **error)
 {
   return _qf_iperf3_write_exact (fd, &state, 1, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, NULL,
-                              _("test state"), error);
+                                 _("test state"), error);
 }
 
-QfJson *
+QfMiniJson *
 _qf_iperf3_read_json (int          fd,
                       gsize        max_len,
                       gint64       deadline_ns,
@@ -114,7 +114,7 @@ _qf_iperf3_read_json (int          fd,
   gsize len;
   g_autofree char *text = NULL;
   g_autoptr(GError) local = NULL;
-  QfJson *doc;
+  QfMiniJson *doc;
 
   if (!_qf_iperf3_read_exact (fd, &be_len, 4, deadline_ns, cancel, what, error))
     return NULL;
@@ -129,12 +129,12 @@ _qf_iperf3_read_json (int          fd,
   text = g_malloc (len);
   if (!_qf_iperf3_read_exact (fd, text, len, deadline_ns, cancel, what, error))
     return NULL;
-  doc = qf_json_parse (text, len, &local);
-  if (doc == NULL || qf_json_type (doc) != QF_JSON_OBJECT)
+  doc = qf_minijson_parse (text, len, &local);
+  if (doc == NULL || qf_minijson_type (doc) != QF_MINIJSON_OBJECT)
     {
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL, _("The peer sent malformed %s: %s"),
                    what, local != NULL ? local->message : _("not a JSON object"));
-      qf_json_free (doc);
+      qf_minijson_free (doc);
       return NULL;
     }
   return doc;
@@ -194,28 +194,28 @@ cpu_util (const QfCpuMark *since,
 }
 
 void
-_qf_iperf3_write_results_head (QfJsonWriter    *w,
-                               const QfCpuMark *since,
-                               gboolean         tcp_sender)
+_qf_iperf3_write_results_head (QfMiniJsonWriter *w,
+                               const QfCpuMark  *since,
+                               gboolean          tcp_sender)
 {
   gdouble user, sys, total;
 
   cpu_util (since, &user, &sys, &total);
-  qf_json_writer_begin_object (w);
-  qf_json_writer_key (w, "cpu_util_total");
-  qf_json_writer_double (w, total);
-  qf_json_writer_key (w, "cpu_util_user");
-  qf_json_writer_double (w, user);
-  qf_json_writer_key (w, "cpu_util_system");
-  qf_json_writer_double (w, sys);
-  qf_json_writer_key (w, "sender_has_retransmits");
-  qf_json_writer_int (w, tcp_sender ? 1 : -1);
+  qf_minijson_writer_begin_object (w);
+  qf_minijson_writer_key (w, "cpu_util_total");
+  qf_minijson_writer_double (w, total);
+  qf_minijson_writer_key (w, "cpu_util_user");
+  qf_minijson_writer_double (w, user);
+  qf_minijson_writer_key (w, "cpu_util_system");
+  qf_minijson_writer_double (w, sys);
+  qf_minijson_writer_key (w, "sender_has_retransmits");
+  qf_minijson_writer_int (w, tcp_sender ? 1 : -1);
 }
 
 /* ---------------------------------------------------------------- results and parameters */
 
 void
-_qf_iperf3_write_stream_result (QfJsonWriter     *w,
+_qf_iperf3_write_stream_result (QfMiniJsonWriter *w,
                                 const QfBwStream *s,
                                 gboolean          tcp,
                                 guint64           base_bytes,
@@ -231,73 +231,73 @@ _qf_iperf3_write_stream_result (QfJsonWriter     *w,
       gint64 now = _qf_bw_tcp_total_retrans (s->fd);
       retrans = now >= 0 ? now - base_retrans : -1;
     }
-  qf_json_writer_begin_object (w);
-  qf_json_writer_key (w, "id");
-  qf_json_writer_int (w, s->id);
-  qf_json_writer_key (w, "bytes");
-  qf_json_writer_uint (w, s->bytes - base_bytes);
-  qf_json_writer_key (w, "retransmits");
-  qf_json_writer_int (w, retrans);
-  qf_json_writer_key (w, "jitter");
-  qf_json_writer_double (w, s->sender ? 0 : s->jitter_s);
-  qf_json_writer_key (w, "errors");
-  qf_json_writer_uint (w, s->sender ? 0 : s->errors - base_errors);
-  qf_json_writer_key (w, "packets");
-  qf_json_writer_uint (w, s->packets - base_packets);
-  qf_json_writer_key (w, "start_time");
-  qf_json_writer_int (w, 0);
-  qf_json_writer_key (w, "end_time");
-  qf_json_writer_double (w, duration_s);
-  qf_json_writer_end_object (w);
+  qf_minijson_writer_begin_object (w);
+  qf_minijson_writer_key (w, "id");
+  qf_minijson_writer_int (w, s->id);
+  qf_minijson_writer_key (w, "bytes");
+  qf_minijson_writer_uint (w, s->bytes - base_bytes);
+  qf_minijson_writer_key (w, "retransmits");
+  qf_minijson_writer_int (w, retrans);
+  qf_minijson_writer_key (w, "jitter");
+  qf_minijson_writer_double (w, s->sender ? 0 : s->jitter_s);
+  qf_minijson_writer_key (w, "errors");
+  qf_minijson_writer_uint (w, s->sender ? 0 : s->errors - base_errors);
+  qf_minijson_writer_key (w, "packets");
+  qf_minijson_writer_uint (w, s->packets - base_packets);
+  qf_minijson_writer_key (w, "start_time");
+  qf_minijson_writer_int (w, 0);
+  qf_minijson_writer_key (w, "end_time");
+  qf_minijson_writer_double (w, duration_s);
+  qf_minijson_writer_end_object (w);
 }
 
 static gboolean
-int_in (const QfJson *params,
-        const char   *key,
-        gint64        def,
-        gint64        min,
-        gint64        max,
-        gint64       *out,
-        GError      **error)
+int_in (const QfMiniJson  *params,
+        const char        *key,
+        gint64             def,
+        gint64             min,
+        gint64             max,
+        gint64            *out,
+        GError           **error)
 {
-  const QfJson *v = qf_json_get (params, key);
+  const QfMiniJson *v = qf_minijson_get (params, key);
 
   *out = def;
   if (v == NULL)
     return TRUE;
-  if (qf_json_type (v) != QF_JSON_NUMBER || qf_json_int (v, min - 1) < min
-      || qf_json_int (v, min - 1) > max)
+  if (qf_minijson_type (v) != QF_MINIJSON_NUMBER || qf_minijson_int (v, min - 1) < min
+      || qf_minijson_int (v, min - 1) > max)
     {
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("parameter “%s” is missing a valid value (%lld…%lld)"), key,
                    (long long) min, (long long) max);
       return FALSE;
     }
-  *out = qf_json_int (v, def);
+  *out = qf_minijson_int (v, def);
   return TRUE;
 }
 
 gboolean
-_qf_iperf3_parse_params (const QfJson   *j,
-                         QfIperf3Params *p,
-                         GError        **error)
+_qf_iperf3_parse_params (const QfMiniJson  *j,
+                         QfIperf3Params    *p,
+                         GError           **error)
 {
   gint64 v;
 
   memset (p, 0, sizeof *p);
-  if (qf_json_is_true (qf_json_get (j, "udp")))
+  if (qf_minijson_is_true (qf_minijson_get (j, "udp")))
     p->udp = TRUE;
-  else if (!qf_json_is_true (qf_json_get (j, "tcp")))
+  else if (!qf_minijson_is_true (qf_minijson_get (j, "tcp")))
     {
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL, _("no supported protocol (tcp or udp) requested"));
       return FALSE;
     }
-  p->reverse = qf_json_is_true (qf_json_get (j, "reverse"));
-  p->bidir = qf_json_is_true (qf_json_get (j, "bidirectional"));
-  p->nodelay = qf_json_is_true (qf_json_get (j, "nodelay"));
-  p->udp64 = qf_json_is_true (qf_json_get (j, "udp_counters_64bit"));
-  p->server_output = qf_json_is_true (qf_json_get (j, "get_server_output"));
-  p->auto_len = qf_json_is_true (qf_json_get (j, "qualify_auto_len"));
+  p->reverse = qf_minijson_is_true (qf_minijson_get (j, "reverse"));
+  p->bidir = qf_minijson_is_true (qf_minijson_get (j, "bidirectional"));
+  p->nodelay = qf_minijson_is_true (qf_minijson_get (j, "nodelay"));
+  p->udp64 = qf_minijson_is_true (qf_minijson_get (j, "udp_counters_64bit"));
+  p->server_output = qf_minijson_is_true (qf_minijson_get (j, "get_server_output"));
+  p->auto_len = qf_minijson_is_true (qf_minijson_get (j, "qualify_auto_len"));
 
   if (!int_in (j, "parallel", 1, 1, QF_IPERF3_MAX_STREAMS, &v, error))
     return FALSE;
@@ -319,7 +319,8 @@ _qf_iperf3_parse_params (const QfJson   *j,
   if (!int_in (j, "window", 0, 0, G_MAXINT32, &v, error))
     return FALSE;
   p->window = v;
-  if (qf_json_has (j, "num") && qf_json_type (qf_json_get (j, "num")) != QF_JSON_NUMBER)
+  if (qf_minijson_has (j, "num")
+      && qf_minijson_type (qf_minijson_get (j, "num")) != QF_MINIJSON_NUMBER)
     {
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL, _("parameter “%s” is not a number"), "num");
       return FALSE;
@@ -331,58 +332,58 @@ void
 _qf_iperf3_write_params (const QfIperf3Params *p,
                          GString              *out)
 {
-  QfJsonWriter w;
+  QfMiniJsonWriter w;
 
-  qf_json_writer_init (&w, out);
-  qf_json_writer_begin_object (&w);
-  qf_json_writer_key (&w, p->udp ? "udp" : "tcp");
-  qf_json_writer_bool (&w, TRUE);
-  qf_json_writer_key (&w, "omit");
-  qf_json_writer_int (&w, p->omit_s);
-  qf_json_writer_key (&w, "time");
-  qf_json_writer_int (&w, p->time_s);
-  qf_json_writer_key (&w, "num");
-  qf_json_writer_int (&w, 0);
-  qf_json_writer_key (&w, "blockcount");
-  qf_json_writer_int (&w, 0);
-  qf_json_writer_key (&w, "parallel");
-  qf_json_writer_int (&w, p->parallel);
+  qf_minijson_writer_init (&w, out);
+  qf_minijson_writer_begin_object (&w);
+  qf_minijson_writer_key (&w, p->udp ? "udp" : "tcp");
+  qf_minijson_writer_bool (&w, TRUE);
+  qf_minijson_writer_key (&w, "omit");
+  qf_minijson_writer_int (&w, p->omit_s);
+  qf_minijson_writer_key (&w, "time");
+  qf_minijson_writer_int (&w, p->time_s);
+  qf_minijson_writer_key (&w, "num");
+  qf_minijson_writer_int (&w, 0);
+  qf_minijson_writer_key (&w, "blockcount");
+  qf_minijson_writer_int (&w, 0);
+  qf_minijson_writer_key (&w, "parallel");
+  qf_minijson_writer_int (&w, p->parallel);
   if (p->reverse)
     {
-      qf_json_writer_key (&w, "reverse");
-      qf_json_writer_bool (&w, TRUE);
+      qf_minijson_writer_key (&w, "reverse");
+      qf_minijson_writer_bool (&w, TRUE);
     }
   if (p->bidir)
     {
-      qf_json_writer_key (&w, "bidirectional");
-      qf_json_writer_bool (&w, TRUE);
+      qf_minijson_writer_key (&w, "bidirectional");
+      qf_minijson_writer_bool (&w, TRUE);
     }
   if (p->window > 0)
     {
-      qf_json_writer_key (&w, "window");
-      qf_json_writer_int (&w, p->window);
+      qf_minijson_writer_key (&w, "window");
+      qf_minijson_writer_int (&w, p->window);
     }
   if (p->nodelay)
     {
-      qf_json_writer_key (&w, "nodelay");
-      qf_json_writer_bool (&w, TRUE);
+      qf_minijson_writer_key (&w, "nodelay");
+      qf_minijson_writer_bool (&w, TRUE);
     }
-  qf_json_writer_key (&w, "len");
-  qf_json_writer_int (&w, p->len);
+  qf_minijson_writer_key (&w, "len");
+  qf_minijson_writer_int (&w, p->len);
   if (p->auto_len)
     {
       /* Our responder then sends 16 × MSS of each stream in -R; iperf3 ignores unknown keys. */
-      qf_json_writer_key (&w, "qualify_auto_len");
-      qf_json_writer_bool (&w, TRUE);
+      qf_minijson_writer_key (&w, "qualify_auto_len");
+      qf_minijson_writer_bool (&w, TRUE);
     }
   if (p->rate_bps > 0)
     {
-      qf_json_writer_key (&w, "bandwidth");
-      qf_json_writer_uint (&w, p->rate_bps);
+      qf_minijson_writer_key (&w, "bandwidth");
+      qf_minijson_writer_uint (&w, p->rate_bps);
     }
-  qf_json_writer_key (&w, "pacing_timer");
-  qf_json_writer_int (&w, 1000);
-  qf_json_writer_key (&w, "client_version");
-  qf_json_writer_string (&w, "qualify-" PACKAGE_VERSION);
-  qf_json_writer_end_object (&w);
+  qf_minijson_writer_key (&w, "pacing_timer");
+  qf_minijson_writer_int (&w, 1000);
+  qf_minijson_writer_key (&w, "client_version");
+  qf_minijson_writer_string (&w, "qualify-" PACKAGE_VERSION);
+  qf_minijson_writer_end_object (&w);
 }

@@ -535,32 +535,32 @@ write_server_results (Test            *t,
                       const QfCpuMark *cpu,
                       GString         *out)
 {
-  QfJsonWriter w;
+  QfMiniJsonWriter w;
   gboolean tcp_sender = FALSE;
 
   for (guint i = 0; i < t->n_streams; i++)
     tcp_sender |= t->streams[i].sender && !t->p.udp;
-  qf_json_writer_init (&w, out);
+  qf_minijson_writer_init (&w, out);
   _qf_iperf3_write_results_head (&w, cpu, tcp_sender);
   if (t->p.server_output)
     {
-      qf_json_writer_key (&w, "server_output_text");
-      qf_json_writer_string (&w, "Qualify bandwidth responder\n");
+      qf_minijson_writer_key (&w, "server_output_text");
+      qf_minijson_writer_string (&w, "Qualify bandwidth responder\n");
     }
   /* Lets our client tell its peer apart from a stock iperf3; iperf3 ignores unknown keys. */
-  qf_json_writer_key (&w, "qualify_version");
-  qf_json_writer_string (&w, PACKAGE_VERSION);
-  qf_json_writer_key (&w, "streams");
-  qf_json_writer_begin_array (&w);
+  qf_minijson_writer_key (&w, "qualify_version");
+  qf_minijson_writer_string (&w, PACKAGE_VERSION);
+  qf_minijson_writer_key (&w, "streams");
+  qf_minijson_writer_begin_array (&w);
   for (guint i = 0; i < t->n_streams; i++)
     {
       const QfBwStream *s = &t->streams[i];
 
       _qf_iperf3_write_stream_result (&w, s, !t->p.udp, t->base_bytes[i], t->base_errors[i],
-                                  t->base_packets[i], t->base_retrans[i], duration_s);
+                                      t->base_packets[i], t->base_retrans[i], duration_s);
     }
-  qf_json_writer_end_array (&w);
-  qf_json_writer_end_object (&w);
+  qf_minijson_writer_end_array (&w);
+  qf_minijson_writer_end_object (&w);
 }
 
 static void
@@ -582,7 +582,7 @@ run_test (Test    *t,
           GError **error)
 {
   g_autoptr(GString) json = g_string_new (NULL);
-  g_autoptr(QfJson) client_results = NULL;
+  g_autoptr(QfMiniJson) client_results = NULL;
   QfIperf3Server *server = t->server;
   gint64 start, omit_end, deadline, limit, t0, end = 0, last_move, idle_ns;
   guint64 last_total = 0;
@@ -736,7 +736,7 @@ serve_one (QfIperf3Server *server,
 {
   g_autofree Test *t = g_new0 (Test, 1);
   g_autoptr(GError) error = NULL;
-  g_autoptr(QfJson) params = NULL;
+  g_autoptr(QfMiniJson) params = NULL;
   gint64 deadline;
   int one = 1;
 

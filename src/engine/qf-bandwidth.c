@@ -63,8 +63,21 @@ typedef struct
   guint64           prev_bytes[2 * QF_IPERF3_MAX_STREAMS];
   gint64            prev_retrans[2 * QF_IPERF3_MAX_STREAMS];
   QfBwStreamInterval stream_iv[2 * QF_IPERF3_MAX_STREAMS];
-  guint64           final_retrans_sum;
-  gboolean          have_retrans;
+  /* the measuring clock (CLOCK_MONOTONIC ns) */
+  gint64            interval_ns;
+  gint64            stall_ns;
+  gint64            omit_end;
+  gint64            test_end;
+  gint64            t0;               /* start of the measured part */
+  gint64            prev_tick;
+  gint64            next_tick;
+  gint64            last_move_ns;
+  guint64           last_total;
+  gboolean          omit_done;
+  /* interface rates; procstat NULL when there are none */
+  QfProcStat       *procstat;
+  QfProcSnapshot   *snap0;
+  QfProcSnapshot   *snap1;
 } Run;
 
 const char *
@@ -781,39 +794,40 @@ unexpected_state (Run     *run,
   return FALSE;
 }
 
-gboolean
-qf_bw_client_run (QfBwClient  *client,
-                  const gint  *cancel,
-                  QfBwResult  *result,
-                  GError     **error)
+/* ---------------------------------------------------------------- the phases of a run */
+
+static Run *
+run_new (QfBwClient *client,
+         const gint *cancel)
 {
-  QfBwConfig *cfg;
-  g_autofree Run *run = NULL;
-  g_autoptr(GString) json = g_string_new (NULL);
-  g_autoptr(QfMiniJson) peer_results = NULL;
-  g_autoptr(QfProcStat) procstat = NULL;
-  g_autoptr(QfProcSnapshot) snap0 = NULL;
-  g_autoptr(QfProcSnapshot) snap1 = NULL;
-  char cookie[QF_IPERF3_COOKIE_SIZE];
-  guint per_dir, len;
-  gint64 t_start, omit_end, test_end, t0 = 0, prev_tick, next_tick, interval_ns, now;
-  gint64 last_move_ns, stall_ns;
-  guint64 last_total = 0;
-  gboolean omit_done = FALSE, ok = FALSE;
-  gdouble duration_s = 0;
-  QfCpuMark cpu_start;
-  signed char state;
+  Run *run = g_new0 (Run, 1);
 
-  g_return_val_if_fail (client != NULL && result != NULL, FALSE);
-  cfg = &client->config;
-
-  run = g_new0 (Run, 1);
   run->client = client;
   run->cancel = cancel;
   run->ctrl = -1;
   for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
     run->streams[i].fd = -1;
+  return run;
+}
 
+static void
+run_free (Run *run)
+{
+  stop_all_streams (run);
+  for (guint i = 0; i < run->n_streams; i++)
+    _qf_bw_stream_clear (&run->streams[i]);
+  if (run->ctrl >= 0)
+    close (run->ctrl);
+  g_clear_pointer (&run->procstat, qf_procstat_free);
+  g_clear_pointer (&run->snap0, qf_procstat_snapshot_free);
+  g_clear_pointer (&run->snap1, qf_procstat_snapshot_free);
+  g_free (run);
+}
+
+static void
+result_begin (const QfBwConfig *cfg,
+              QfBwResult       *result)
+{
   if (result->intervals == NULL)
     result->intervals = g_array_new (FALSE, TRUE, sizeof (QfBwInterval));
   result->protocol = cfg->protocol;
@@ -822,33 +836,51 @@ qf_bw_client_run (QfBwClient  *client,
   result->retransmits = -1;
   result->jitter_ms = cfg->protocol == QF_BW_UDP ? 0 : -1;
   result->lost_pct = cfg->protocol == QF_BW_UDP ? 0 : -1;
+}
 
-  _qf_iperf3_cpu_mark (&cpu_start);
+/* Opens the control connection and asks for the test: cookie (and the access-token challenge),
+ * PARAM_EXCHANGE, our parameters, CREATE_STREAMS. Sets result->len to the block length asked
+ * for. */
+static gboolean
+handshake (Run         *run,
+           char        *cookie,
+           QfBwResult  *result,
+           GError     **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+  g_autoptr(GString) json = g_string_new (NULL);
+  int one = 1;
 
   run->ctrl = connect_one (run, SOCK_STREAM, error);
   if (run->ctrl < 0)
-    goto out;
-  {
-    int one = 1;
-    setsockopt (run->ctrl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  }
+    return FALSE;
+  setsockopt (run->ctrl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   _qf_iperf3_make_cookie (cookie);
   if (cfg->token != NULL)
     qf_auth_bw_mark_cookie (cookie);
-  if (!_qf_iperf3_write_exact (run->ctrl, cookie, sizeof cookie, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
-                               cancel, _("cookie"), error)
+  if (!_qf_iperf3_write_exact (run->ctrl, cookie, QF_IPERF3_COOKIE_SIZE,
+                               qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
+                               _("cookie"), error)
       || !expect_param_exchange (run, cookie, error))
-    goto out;
+    return FALSE;
 
-  len = default_len (cfg, run->ctrl);
-  result->len = len;
-  write_params (cfg, len, json);
-  if (!_qf_iperf3_write_json (run->ctrl, json, error)
-      || !expect_state (run, QF_IPERF3_CREATE_STREAMS, error))
-    goto out;
+  result->len = default_len (cfg, run->ctrl);
+  write_params (cfg, result->len, json);
+  return _qf_iperf3_write_json (run->ctrl, json, error)
+         && expect_state (run, QF_IPERF3_CREATE_STREAMS, error);
+}
 
-  /* Our sending streams first, then our receiving ones (iperf_handle_message_client). */
-  per_dir = cfg->parallel;
+/* Opens every data stream, our sending ones first, then our receiving ones
+ * (iperf_handle_message_client). */
+static gboolean
+open_streams (Run         *run,
+              const char  *cookie,
+              guint        len,
+              GError     **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+  guint per_dir = cfg->parallel;
+
   run->n_streams = cfg->direction == QF_BW_BIDIR ? 2 * per_dir : per_dir;
   for (guint i = 0; i < run->n_streams; i++)
     {
@@ -864,23 +896,41 @@ qf_bw_client_run (QfBwClient  *client,
       s->auto_len = cfg->len == 0;
       s->stop = s->sender ? &run->stop_senders : &run->stop_receivers;
       if (!open_stream (run, s, cookie, error))
-        goto out;
+        return FALSE;
     }
+  return TRUE;
+}
 
+/* Waits for TEST_START and TEST_RUNNING: the peer has its streams and the test begins. */
+static gboolean
+wait_test_running (Run     *run,
+                   GError **error)
+{
   for (;;)
     {
+      signed char state;
+
       if (!_qf_iperf3_read_state (run->ctrl, &state, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
-                                  cancel, error))
-        goto out;
+                                  run->cancel, error))
+        return FALSE;
       if (state == QF_IPERF3_TEST_RUNNING)
-        break;
+        return TRUE;
       if (state == QF_IPERF3_TEST_START)
         continue;
       if (!peer_refused (run, state, error))
         g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                      _("The bandwidth responder sent state %d before the test started."), state);
-      goto out;
+      return FALSE;
     }
+}
+
+/* The interface whose rx/tx rates go with the result: the one asked for, else the one the
+ * control connection leaves by. */
+static void
+iface_begin (Run        *run,
+             QfBwResult *result)
+{
+  QfBwConfig *cfg = &run->client->config;
 
   if (cfg->iface != NULL && cfg->iface[0] != '\0')
     g_strlcpy (result->iface, cfg->iface, sizeof result->iface);
@@ -888,38 +938,69 @@ qf_bw_client_run (QfBwClient  *client,
     find_iface (run->ctrl, result->iface, sizeof result->iface);
   if (result->iface[0] != '\0')
     {
-      procstat = qf_procstat_new (NULL, QF_PROCSTAT_NET, NULL);
-      snap0 = qf_procstat_snapshot_new ();
-      snap1 = qf_procstat_snapshot_new ();
+      run->procstat = qf_procstat_new (NULL, QF_PROCSTAT_NET, NULL);
+      run->snap0 = qf_procstat_snapshot_new ();
+      run->snap1 = qf_procstat_snapshot_new ();
     }
+}
 
-  interval_ns = (gint64) (cfg->interval_s * 1e9);
-  stall_ns = (gint64) (cfg->stall_timeout_s * 1e9);
+/* The interface counters where the measured part starts; unreadable, no rates at all. */
+static void
+iface_mark_start (Run *run)
+{
+  if (run->procstat != NULL && !qf_procstat_read (run->procstat, run->snap0, NULL))
+    g_clear_pointer (&run->procstat, qf_procstat_free);
+}
+
+static void
+iface_rates (Run        *run,
+             QfBwResult *result)
+{
+  QfNetRates rates;
+
+  if (run->procstat != NULL && qf_procstat_read (run->procstat, run->snap1, NULL)
+      && qf_procstat_net_rate (run->snap0, run->snap1, result->iface, &rates))
+    {
+      result->have_iface = TRUE;
+      result->rx_kBps = rates.rx_kBps;
+      result->tx_kBps = rates.tx_kBps;
+    }
+}
+
+/* Sets the measuring clock and starts the stream workers. */
+static void
+start_streams (Run        *run,
+               QfBwResult *result)
+{
+  QfBwConfig *cfg = &run->client->config;
+  gint64 t_start;
+
+  run->interval_ns = (gint64) (cfg->interval_s * 1e9);
+  run->stall_ns = (gint64) (cfg->stall_timeout_s * 1e9);
   if (cfg->bitrate_bps > 0 || cfg->protocol == QF_BW_UDP)
     {
       /* A slow paced stream sends one block every len × 8 / rate seconds: not a stall. */
       guint64 bps = cfg->bitrate_bps > 0 ? cfg->bitrate_bps : QF_IPERF3_UDP_DEFAULT_BPS;
-      stall_ns = MAX (stall_ns, (gint64) (3e9 * len * 8.0 / bps));
+      run->stall_ns = MAX (run->stall_ns, (gint64) (3e9 * result->len * 8.0 / bps));
     }
   for (guint i = 0; i < run->n_streams; i++)
     run->base_retrans[i] = run->prev_retrans[i] = -1;
   t_start = qf_clock_now_ns ();
-  omit_end = t_start + (gint64) (cfg->omit_s * 1e9);
-  test_end = omit_end + (gint64) (cfg->time_s * 1e9);
-  prev_tick = t_start;
-  next_tick = omit_end;
-  last_move_ns = t_start;
+  run->omit_end = t_start + (gint64) (cfg->omit_s * 1e9);
+  run->test_end = run->omit_end + (gint64) (cfg->time_s * 1e9);
+  run->prev_tick = t_start;
+  run->next_tick = run->omit_end;
+  run->last_move_ns = t_start;
   if (cfg->omit_s == 0)
     {
       /* Nothing to omit: count from the first byte, so both sides count the same bytes. */
-      omit_done = TRUE;
-      t0 = t_start;
-      next_tick = t_start + interval_ns;
+      run->omit_done = TRUE;
+      run->t0 = t_start;
+      run->next_tick = t_start + run->interval_ns;
       for (guint i = 0; i < run->n_streams; i++)
         if (run->streams[i].sender && !run->streams[i].udp)
           run->base_retrans[i] = run->prev_retrans[i] = _qf_bw_tcp_total_retrans (run->streams[i].fd);
-      if (procstat != NULL && !qf_procstat_read (procstat, snap0, NULL))
-        g_clear_pointer (&procstat, qf_procstat_free);
+      iface_mark_start (run);
     }
   for (guint i = 0; i < run->n_streams; i++)
     {
@@ -928,92 +1009,130 @@ qf_bw_client_run (QfBwClient  *client,
         result->len = run->streams[i].len;
       _qf_bw_stream_start (&run->streams[i]);
     }
+}
 
+/* The warm-up is over at now: what the streams moved so far does not count. */
+static void
+end_omit (Run    *run,
+          gint64  now)
+{
+  run->omit_done = TRUE;
+  run->t0 = run->prev_tick = now;
+  run->next_tick = now + run->interval_ns;
+  for (guint i = 0; i < run->n_streams; i++)
+    {
+      QfBwStream *s = &run->streams[i];
+      run->base_bytes[i] = run->prev_bytes[i] = _qf_atomic_get64 (&s->bytes);
+      run->base_packets[i] = _qf_atomic_get64 (&s->packets);
+      run->base_errors[i] = _qf_atomic_get64 (&s->errors);
+      if (s->sender && !s->udp)
+        run->base_retrans[i] = run->prev_retrans[i] = _qf_bw_tcp_total_retrans (s->fd);
+    }
+  iface_mark_start (run);
+}
+
+/* FALSE with error when no byte has moved either way for the stall timeout. */
+static gboolean
+still_moving (Run     *run,
+              gint64   now,
+              GError **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+  guint64 total = 0;
+
+  for (guint i = 0; i < run->n_streams; i++)
+    total += _qf_atomic_get64 (&run->streams[i].bytes);
+  if (total != run->last_total)
+    {
+      run->last_total = total;
+      run->last_move_ns = now;
+      return TRUE;
+    }
+  if (now - run->last_move_ns <= run->stall_ns)
+    return TRUE;
+  g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+               _("No data moved to or from %s:%u for %.0f s: the peer or the link stalled."),
+               cfg->host, cfg->port, cfg->stall_timeout_s);
+  return FALSE;
+}
+
+/* The control thread's watch while the workers move data: ends the warm-up, records a sample
+ * every interval, and stops on a request, a broken stream, a stall or a word from the peer
+ * (FALSE with error). Wakes at most every 100 ms. On TRUE, *end_ns is when the time was up. */
+static gboolean
+measure (Run         *run,
+         QfBwResult  *result,
+         gint64      *end_ns,
+         GError     **error)
+{
   for (;;)
     {
       struct pollfd pfd = { run->ctrl, POLLIN, 0 };
+      gint64 now = qf_clock_now_ns ();
       gint64 wake;
-      guint64 total = 0;
 
-      now = qf_clock_now_ns ();
-      if (cancelled (cancel))
+      if (cancelled (run->cancel))
         {
           g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
           _qf_iperf3_write_state (run->ctrl, QF_IPERF3_CLIENT_TERMINATE, NULL);
-          goto out_partial;
+          return FALSE;
         }
-      if (!omit_done && now >= omit_end)
+      if (!run->omit_done && now >= run->omit_end)
+        end_omit (run, now);
+      if (run->omit_done && now >= run->next_tick && now < run->test_end)
         {
-          omit_done = TRUE;
-          t0 = prev_tick = now;
-          next_tick = now + interval_ns;
-          for (guint i = 0; i < run->n_streams; i++)
-            {
-              QfBwStream *s = &run->streams[i];
-              run->base_bytes[i] = run->prev_bytes[i] = _qf_atomic_get64 (&s->bytes);
-              run->base_packets[i] = _qf_atomic_get64 (&s->packets);
-              run->base_errors[i] = _qf_atomic_get64 (&s->errors);
-              if (s->sender && !s->udp)
-                run->base_retrans[i] = run->prev_retrans[i] = _qf_bw_tcp_total_retrans (s->fd);
-            }
-          if (procstat != NULL && !qf_procstat_read (procstat, snap0, NULL))
-            g_clear_pointer (&procstat, qf_procstat_free);
+          record_interval (run, result, run->t0, run->prev_tick, now);
+          run->prev_tick = now;
+          run->next_tick += run->interval_ns;
+          if (run->next_tick <= now)
+            run->next_tick = now + run->interval_ns;
         }
-      if (omit_done && now >= next_tick && now < test_end)
+      if (now >= run->test_end)
         {
-          record_interval (run, result, t0, prev_tick, now);
-          prev_tick = now;
-          next_tick += interval_ns;
-          if (next_tick <= now)
-            next_tick = now + interval_ns;
+          *end_ns = now;
+          return TRUE;
         }
-      if (now >= test_end)
-        break;
       if (stream_failure (run, error))
-        goto out_partial;
-
-      for (guint i = 0; i < run->n_streams; i++)
-        total += _qf_atomic_get64 (&run->streams[i].bytes);
-      if (total != last_total)
+        return FALSE;
+      if (!still_moving (run, now, error))
         {
-          last_total = total;
-          last_move_ns = now;
-        }
-      else if (now - last_move_ns > stall_ns)
-        {
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
-                       _("No data moved to or from %s:%u for %.0f s: the peer or the link stalled."),
-                       cfg->host, cfg->port, cfg->stall_timeout_s);
           _qf_iperf3_write_state (run->ctrl, QF_IPERF3_CLIENT_TERMINATE, NULL);
-          goto out_partial;
+          return FALSE;
         }
 
-      wake = MIN (MIN (next_tick, test_end), now + 100 * QF_NSEC_PER_MSEC);
-      if (!omit_done)
-        wake = MIN (wake, omit_end);
+      wake = MIN (MIN (run->next_tick, run->test_end), now + 100 * QF_NSEC_PER_MSEC);
+      if (!run->omit_done)
+        wake = MIN (wake, run->omit_end);
       if (poll (&pfd, 1, (int) MAX ((wake - now + QF_NSEC_PER_MSEC - 1) / QF_NSEC_PER_MSEC, 0)) > 0)
         {
           unexpected_state (run, error);
-          goto out_partial;
+          return FALSE;
         }
     }
+}
+
+/* Closes the measured part at end_ns: the last interval, the interface rates; returns the
+ * measured seconds. */
+static gdouble
+measure_end (Run        *run,
+             QfBwResult *result,
+             gint64      end_ns)
+{
+  gdouble duration_s;
 
   /* The last, partial interval counts when it is a noticeable part of one. */
-  if (now - prev_tick > interval_ns / 5)
-    record_interval (run, result, t0, prev_tick, now);
-  duration_s = (now - t0) / 1e9;
-  if (procstat != NULL && qf_procstat_read (procstat, snap1, NULL))
-    {
-      QfNetRates rates;
-      if (qf_procstat_net_rate (snap0, snap1, result->iface, &rates))
-        {
-          result->have_iface = TRUE;
-          result->rx_kBps = rates.rx_kBps;
-          result->tx_kBps = rates.tx_kBps;
-        }
-    }
+  if (end_ns - run->prev_tick > run->interval_ns / 5)
+    record_interval (run, result, run->t0, run->prev_tick, end_ns);
+  duration_s = (end_ns - run->t0) / 1e9;
+  iface_rates (run, result);
+  return duration_s;
+}
 
-  /* Senders stop now; receivers keep draining until EXCHANGE_RESULTS so no sender blocks. */
+/* Senders stop now; receivers keep draining until EXCHANGE_RESULTS so no sender blocks. */
+static void
+stop_senders (Run        *run,
+              QfBwResult *result)
+{
   g_atomic_int_set (&run->stop_senders, 1);
   for (guint i = 0; i < run->n_streams; i++)
     if (run->streams[i].sender)
@@ -1027,43 +1146,84 @@ qf_bw_client_run (QfBwClient  *client,
               run->prev_retrans[i] = r;
           }
       }
-  if (!_qf_iperf3_write_state (run->ctrl, QF_IPERF3_TEST_END, error))
-    goto out_partial;
-  if (!expect_state (run, QF_IPERF3_EXCHANGE_RESULTS, error))
-    goto out_partial;
-  stop_all_streams (run);
+}
 
-  g_string_truncate (json, 0);
-  write_client_results (run, duration_s, &cpu_start, json);
+/* TEST_END, then the results exchange: ours go out, the peer's come back (NULL on error). */
+static QfMiniJson *
+exchange_results (Run              *run,
+                  gdouble           duration_s,
+                  const QfCpuMark  *cpu_start,
+                  GError          **error)
+{
+  g_autoptr(GString) json = g_string_new (NULL);
+
+  if (!_qf_iperf3_write_state (run->ctrl, QF_IPERF3_TEST_END, error)
+      || !expect_state (run, QF_IPERF3_EXCHANGE_RESULTS, error))
+    return NULL;
+  stop_all_streams (run);
+  write_client_results (run, duration_s, cpu_start, json);
   if (!_qf_iperf3_write_json (run->ctrl, json, error))
+    return NULL;
+  return _qf_iperf3_read_json (run->ctrl, QF_IPERF3_MAX_RESULTS,
+                               qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
+                               _("results"), error);
+}
+
+/* Our responder names itself in its results; stock iperf3 does not. */
+static void
+note_peer (const QfMiniJson *peer_results,
+           QfBwResult       *result)
+{
+  const char *v = qf_minijson_string (qf_minijson_get (peer_results, "qualify_version"));
+
+  result->peer_is_qualify = v != NULL;
+  if (v != NULL)
+    g_strlcpy (result->peer_version, v, sizeof result->peer_version);
+}
+
+gboolean
+qf_bw_client_run (QfBwClient  *client,
+                  const gint  *cancel,
+                  QfBwResult  *result,
+                  GError     **error)
+{
+  g_autoptr(QfMiniJson) peer_results = NULL;
+  char cookie[QF_IPERF3_COOKIE_SIZE];
+  QfCpuMark cpu_start;
+  gdouble duration_s = 0;
+  gint64 end_ns = 0;
+  gboolean ok = FALSE;
+  Run *run;
+
+  g_return_val_if_fail (client != NULL && result != NULL, FALSE);
+
+  run = run_new (client, cancel);
+  result_begin (&client->config, result);
+  _qf_iperf3_cpu_mark (&cpu_start);
+  if (!handshake (run, cookie, result, error)
+      || !open_streams (run, cookie, result->len, error)
+      || !wait_test_running (run, error))
+    goto out;
+
+  iface_begin (run, result);
+  start_streams (run, result);
+  if (!measure (run, result, &end_ns, error))
     goto out_partial;
-  peer_results = _qf_iperf3_read_json (run->ctrl, QF_IPERF3_MAX_RESULTS,
-                                       qf_clock_now_ns () + CONTROL_TIMEOUT_NS, cancel,
-                                       _("results"), error);
-  if (peer_results == NULL)
-    goto out_partial;
-  if (!expect_state (run, QF_IPERF3_DISPLAY_RESULTS, error))
+  duration_s = measure_end (run, result, end_ns);
+  stop_senders (run, result);
+  peer_results = exchange_results (run, duration_s, &cpu_start, error);
+  if (peer_results == NULL || !expect_state (run, QF_IPERF3_DISPLAY_RESULTS, error))
     goto out_partial;
   _qf_iperf3_write_state (run->ctrl, QF_IPERF3_IPERF_DONE, NULL);
-
-  {
-    const char *v = qf_minijson_string (qf_minijson_get (peer_results, "qualify_version"));
-    result->peer_is_qualify = v != NULL;
-    if (v != NULL)
-      g_strlcpy (result->peer_version, v, sizeof result->peer_version);
-  }
+  note_peer (peer_results, result);
   ok = TRUE;
 
 out_partial:
   stop_all_streams (run);
-  if (!ok && omit_done && duration_s == 0)
-    duration_s = (qf_clock_now_ns () - t0) / 1e9;
+  if (!ok && run->omit_done && duration_s == 0)
+    duration_s = (qf_clock_now_ns () - run->t0) / 1e9;
   summarize (run, duration_s, peer_results, result);
 out:
-  stop_all_streams (run);
-  for (guint i = 0; i < run->n_streams; i++)
-    _qf_bw_stream_clear (&run->streams[i]);
-  if (run->ctrl >= 0)
-    close (run->ctrl);
+  run_free (run);
   return ok;
 }

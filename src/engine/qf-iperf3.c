@@ -59,6 +59,14 @@ typedef struct
   guint64         base_errors[2 * QF_IPERF3_MAX_STREAMS];
   gint64          base_retrans[2 * QF_IPERF3_MAX_STREAMS];
   gint            stop;
+  /* the running test's clock (CLOCK_MONOTONIC ns) */
+  gint64          t0;                /* start of the measured part */
+  gint64          omit_end;
+  gint64          deadline;          /* iperf3's: duration + omit + 40 s */
+  gint64          limit;             /* the operator's: max_test_s + 2 s */
+  gint64          last_move;
+  guint64         last_total;
+  gboolean        omit_done;
 } Test;
 
 static void
@@ -400,6 +408,143 @@ describe_peer (const struct sockaddr_storage *addr,
   g_strlcpy (out, host, out_len);
 }
 
+/* A UDP socket on the test's port that takes the next stream's first datagram. */
+static int
+open_udp_listener (QfIperf3Server  *server,
+                   GError         **error)
+{
+  int fd = open_socket (server->family, SOCK_DGRAM, &server->bind_addr, server->bind_len, error);
+
+  if (fd >= 0 && !bind_iface (fd, server->iface, error))
+    {
+      close (fd);
+      fd = -1;
+    }
+  return fd;
+}
+
+/* Waits up to 100 ms for the next stream on fd; *ready when it is there. FALSE with error when
+ * stopped, out of time, or the client gave up (its control connection spoke or closed). */
+static gboolean
+wait_next_stream (Test      *t,
+                  int        fd,
+                  gint64     deadline,
+                  guint      n,
+                  gboolean  *ready,
+                  GError   **error)
+{
+  struct pollfd pfd[2] = { { fd, POLLIN, 0 }, { t->ctrl, POLLIN, 0 } };
+
+  *ready = FALSE;
+  if (t->cancel != NULL && g_atomic_int_get (t->cancel))
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
+      return FALSE;
+    }
+  if (qf_clock_now_ns () >= deadline)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                   _("the client opened %u of %u data streams in time"), t->n_streams, n);
+      return FALSE;
+    }
+  if (poll (pfd, 2, 100) <= 0)
+    return TRUE;
+  if (pfd[1].revents)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                   _("the client gave up while opening data streams"));
+      return FALSE;
+    }
+  *ready = TRUE;
+  return TRUE;
+}
+
+/* The next TCP stream, or -1: a connection without this test's cookie (another client, a wrong
+ * cookie) is turned away and is not part of the test. */
+static int
+accept_tcp_stream (Test *t)
+{
+  QfIperf3Server *server = t->server;
+  char cookie[QF_IPERF3_COOKIE_SIZE];
+  g_autoptr(GError) local = NULL;
+  int fd = accept4 (server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+  if (fd < 0)
+    return -1;
+  if (!_qf_iperf3_read_exact (fd, cookie, sizeof cookie, qf_clock_now_ns () + 2 * QF_NSEC_PER_SEC,
+                              t->cancel, _("cookie"), &local)
+      || memcmp (cookie, t->cookie, QF_IPERF3_COOKIE_SIZE - 1) != 0)
+    {
+      deny (server, fd);
+      return -1;
+    }
+  if (t->p.nodelay)
+    {
+      int one = 1;
+      setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+  return fd;
+}
+
+/* The next UDP stream: the listener *udp_fd connects to the sender of the first datagram and
+ * becomes the stream (*fd; -1 when nothing usable came), a fresh listener takes its place, and
+ * the client gets iperf3's reply. FALSE with error when no fresh listener can be had. */
+static gboolean
+accept_udp_stream (Test    *t,
+                   int     *udp_fd,
+                   int     *fd,
+                   GError **error)
+{
+  static const guchar reply[4] = { 0x36, 0x37, 0x38, 0x39 };
+  struct sockaddr_storage from;
+  socklen_t from_len = sizeof from;
+  char buf[64];
+  int rcvbuf = 4 * 1024 * 1024;
+
+  *fd = -1;
+  if (recvfrom (*udp_fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *) &from, &from_len) < 0
+      || connect (*udp_fd, (struct sockaddr *) &from, from_len) != 0)
+    return TRUE;
+  *fd = *udp_fd;
+  if (t->p.window == 0)
+    setsockopt (*fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  /* A fresh listener for the next stream before we answer this one. */
+  *udp_fd = open_udp_listener (t->server, error);
+  send (*fd, reply, sizeof reply, MSG_NOSIGNAL);
+  if (*udp_fd < 0)
+    {
+      close (*fd);
+      *fd = -1;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Makes fd the test's next data stream. */
+static void
+add_stream (Test *t,
+            int   fd)
+{
+  QfBwStream *s = &t->streams[t->n_streams];
+
+  if (t->p.window > 0)
+    {
+      setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &t->p.window, sizeof t->p.window);
+      setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &t->p.window, sizeof t->p.window);
+    }
+  s->fd = fd;
+  s->id = _qf_iperf3_stream_id (t->n_streams);
+  s->udp = t->p.udp;
+  s->len = t->p.len;
+  s->udp64 = t->p.udp64;
+  s->auto_len = t->p.auto_len;
+  /* bidir: the client's sending streams come first; they are our receiving ones. */
+  s->sender = t->p.bidir ? t->n_streams >= t->p.parallel : t->p.reverse;
+  s->rate_bps = s->sender ? t->p.rate_bps : 0;
+  s->stop = &t->stop;
+  t->n_streams++;
+}
+
 /* Accepts the test's data streams (interop.md §1 steps 3-4). */
 static gboolean
 accept_streams (Test    *t,
@@ -413,12 +558,7 @@ accept_streams (Test    *t,
 
   if (t->p.udp)
     {
-      udp_fd = open_socket (server->family, SOCK_DGRAM, &server->bind_addr, server->bind_len, error);
-      if (udp_fd >= 0 && !bind_iface (udp_fd, server->iface, error))
-        {
-          close (udp_fd);
-          udp_fd = -1;
-        }
+      udp_fd = open_udp_listener (server, error);
       if (udp_fd < 0)
         {
           server_error (t, QF_IPERF3_IE_CREATESTREAM);
@@ -430,97 +570,20 @@ accept_streams (Test    *t,
 
   while (t->n_streams < n)
     {
-      struct pollfd pfd[2] = { { t->p.udp ? udp_fd : server->listen_fd, POLLIN, 0 },
-                               { t->ctrl, POLLIN, 0 } };
-      QfBwStream *s = &t->streams[t->n_streams];
+      gboolean ready;
       int fd = -1;
 
-      if (t->cancel != NULL && g_atomic_int_get (t->cancel))
-        {
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
-          goto out;
-        }
-      if (qf_clock_now_ns () >= deadline)
-        {
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
-                       _("the client opened %u of %u data streams in time"), t->n_streams, n);
-          goto out;
-        }
-      if (poll (pfd, 2, 100) <= 0)
+      if (!wait_next_stream (t, t->p.udp ? udp_fd : server->listen_fd, deadline, n, &ready,
+                             error))
+        goto out;
+      if (!ready)
         continue;
-      if (pfd[1].revents)
-        {
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
-                       _("the client gave up while opening data streams"));
-          goto out;
-        }
       if (!t->p.udp)
-        {
-          char cookie[QF_IPERF3_COOKIE_SIZE];
-          g_autoptr(GError) local = NULL;
-
-          fd = accept4 (server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-          if (fd < 0)
-            continue;
-          if (!_qf_iperf3_read_exact (fd, cookie, sizeof cookie, qf_clock_now_ns () + 2 * QF_NSEC_PER_SEC,
-                                      t->cancel, _("cookie"), &local)
-              || memcmp (cookie, t->cookie, QF_IPERF3_COOKIE_SIZE - 1) != 0)
-            {
-              /* Another client, or a stream with a wrong cookie: not part of this test. */
-              deny (server, fd);
-              continue;
-            }
-          if (t->p.nodelay)
-            {
-              int one = 1;
-              setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            }
-        }
-      else
-        {
-          static const guchar reply[4] = { 0x36, 0x37, 0x38, 0x39 };
-          struct sockaddr_storage from;
-          socklen_t from_len = sizeof from;
-          char buf[64];
-          int rcvbuf = 4 * 1024 * 1024;
-
-          if (recvfrom (udp_fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *) &from, &from_len) < 0)
-            continue;
-          if (connect (udp_fd, (struct sockaddr *) &from, from_len) != 0)
-            continue;
-          fd = udp_fd;
-          if (t->p.window == 0)
-            setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-          /* A fresh listener for the next stream before we answer this one. */
-          udp_fd = open_socket (server->family, SOCK_DGRAM, &server->bind_addr, server->bind_len, error);
-          if (udp_fd >= 0 && !bind_iface (udp_fd, server->iface, error))
-            {
-              close (udp_fd);
-              udp_fd = -1;
-            }
-          send (fd, reply, sizeof reply, MSG_NOSIGNAL);
-          if (udp_fd < 0)
-            {
-              close (fd);
-              goto out;
-            }
-        }
-      if (t->p.window > 0)
-        {
-          setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &t->p.window, sizeof t->p.window);
-          setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &t->p.window, sizeof t->p.window);
-        }
-      s->fd = fd;
-      s->id = _qf_iperf3_stream_id (t->n_streams);
-      s->udp = t->p.udp;
-      s->len = t->p.len;
-      s->udp64 = t->p.udp64;
-      s->auto_len = t->p.auto_len;
-      /* bidir: the client's sending streams come first; they are our receiving ones. */
-      s->sender = t->p.bidir ? t->n_streams >= t->p.parallel : t->p.reverse;
-      s->rate_bps = s->sender ? t->p.rate_bps : 0;
-      s->stop = &t->stop;
-      t->n_streams++;
+        fd = accept_tcp_stream (t);
+      else if (!accept_udp_stream (t, &udp_fd, &fd, error))
+        goto out;
+      if (fd >= 0)
+        add_stream (t, fd);
     }
   ok = TRUE;
 out:
@@ -576,104 +639,107 @@ snapshot_bases (Test *t)
     }
 }
 
-/* Runs the test after the streams are up, until TEST_END; then exchanges results. */
+/* TEST_START and TEST_RUNNING; then the workers start and the test's clock runs. */
 static gboolean
-run_test (Test    *t,
-          GError **error)
+start_test (Test    *t,
+            GError **error)
 {
-  g_autoptr(GString) json = g_string_new (NULL);
-  g_autoptr(QfMiniJson) client_results = NULL;
   QfIperf3Server *server = t->server;
-  gint64 start, omit_end, deadline, limit, t0, end = 0, last_move, idle_ns;
-  guint64 last_total = 0;
-  gboolean omit_done;
-  signed char state;
-  QfCpuMark cpu;
+  gint64 start;
 
-  _qf_iperf3_cpu_mark (&cpu);
   if (!_qf_iperf3_write_state (t->ctrl, QF_IPERF3_TEST_START, error)
       || !_qf_iperf3_write_state (t->ctrl, QF_IPERF3_TEST_RUNNING, error))
     return FALSE;
-  start = t0 = qf_clock_now_ns ();
-  omit_end = start + t->p.omit_s * QF_NSEC_PER_SEC;
-  omit_done = t->p.omit_s == 0;
+  start = t->t0 = qf_clock_now_ns ();
+  t->omit_end = start + t->p.omit_s * QF_NSEC_PER_SEC;
+  t->omit_done = t->p.omit_s == 0;
   /* Without omit, count from the first byte (bases taken before the workers start). */
   snapshot_bases (t);
   for (guint i = 0; i < t->n_streams; i++)
     _qf_bw_stream_start (&t->streams[i]);
   /* iperf3 gives up on a test after duration + omit + 40 s. */
-  deadline = start + (t->p.time_s + t->p.omit_s + 40) * QF_NSEC_PER_SEC;
+  t->deadline = start + (t->p.time_s + t->p.omit_s + 40) * QF_NSEC_PER_SEC;
   /* The operator's limit (checked against time + omit already) with 2 s for the client's
    * TEST_END to arrive; it also bounds tests that end on a byte or block count. */
-  limit = server->max_test_s > 0 ? start + ((gint64) server->max_test_s + 2) * QF_NSEC_PER_SEC
-                                 : G_MAXINT64;
-  /* iperf3's server gives up after 120 s without data (DEFAULT_NO_MSG_RCVD_TIMEOUT); so do we,
-   * in either direction: a sender whose peer stopped reading moves nothing either. */
-  idle_ns = server->idle_timeout_ns;
-  last_move = start;
+  t->limit = server->max_test_s > 0 ? start + ((gint64) server->max_test_s + 2) * QF_NSEC_PER_SEC
+                                    : G_MAXINT64;
+  t->last_move = start;
+  return TRUE;
+}
 
-  for (;;)
+/* FALSE with error, after telling the client SERVER_TERMINATE, when the test must end now: a
+ * stop request, iperf3's deadline, the operator's limit, or no data moving. */
+static gboolean
+test_may_go_on (Test     *t,
+                gint64    now,
+                GError  **error)
+{
+  QfIperf3Server *server = t->server;
+  guint64 total = 0;
+
+  if (t->cancel != NULL && g_atomic_int_get (t->cancel))
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
+  else if (t->p.time_s > 0 && now > t->deadline)
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                 _("the client did not end the test in time"));
+  else if (now > t->limit)
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                 _("the test ran past the %u s this responder allows"), server->max_test_s);
+  else
     {
-      gint64 now = qf_clock_now_ns ();
-      guint64 total = 0;
-
-      if (t->cancel != NULL && g_atomic_int_get (t->cancel))
-        {
-          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
-          return FALSE;
-        }
-      if (t->p.time_s > 0 && now > deadline)
-        {
-          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
-                       _("the client did not end the test in time"));
-          return FALSE;
-        }
-      if (now > limit)
-        {
-          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
-                       _("the test ran past the %u s this responder allows"), server->max_test_s);
-          return FALSE;
-        }
+      /* iperf3's server gives up after 120 s without data (DEFAULT_NO_MSG_RCVD_TIMEOUT); so do
+       * we, in either direction: a sender whose peer stopped reading moves nothing either. */
       for (guint i = 0; i < t->n_streams; i++)
         total += _qf_atomic_get64 (&t->streams[i].bytes);
-      if (total != last_total)
+      if (total != t->last_total)
         {
-          last_total = total;
-          last_move = now;
+          t->last_total = total;
+          t->last_move = now;
+          return TRUE;
         }
-      else if (now - last_move > idle_ns)
-        {
-          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
-                       _("no data moved for %.0f s; the client or the link stalled"), idle_ns / 1e9);
-          return FALSE;
-        }
-      if (!omit_done && now >= omit_end)
+      if (now - t->last_move <= server->idle_timeout_ns)
+        return TRUE;
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                   _("no data moved for %.0f s; the client or the link stalled"),
+                   server->idle_timeout_ns / 1e9);
+    }
+  _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
+  return FALSE;
+}
+
+/* Watches the running test until the client's TEST_END (FALSE with error on anything else),
+ * ending the warm-up on time and turning other clients away. Wakes at most every 100 ms. */
+static gboolean
+watch_test (Test    *t,
+            GError **error)
+{
+  for (;;)
+    {
+      struct pollfd pfd[2] = { { t->ctrl, POLLIN, 0 }, { t->server->listen_fd, POLLIN, 0 } };
+      gint64 now = qf_clock_now_ns ();
+      signed char state;
+
+      if (!test_may_go_on (t, now, error))
+        return FALSE;
+      if (!t->omit_done && now >= t->omit_end)
         {
           snapshot_bases (t);
-          t0 = now;
-          omit_done = TRUE;
+          t->t0 = now;
+          t->omit_done = TRUE;
         }
-      {
-        struct pollfd pfd[2] = { { t->ctrl, POLLIN, 0 }, { t->server->listen_fd, POLLIN, 0 } };
-
-        /* The control connection first, in the same look as the listen socket: a client that
-         * queued after this one closed it is served next, not refused. */
-        poll (pfd, 2, 100);
-        if (!pfd[0].revents)
-          {
-            if (pfd[1].revents)
-              deny_pending (t->server);
-            continue;
-          }
-      }
+      /* The control connection first, in the same look as the listen socket: a client that
+       * queued after this one closed it is served next, not refused. */
+      poll (pfd, 2, 100);
+      if (!pfd[0].revents)
+        {
+          if (pfd[1].revents)
+            deny_pending (t->server);
+          continue;
+        }
       if (!_qf_iperf3_read_state (t->ctrl, &state, now + QF_NSEC_PER_SEC, t->cancel, error))
         return FALSE;
       if (state == QF_IPERF3_TEST_END)
-        break;
+        return TRUE;
       if (state == QF_IPERF3_CLIENT_TERMINATE)
         {
           g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST, _("the client stopped the test"));
@@ -683,15 +749,24 @@ run_test (Test    *t,
                    _("the client sent state %d during the test"), state);
       return FALSE;
     }
+}
 
-  end = qf_clock_now_ns ();
-  if (!omit_done)
+/* The client ended the test: the workers stop and our results go into json; returns the
+ * measured seconds. */
+static gdouble
+end_test (Test            *t,
+          const QfCpuMark *cpu,
+          GString         *json)
+{
+  gdouble duration_s = (qf_clock_now_ns () - t->t0) / 1e9;
+
+  if (!t->omit_done)
     snapshot_bases (t);
   g_atomic_int_set (&t->stop, 1);
   for (guint i = 0; i < t->n_streams; i++)
     _qf_bw_stream_join (&t->streams[i]);
 
-  write_server_results (t, (end - t0) / 1e9, &cpu, json);
+  write_server_results (t, duration_s, cpu, json);
   /* iperf3 closes the data sockets on TEST_END, before the results exchange. */
   for (guint i = 0; i < t->n_streams; i++)
     if (t->streams[i].fd >= 0)
@@ -699,6 +774,18 @@ run_test (Test    *t,
         close (t->streams[i].fd);
         t->streams[i].fd = -1;
       }
+  return duration_s;
+}
+
+/* EXCHANGE_RESULTS: the client's results in, ours out, DISPLAY_RESULTS. */
+static gboolean
+exchange_results (Test           *t,
+                  const GString  *json,
+                  GError        **error)
+{
+  g_autoptr(QfMiniJson) client_results = NULL;
+  signed char state;
+
   if (!_qf_iperf3_write_state (t->ctrl, QF_IPERF3_EXCHANGE_RESULTS, error))
     return FALSE;
   client_results = _qf_iperf3_read_json (t->ctrl, QF_IPERF3_MAX_RESULTS,
@@ -710,21 +797,46 @@ run_test (Test    *t,
       || !_qf_iperf3_write_state (t->ctrl, QF_IPERF3_DISPLAY_RESULTS, error))
     return FALSE;
   /* IPERF_DONE, or the client just closing, both end the test well. */
-  _qf_iperf3_read_state (t->ctrl, &state, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, t->cancel, NULL);
+  _qf_iperf3_read_state (t->ctrl, &state, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, t->cancel,
+                         NULL);
+  return TRUE;
+}
 
-  {
-    guint64 rx = 0, tx = 0;
-    gdouble secs = MAX ((end - t0) / 1e9, 1e-3);
-    for (guint i = 0; i < t->n_streams; i++)
-      {
-        if (t->streams[i].sender)
-          tx += t->streams[i].bytes - t->base_bytes[i];
-        else
-          rx += t->streams[i].bytes - t->base_bytes[i];
-      }
-    logf_ (t->server, _("Bandwidth test from %s done: %s, %u stream(s), received %.1f Mbit/s, sent %.1f Mbit/s"),
-           t->peer_name, t->p.udp ? "UDP" : "TCP", t->p.parallel, rx * 8 / secs / 1e6, tx * 8 / secs / 1e6);
-  }
+static void
+log_done (Test    *t,
+          gdouble  duration_s)
+{
+  guint64 rx = 0, tx = 0;
+  gdouble secs = MAX (duration_s, 1e-3);
+
+  for (guint i = 0; i < t->n_streams; i++)
+    {
+      if (t->streams[i].sender)
+        tx += t->streams[i].bytes - t->base_bytes[i];
+      else
+        rx += t->streams[i].bytes - t->base_bytes[i];
+    }
+  logf_ (t->server, _("Bandwidth test from %s done: %s, %u stream(s), received %.1f Mbit/s, sent %.1f Mbit/s"),
+         t->peer_name, t->p.udp ? "UDP" : "TCP", t->p.parallel, rx * 8 / secs / 1e6,
+         tx * 8 / secs / 1e6);
+}
+
+/* Runs the test once the streams are up, until the client's TEST_END; then exchanges results. */
+static gboolean
+run_test (Test    *t,
+          GError **error)
+{
+  g_autoptr(GString) json = g_string_new (NULL);
+  gdouble duration_s;
+  QfCpuMark cpu;
+
+  _qf_iperf3_cpu_mark (&cpu);
+  if (!start_test (t, error) || !watch_test (t, error))
+    return FALSE;
+  duration_s = end_test (t, &cpu, json);
+  if (!exchange_results (t, json, error))
+    return FALSE;
+  log_done (t, duration_s);
   return TRUE;
 }
 

@@ -177,6 +177,64 @@ cancelled (const gint *cancel)
   return cancel != NULL && g_atomic_int_get (cancel) != 0;
 }
 
+/* A non-blocking socket for ai with the configured window, its connect started; -1 with
+ * *errsv on failure. */
+static int
+start_connect (const QfBwConfig      *cfg,
+               const struct addrinfo *ai,
+               int                   *errsv)
+{
+  int fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+
+  if (fd < 0)
+    {
+      *errsv = errno;
+      return -1;
+    }
+  if (cfg->window_bytes > 0)
+    {
+      setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &cfg->window_bytes, sizeof cfg->window_bytes);
+      setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &cfg->window_bytes, sizeof cfg->window_bytes);
+    }
+  if (connect (fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS)
+    {
+      *errsv = errno;
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* Waits for fd's TCP connect to finish by the deadline: 1 connected, 0 failed (*errsv says why),
+ * -1 stopped on request. */
+static int
+wait_connected (Run    *run,
+                int     fd,
+                gint64  deadline,
+                int    *errsv)
+{
+  for (;;)
+    {
+      struct pollfd pfd = { fd, POLLOUT, 0 };
+      gint64 now = qf_clock_now_ns ();
+      int wait_ms = (int) MIN ((deadline - now) / QF_NSEC_PER_MSEC, 100);
+      socklen_t len = sizeof *errsv;
+
+      if (cancelled (run->cancel))
+        return -1;
+      if (now >= deadline)
+        {
+          *errsv = ETIMEDOUT;
+          return 0;
+        }
+      if (poll (&pfd, 1, MAX (wait_ms, 1)) <= 0)
+        continue;
+      *errsv = 0;
+      getsockopt (fd, SOL_SOCKET, SO_ERROR, errsv, &len);
+      return *errsv == 0;
+    }
+}
+
 /* Non-blocking connect bounded by the connect timeout; the socket is blocking again after. */
 static int
 connect_one (Run        *run,
@@ -202,66 +260,29 @@ connect_one (Run        *run,
     }
   for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next)
     {
-      fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+      int connected = 1;
+
+      fd = start_connect (cfg, ai, &errsv);
       if (fd < 0)
+        continue;
+      if (socktype == SOCK_STREAM)
+        connected = wait_connected (run, fd, deadline, &errsv);
+      if (connected < 0)
         {
-          errsv = errno;
-          continue;
+          close (fd);
+          freeaddrinfo (res);
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
+          return -1;
         }
-      if (cfg->window_bytes > 0)
+      if (connected == 0)
         {
-          setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &cfg->window_bytes, sizeof cfg->window_bytes);
-          setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &cfg->window_bytes, sizeof cfg->window_bytes);
-        }
-      if (connect (fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS)
-        {
-          errsv = errno;
           close (fd);
           fd = -1;
           continue;
         }
-      if (socktype == SOCK_STREAM)
-        {
-          for (;;)
-            {
-              struct pollfd pfd = { fd, POLLOUT, 0 };
-              gint64 now = qf_clock_now_ns ();
-              int wait_ms = (int) MIN ((deadline - now) / QF_NSEC_PER_MSEC, 100);
-              socklen_t len = sizeof errsv;
-
-              if (cancelled (run->cancel))
-                {
-                  close (fd);
-                  freeaddrinfo (res);
-                  g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
-                  return -1;
-                }
-              if (now >= deadline)
-                {
-                  errsv = ETIMEDOUT;
-                  close (fd);
-                  fd = -1;
-                  break;
-                }
-              if (poll (&pfd, 1, MAX (wait_ms, 1)) <= 0)
-                continue;
-              errsv = 0;
-              getsockopt (fd, SOL_SOCKET, SO_ERROR, &errsv, &len);
-              if (errsv != 0)
-                {
-                  close (fd);
-                  fd = -1;
-                }
-              break;
-            }
-        }
-      if (fd >= 0)
-        {
-          int flags = fcntl (fd, F_GETFL);
-          fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
-          memcpy (&run->peer, ai->ai_addr, ai->ai_addrlen);
-          run->peer_len = ai->ai_addrlen;
-        }
+      fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
+      memcpy (&run->peer, ai->ai_addr, ai->ai_addrlen);
+      run->peer_len = ai->ai_addrlen;
     }
   freeaddrinfo (res);
   if (fd < 0)
@@ -428,6 +449,53 @@ write_params (const QfBwConfig *cfg,
   _qf_iperf3_write_params (&p, out);
 }
 
+/* A UDP stream's setup: our hello until the responder's reply (iperf3's, or an older one's),
+ * sent again every 2 s in case it was lost. */
+static gboolean
+udp_stream_hello (Run     *run,
+                  int      fd,
+                  GError **error)
+{
+  static const guchar hello[4] = { 0x39, 0x38, 0x37, 0x36 };
+  static const guchar answer[4] = { 0x36, 0x37, 0x38, 0x39 };
+  static const guchar legacy_answer[4] = { 0xB1, 0x68, 0xDE, 0x3A };   /* older iperf3 */
+  QfBwConfig *cfg = &run->client->config;
+  gint64 deadline = qf_clock_now_ns () + CONTROL_TIMEOUT_NS;
+  gint64 resend = 0;
+
+  for (;;)
+    {
+      guchar reply[16];
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      gint64 now = qf_clock_now_ns ();
+      ssize_t n;
+
+      if (cancelled (run->cancel))
+        {
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
+          return FALSE;
+        }
+      if (now >= deadline)
+        {
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                       _("The bandwidth responder at %s:%u did not answer the UDP stream setup. Is UDP port %u open on its firewall?"),
+                       cfg->host, cfg->port, cfg->port);
+          return FALSE;
+        }
+      /* The first hello goes at once; the rest only if the reply is slow (lost hello). */
+      if (now >= resend)
+        {
+          send (fd, hello, sizeof hello, MSG_NOSIGNAL);
+          resend = now + 2 * QF_NSEC_PER_SEC;
+        }
+      if (poll (&pfd, 1, 100) <= 0)
+        continue;
+      n = recv (fd, reply, sizeof reply, 0);
+      if (n == 4 && (memcmp (reply, answer, 4) == 0 || memcmp (reply, legacy_answer, 4) == 0))
+        return TRUE;
+    }
+}
+
 /* Opens one data stream after CREATE_STREAMS (interop.md §1 "TCP streams" / "UDP streams"). */
 static gboolean
 open_stream (Run        *run,
@@ -437,66 +505,23 @@ open_stream (Run        *run,
 {
   QfBwConfig *cfg = &run->client->config;
   int fd = connect_one (run, cfg->protocol == QF_BW_UDP ? SOCK_DGRAM : SOCK_STREAM, error);
+  int one = 1, udp_buf = 4 * 1024 * 1024;
 
   if (fd < 0)
     return FALSE;
   s->fd = fd;
-  if (cfg->protocol == QF_BW_TCP)
+  if (cfg->protocol == QF_BW_UDP)
     {
-      if (cfg->nodelay)
-        {
-          int one = 1;
-          setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        }
-      return _qf_iperf3_write_exact (fd, cookie, QF_IPERF3_COOKIE_SIZE,
-                                     qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
-                                     _("stream cookie"), error);
-    }
-  else
-    {
-      static const guchar hello[4] = { 0x39, 0x38, 0x37, 0x36 };
-      gint64 deadline = qf_clock_now_ns () + CONTROL_TIMEOUT_NS;
-      gint64 resend = 0;
-
       /* Bigger socket buffers keep a receiving UDP stream from dropping on bursts. */
       if (cfg->window_bytes == 0)
-        {
-          int buf = 4 * 1024 * 1024;
-          setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
-        }
-      for (;;)
-        {
-          guchar reply[16];
-          struct pollfd pfd = { fd, POLLIN, 0 };
-          gint64 now = qf_clock_now_ns ();
-          ssize_t n;
-
-          if (cancelled (run->cancel))
-            {
-              g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
-              return FALSE;
-            }
-          if (now >= deadline)
-            {
-              g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
-                           _("The bandwidth responder at %s:%u did not answer the UDP stream setup. Is UDP port %u open on its firewall?"),
-                           cfg->host, cfg->port, cfg->port);
-              return FALSE;
-            }
-          /* The first hello goes at once; the rest only if the reply is slow (lost hello). */
-          if (now >= resend)
-            {
-              send (fd, hello, sizeof hello, MSG_NOSIGNAL);
-              resend = now + 2 * QF_NSEC_PER_SEC;
-            }
-          if (poll (&pfd, 1, 100) <= 0)
-            continue;
-          n = recv (fd, reply, sizeof reply, 0);
-          if (n == 4 && ((reply[0] == 0x36 && reply[1] == 0x37 && reply[2] == 0x38 && reply[3] == 0x39)
-                         || (reply[0] == 0xB1 && reply[1] == 0x68 && reply[2] == 0xDE && reply[3] == 0x3A)))
-            return TRUE;
-        }
+        setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &udp_buf, sizeof udp_buf);
+      return udp_stream_hello (run, fd, error);
     }
+  if (cfg->nodelay)
+    setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return _qf_iperf3_write_exact (fd, cookie, QF_IPERF3_COOKIE_SIZE,
+                                 qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
+                                 _("stream cookie"), error);
 }
 
 /* Finds the interface whose address is the control connection's local address. */

@@ -2,9 +2,10 @@
  *
  * Measures throughput to a bandwidth responder that speaks the iperf3 3.12 control protocol:
  * a stock `iperf3 -s` or our own responder (qf-iperf3.h). One thread per data stream moves
- * bytes with plain send/recv (see qf-bandwidth.c); the calling thread runs the control
- * connection, takes a throughput sample every interval and pushes it to an optional QfRing. TCP blocks default to a
- * whole multiple of the connection's MSS (iperf3's 128 KiB leaves a runt segment per write).
+ * bytes with plain send/recv (see qf-bw-streams.c); the calling thread runs the control
+ * connection, takes a throughput sample every interval and pushes it to an optional QfRing.
+ * TCP blocks default to a whole multiple of the connection's MSS (iperf3's 128 KiB leaves a runt
+ * segment per write).
  *
  * Threads: qf_bw_client_run() blocks its caller; on_interval is called on that thread.
  * Another thread stops a run with g_atomic_int_set (cancel, 1); the run returns within 1 s.

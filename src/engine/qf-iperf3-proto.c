@@ -149,7 +149,8 @@ _qf_iperf3_write_json (int            fd,
   gint64 deadline = qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC;
 
   return _qf_iperf3_write_exact (fd, &be_len, 4, deadline, NULL, _("JSON block"), error)
-         && _qf_iperf3_write_exact (fd, json->str, json->len, deadline, NULL, _("JSON block"), error);
+         && _qf_iperf3_write_exact (fd, json->str, json->len, deadline, NULL, _("JSON block"),
+                                    error);
 }
 
 void
@@ -289,7 +290,8 @@ _qf_iperf3_parse_params (const QfMiniJson  *j,
     p->udp = TRUE;
   else if (!qf_minijson_is_true (qf_minijson_get (j, "tcp")))
     {
-      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL, _("no supported protocol (tcp or udp) requested"));
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
+                   _("no supported protocol (tcp or udp) requested"));
       return FALSE;
     }
   p->reverse = qf_minijson_is_true (qf_minijson_get (j, "reverse"));
@@ -322,7 +324,8 @@ _qf_iperf3_parse_params (const QfMiniJson  *j,
   if (qf_minijson_has (j, "num")
       && qf_minijson_type (qf_minijson_get (j, "num")) != QF_MINIJSON_NUMBER)
     {
-      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL, _("parameter “%s” is not a number"), "num");
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
+                   _("parameter “%s” is not a number"), "num");
       return FALSE;
     }
   return TRUE;

@@ -742,7 +742,8 @@ watch_test (Test    *t,
         return TRUE;
       if (state == QF_IPERF3_CLIENT_TERMINATE)
         {
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST, _("the client stopped the test"));
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                       _("the client stopped the test"));
           return FALSE;
         }
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
@@ -862,7 +863,8 @@ serve_one (QfIperf3Server *server,
 
   deadline = qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC;
   wait_ctrl (t, deadline);
-  if (!_qf_iperf3_read_exact (ctrl, t->cookie, sizeof t->cookie, deadline, cancel, _("cookie"), &error))
+  if (!_qf_iperf3_read_exact (ctrl, t->cookie, sizeof t->cookie, deadline, cancel, _("cookie"),
+                              &error))
     goto out;
   t->cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
   if (server->token != NULL && qf_auth_bw_cookie_is_marked (t->cookie)

@@ -6,7 +6,6 @@
 
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/time.h>
 
 #include <glib/gi18n.h>

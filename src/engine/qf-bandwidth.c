@@ -605,6 +605,93 @@ peer_stream (const QfMiniJson *peer_results,
   return NULL;
 }
 
+/* Both ends' counts summed over the streams (summarize). */
+typedef struct
+{
+  guint64  sent;
+  guint64  received;
+  guint64  up_rx;
+  guint64  down_rx;
+  guint64  lost;
+  guint64  packets;
+  guint64  out_of_order;
+  gdouble  jitter_sum;
+  guint    n_jitter;
+  gdouble  up_time;
+  gboolean up_known;
+  gint64   retrans;
+  gboolean retrans_known;
+} Totals;
+
+/* A stream we sent on: our count of what went out, the peer's (ps, NULL when its results never
+ * came) of what arrived, loss and jitter; retransmits from our TCP_INFO. */
+static void
+tally_sending_stream (const Run        *run,
+                      guint             i,
+                      const QfMiniJson *ps,
+                      Totals           *t)
+{
+  const QfBwStream *s = &run->streams[i];
+  gint64 peer_bytes = ps != NULL ? qf_minijson_int (qf_minijson_get (ps, "bytes"), 0) : 0;
+  gdouble peer_end = ps != NULL ? qf_minijson_double (qf_minijson_get (ps, "end_time"), 0) : 0;
+
+  t->sent += s->bytes - run->base_bytes[i];
+  if (ps != NULL)
+    {
+      t->received += MAX (peer_bytes, 0);
+      t->up_rx += MAX (peer_bytes, 0);
+      t->up_known = TRUE;
+      t->up_time = MAX (t->up_time, peer_end);
+    }
+  if (!s->udp && run->base_retrans[i] >= 0 && run->prev_retrans[i] >= 0)
+    {
+      t->retrans += run->prev_retrans[i] - run->base_retrans[i];
+      t->retrans_known = TRUE;
+    }
+  if (s->udp && ps != NULL)
+    {
+      t->lost += MAX (qf_minijson_int (qf_minijson_get (ps, "errors"), 0), 0);
+      t->packets += MAX (qf_minijson_int (qf_minijson_get (ps, "packets"), 0), 0);
+      t->jitter_sum += qf_minijson_double (qf_minijson_get (ps, "jitter"), 0);
+      t->n_jitter++;
+    }
+}
+
+/* A stream the peer sent on: our count of what arrived, loss and jitter; the peer's (ps) of what
+ * went out and its retransmits. */
+static void
+tally_receiving_stream (const Run        *run,
+                        guint             i,
+                        const QfMiniJson *ps,
+                        Totals           *t)
+{
+  const QfBwStream *s = &run->streams[i];
+  guint64 local = s->bytes - run->base_bytes[i];
+
+  t->received += local;
+  t->down_rx += local;
+  if (ps != NULL)
+    {
+      gint64 peer_bytes = qf_minijson_int (qf_minijson_get (ps, "bytes"), 0);
+      gint64 r = qf_minijson_int (qf_minijson_get (ps, "retransmits"), -1);
+
+      t->sent += MAX (peer_bytes, 0);
+      if (r >= 0)
+        {
+          t->retrans += r;
+          t->retrans_known = TRUE;
+        }
+    }
+  if (s->udp)
+    {
+      t->lost += s->errors - run->base_errors[i];
+      t->packets += s->packets - run->base_packets[i];
+      t->out_of_order += s->out_of_order;
+      t->jitter_sum += s->jitter_s;
+      t->n_jitter++;
+    }
+}
+
 /* Final figures from our counters and the peer's results (NULL when it never sent them). */
 static void
 summarize (Run              *run,
@@ -612,90 +699,38 @@ summarize (Run              *run,
            const QfMiniJson *peer_results,
            QfBwResult       *result)
 {
-  guint64 sent = 0, received = 0, up_rx = 0, down_rx = 0;
-  guint64 lost = 0, packets = 0, ooo = 0;
-  gdouble jitter_sum = 0, up_time = 0, down_time = duration_s;
-  guint n_jitter = 0;
-  gint64 retrans = 0;
-  gboolean retrans_known = FALSE, up_known = FALSE;
+  Totals t = { 0 };
   gdouble secs = duration_s > 0 ? duration_s : 1;
 
   for (guint i = 0; i < run->n_streams; i++)
     {
-      QfBwStream *s = &run->streams[i];
-      guint64 local = s->bytes - run->base_bytes[i];
-      const QfMiniJson *ps = peer_stream (peer_results, s->id);
-      gint64 peer_bytes = ps != NULL ? qf_minijson_int (qf_minijson_get (ps, "bytes"), 0) : 0;
-      gdouble peer_end = ps != NULL ? qf_minijson_double (qf_minijson_get (ps, "end_time"), 0) : 0;
-      gint64 r;
+      const QfMiniJson *ps = peer_stream (peer_results, run->streams[i].id);
 
-      if (s->sender)
-        {
-          sent += local;
-          if (ps != NULL)
-            {
-              received += MAX (peer_bytes, 0);
-              up_rx += MAX (peer_bytes, 0);
-              up_known = TRUE;
-              up_time = MAX (up_time, peer_end);
-            }
-          if (!s->udp && run->base_retrans[i] >= 0 && run->prev_retrans[i] >= 0)
-            {
-              retrans += run->prev_retrans[i] - run->base_retrans[i];
-              retrans_known = TRUE;
-            }
-          if (s->udp && ps != NULL)
-            {
-              lost += MAX (qf_minijson_int (qf_minijson_get (ps, "errors"), 0), 0);
-              packets += MAX (qf_minijson_int (qf_minijson_get (ps, "packets"), 0), 0);
-              jitter_sum += qf_minijson_double (qf_minijson_get (ps, "jitter"), 0);
-              n_jitter++;
-            }
-        }
+      if (run->streams[i].sender)
+        tally_sending_stream (run, i, ps, &t);
       else
-        {
-          received += local;
-          down_rx += local;
-          if (ps != NULL)
-            {
-              sent += MAX (peer_bytes, 0);
-              r = qf_minijson_int (qf_minijson_get (ps, "retransmits"), -1);
-              if (r >= 0)
-                {
-                  retrans += r;
-                  retrans_known = TRUE;
-                }
-            }
-          if (s->udp)
-            {
-              lost += s->errors - run->base_errors[i];
-              packets += s->packets - run->base_packets[i];
-              ooo += s->out_of_order;
-              jitter_sum += s->jitter_s;
-              n_jitter++;
-            }
-        }
+        tally_receiving_stream (run, i, ps, &t);
     }
-  if (up_time <= 0)
-    up_time = secs;
+  if (t.up_time <= 0)
+    t.up_time = secs;
 
   result->duration_s = duration_s;
-  result->bytes_sent = sent;
-  result->bytes_received = received;
-  result->sent_mbps = sent * 8.0 / secs / 1e6;
-  result->received_mbps = received * 8.0 / secs / 1e6;
-  result->up_mbps = up_known ? up_rx * 8.0 / up_time / 1e6 : 0;
-  result->down_mbps = down_rx * 8.0 / down_time / 1e6;
-  if (result->direction == QF_BW_UP && !up_known)
+  result->bytes_sent = t.sent;
+  result->bytes_received = t.received;
+  result->sent_mbps = t.sent * 8.0 / secs / 1e6;
+  result->received_mbps = t.received * 8.0 / secs / 1e6;
+  result->up_mbps = t.up_known ? t.up_rx * 8.0 / t.up_time / 1e6 : 0;
+  result->down_mbps = t.down_rx * 8.0 / duration_s / 1e6;
+  if (result->direction == QF_BW_UP && !t.up_known)
     result->received_mbps = 0;
-  result->retransmits = retrans_known ? retrans : -1;
+  result->retransmits = t.retrans_known ? t.retrans : -1;
   if (run->client->config.protocol == QF_BW_UDP)
     {
-      result->jitter_ms = n_jitter > 0 ? jitter_sum / n_jitter * 1e3 : 0;
-      result->lost_packets = lost;
-      result->total_packets = packets;
-      result->out_of_order = ooo;
-      result->lost_pct = packets > 0 ? 100.0 * lost / packets : 0;
+      result->jitter_ms = t.n_jitter > 0 ? t.jitter_sum / t.n_jitter * 1e3 : 0;
+      result->lost_packets = t.lost;
+      result->total_packets = t.packets;
+      result->out_of_order = t.out_of_order;
+      result->lost_pct = t.packets > 0 ? 100.0 * t.lost / t.packets : 0;
     }
 }
 

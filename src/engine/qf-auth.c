@@ -482,7 +482,8 @@ bw_mac (GBytes       *token,
   g_hmac_unref (hmac);
 }
 
-/* Sends or receives exactly len bytes by the deadline, whether fd blocks or not. */
+/* Sends or receives exactly len bytes by the deadline (qf_net_read_exact/qf_net_write_exact),
+ * with the failure worded for the access-token exchange. */
 static gboolean
 io_exact (int          fd,
           gboolean     sending,
@@ -492,43 +493,31 @@ io_exact (int          fd,
           const gint  *stop,
           GError     **error)
 {
-  gsize done = 0;
+  int errsv = 0;
+  QfNetIoStatus status = sending ? qf_net_write_exact (fd, buf, len, deadline_ns, stop, &errsv)
+                                 : qf_net_read_exact (fd, buf, len, deadline_ns, stop, &errsv);
 
-  while (done < len)
+  switch (status)
     {
-      gint64 now = qf_clock_now_ns ();
-      struct pollfd pfd = { fd, sending ? POLLOUT : POLLIN, 0 };
-      ssize_t n;
-
-      if (stop != NULL && g_atomic_int_get (stop))
-        {
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped"));
-          return FALSE;
-        }
-      if (now >= deadline_ns)
-        {
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
-                       _("The peer stopped answering during the access-token exchange."));
-          return FALSE;
-        }
-      if (poll (&pfd, 1, (int) MIN ((deadline_ns - now) / QF_NSEC_PER_MSEC + 1, 100)) <= 0)
-        continue;
-      n = sending ? send (fd, buf + done, len - done, MSG_NOSIGNAL | MSG_DONTWAIT)
-                  : recv (fd, buf + done, len - done, MSG_DONTWAIT);
-      if (n < 0 && (errno == EAGAIN || errno == EINTR))
-        continue;
-      if (n <= 0)
-        {
-          if (n == 0)
-            g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
-                         _("The peer closed the connection during the access-token exchange."));
-          else
-            qf_net_set_errno_error (error, errno, _("The access-token exchange failed"));
-          return FALSE;
-        }
-      done += n;
+    case QF_NET_IO_DONE:
+      return TRUE;
+    case QF_NET_IO_CANCELLED:
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped"));
+      break;
+    case QF_NET_IO_TIMED_OUT:
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
+                   _("The peer stopped answering during the access-token exchange."));
+      break;
+    case QF_NET_IO_CLOSED:
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
+                   _("The peer closed the connection during the access-token exchange."));
+      break;
+    case QF_NET_IO_FAILED:
+    default:
+      qf_net_set_errno_error (error, errsv, _("The access-token exchange failed"));
+      break;
     }
-  return TRUE;
+  return FALSE;
 }
 
 gboolean

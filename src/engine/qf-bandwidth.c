@@ -1,13 +1,9 @@
-/* qf-bandwidth.c — TCP/UDP throughput client and the data-stream workers (src/engine).
- * See qf-bandwidth.h. The control protocol is iperf3 3.12's (../shared/docs/interop.md §1),
- * so the same client measures against a stock `iperf3 -s` and against our responder.
- *
- * Why the loops look the way they do: one thread per stream, TCP writes of whole MSS multiples
- * and reads of about 64 KiB, both non-blocking with poll() when the socket cannot take or give
- * more, is what moved the most per CPU second here (docs/benchmarks.md; no event loop, no
- * copies but the kernel's). Counters are relaxed atomics read by the control thread once per
- * interval; the 100 ms poll (TCP) and SO_RCVTIMEO (UDP) bound how long a worker takes to see
- * a stop. */
+/* qf-bandwidth.c — TCP/UDP throughput client (src/engine). See qf-bandwidth.h.
+ * The control protocol is iperf3 3.12's (qf-iperf3-proto.c, ../shared/docs/interop.md §1), so
+ * the same client measures against a stock `iperf3 -s` and against our responder; the data
+ * streams run on the workers of qf-bw-streams.c. This file is the client's side of a test:
+ * connecting, asking for the test, taking interval samples while the streams run, and summing
+ * up both ends' results. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,474 +15,20 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sched.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
 
 #include "qf-auth.h"
-#include "qf-bandwidth-private.h"
+#include "qf-bandwidth.h"
+#include "qf-bw-streams-private.h"
 #include "qf-clock.h"
+#include "qf-iperf3-proto-private.h"
 #include "qf-procstat.h"
 
-G_DEFINE_QUARK (qf-bandwidth-error-quark, qf_bw_error)
-
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
-#ifndef MSG_ZEROCOPY
-#define MSG_ZEROCOPY 0x4000000
-#endif
-
-#define WORKER_POLL_MS 100
 #define CONTROL_TIMEOUT_NS (10 * QF_NSEC_PER_SEC)
-
-/* ---------------------------------------------------------------- stream workers */
-
-static inline void
-atomic_add64 (guint64 *p,
-              guint64  v)
-{
-  __atomic_fetch_add (p, v, __ATOMIC_RELAXED);
-}
-
-static inline void
-atomic_set64 (guint64 *p,
-              guint64  v)
-{
-  __atomic_store_n (p, v, __ATOMIC_RELAXED);
-}
-
-static inline gboolean
-stopped (const QfBwStream *s)
-{
-  return g_atomic_int_get (s->stop) != 0;
-}
-
-static void
-stream_fail (QfBwStream *s,
-             int         errsv,
-             gboolean    eof)
-{
-  s->errsv = errsv;
-  g_atomic_int_set (&s->eof, eof);
-  g_atomic_int_set (&s->failed, 1);
-}
-
-void
-_qf_bw_write_stream_result (QfJsonWriter     *w,
-                            const QfBwStream *s,
-                            gboolean          tcp,
-                            guint64           base_bytes,
-                            guint64           base_errors,
-                            guint64           base_packets,
-                            gint64            base_retrans,
-                            gdouble           duration_s)
-{
-  gint64 retrans = -1;
-
-  if (s->sender && tcp && base_retrans >= 0)
-    {
-      gint64 now = _qf_bw_tcp_total_retrans (s->fd);
-      retrans = now >= 0 ? now - base_retrans : -1;
-    }
-  qf_json_writer_begin_object (w);
-  qf_json_writer_key (w, "id");
-  qf_json_writer_int (w, s->id);
-  qf_json_writer_key (w, "bytes");
-  qf_json_writer_uint (w, s->bytes - base_bytes);
-  qf_json_writer_key (w, "retransmits");
-  qf_json_writer_int (w, retrans);
-  qf_json_writer_key (w, "jitter");
-  qf_json_writer_double (w, s->sender ? 0 : s->jitter_s);
-  qf_json_writer_key (w, "errors");
-  qf_json_writer_uint (w, s->sender ? 0 : s->errors - base_errors);
-  qf_json_writer_key (w, "packets");
-  qf_json_writer_uint (w, s->packets - base_packets);
-  qf_json_writer_key (w, "start_time");
-  qf_json_writer_int (w, 0);
-  qf_json_writer_key (w, "end_time");
-  qf_json_writer_double (w, duration_s);
-  qf_json_writer_end_object (w);
-}
-
-gint64
-_qf_bw_tcp_total_retrans (int fd)
-{
-  struct tcp_info info;
-  socklen_t len = sizeof info;
-
-  memset (&info, 0, sizeof info);
-  if (fd < 0 || getsockopt (fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0)
-    return -1;
-  return info.tcpi_total_retrans;
-}
-
-gdouble
-_qf_bw_stream_jitter (const QfBwStream *stream)
-{
-  return stream->jitter_s;
-}
-
-static void
-drain_zerocopy (int fd)
-{
-  char control[128];
-
-  for (int i = 0; i < 64; i++)
-    {
-      struct msghdr msg = { 0 };
-      msg.msg_control = control;
-      msg.msg_controllen = sizeof control;
-      if (recvmsg (fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
-        break;
-    }
-}
-
-/* Sleeps until the pacing deadline of a rate-limited sender, in slices short enough to see a
- * stop request. */
-static void
-pace (QfBwStream *s,
-      gint64      start_ns,
-      guint64     bytes_done)
-{
-  gint64 due_ns;
-
-  if (s->rate_bps == 0)
-    return;
-  due_ns = start_ns + (gint64) ((gdouble) bytes_done * 8.0 * 1e9 / (gdouble) s->rate_bps);
-  for (;;)
-    {
-      gint64 now = qf_clock_now_ns ();
-      struct timespec ts;
-
-      if (due_ns <= now || stopped (s))
-        return;
-      ts = qf_ns_to_timespec (MIN (due_ns, now + WORKER_POLL_MS * QF_NSEC_PER_MSEC));
-      clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-    }
-}
-
-/* Whole segments per write cost the least CPU per byte: a write that is not a multiple of the
- * MSS leaves a runt segment behind each time. The MSS to use is this data connection's once
- * it runs: early on Linux bounds it by half the peer's first window (on loopback 32741 at
- * first, 65483 a few round trips later), so the sender re-reads it as it goes. */
-static void
-adjust_len (QfBwStream *s)
-{
-  int mss = 0;
-  socklen_t mss_len = sizeof mss;
-
-  if (getsockopt (s->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &mss_len) == 0 && mss > 0)
-    s->len = (guint) (MIN (16, QF_IPERF3_MAX_TCP_LEN / mss) * mss);
-}
-
-static void
-tcp_send_loop (QfBwStream *s)
-{
-  gint64 start_ns = qf_clock_now_ns ();
-  guint64 sent = 0;
-  guint n_zc = 0, n_sends = 0;
-  int flags = MSG_NOSIGNAL;
-
-  if (s->zerocopy)
-    {
-      int one = 1;
-      if (setsockopt (s->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof one) == 0)
-        flags |= MSG_ZEROCOPY;
-    }
-  /* Non-blocking writes, and poll() for room when the socket buffer is full: on loopback this
-   * moved 45 % more than blocking send() in the same minutes (docs/benchmarks.md), as iperf3's
-   * client does. The poll's 100 ms bound is how soon a stop is seen. */
-  fcntl (s->fd, F_SETFL, fcntl (s->fd, F_GETFL) | O_NONBLOCK);
-
-  while (!stopped (s))
-    {
-      ssize_t n;
-
-      pace (s, start_ns, sent);
-      n = send (s->fd, s->buf, s->len, flags);
-      if (n < 0 && errno == EAGAIN)
-        {
-          struct pollfd pfd = { s->fd, POLLOUT, 0 };
-          poll (&pfd, 1, WORKER_POLL_MS);
-          continue;
-        }
-      if (n > 0)
-        {
-          sent += n;
-          atomic_add64 (&s->bytes, n);
-          if (s->auto_len && (++n_sends & 15) == 0)
-            adjust_len (s);
-          if ((flags & MSG_ZEROCOPY) && (++n_zc & 15) == 0)
-            drain_zerocopy (s->fd);
-          continue;
-        }
-      if (n < 0 && (errno == EAGAIN || errno == EINTR))
-        continue;
-      if (n < 0 && errno == ENOBUFS && (flags & MSG_ZEROCOPY))
-        {
-          drain_zerocopy (s->fd);
-          continue;
-        }
-      stream_fail (s, n < 0 ? errno : 0, n == 0);
-      return;
-    }
-}
-
-static void
-tcp_recv_loop (QfBwStream *s)
-{
-  guint read_len = s->read_len ? MIN (s->read_len, s->len) : s->len;
-
-  /* Non-blocking too, with poll() for data: as fast as a blocking recv() and about a fifth
-   * less CPU per GB in alternating rounds here (docs/benchmarks.md). */
-  fcntl (s->fd, F_SETFL, fcntl (s->fd, F_GETFL) | O_NONBLOCK);
-  while (!stopped (s))
-    {
-      ssize_t n = recv (s->fd, s->buf, read_len, 0);
-
-      if (n < 0 && errno == EAGAIN)
-        {
-          struct pollfd pfd = { s->fd, POLLIN, 0 };
-          poll (&pfd, 1, WORKER_POLL_MS);
-          continue;
-        }
-
-      if (n > 0)
-        {
-          atomic_add64 (&s->bytes, n);
-          continue;
-        }
-      if (n < 0 && (errno == EAGAIN || errno == EINTR))
-        continue;
-      stream_fail (s, n < 0 ? errno : 0, n == 0);
-      return;
-    }
-}
-
-static inline void
-put_be32 (char   *p,
-          guint32 v)
-{
-  v = GUINT32_TO_BE (v);
-  memcpy (p, &v, 4);
-}
-
-static inline guint32
-get_be32 (const char *p)
-{
-  guint32 v;
-  memcpy (&v, p, 4);
-  return GUINT32_FROM_BE (v);
-}
-
-static void
-udp_send_loop (QfBwStream *s)
-{
-  gint64 start_ns = qf_clock_now_ns ();
-  guint64 sent = 0, seq = 1;
-
-  /* Default timer slack (50 µs) would make the pacing sleep overshoot at 100 Mbit/s. */
-  prctl (PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-
-  while (!stopped (s))
-    {
-      gint64 now_ns;
-      ssize_t n;
-
-      pace (s, start_ns, sent);
-      /* iperf3 3.12 stamps with CLOCK_MONOTONIC too (iperf_time_now). */
-      now_ns = qf_clock_now_ns ();
-      put_be32 (s->buf, (guint32) (now_ns / QF_NSEC_PER_SEC));
-      put_be32 (s->buf + 4, (guint32) (now_ns % QF_NSEC_PER_SEC / 1000));
-      if (s->udp64)
-        {
-          guint64 be = GUINT64_TO_BE (seq);
-          memcpy (s->buf + 8, &be, 8);
-        }
-      else
-        put_be32 (s->buf + 8, (guint32) seq);
-
-      n = send (s->fd, s->buf, s->len, MSG_NOSIGNAL);
-      if (n > 0)
-        {
-          sent += n;
-          seq++;
-          atomic_add64 (&s->bytes, n);
-          atomic_set64 (&s->packets, seq - 1);
-          continue;
-        }
-      /* A full socket buffer, or an ICMP error from an earlier datagram, is not the end of a
-       * UDP test; the control connection tells whether the peer is gone. */
-      if (n < 0 && (errno == EAGAIN || errno == EINTR || errno == ENOBUFS
-                    || errno == ECONNREFUSED))
-        {
-          if (errno == ENOBUFS)
-            g_usleep (100);
-          continue;
-        }
-      stream_fail (s, n < 0 ? errno : 0, FALSE);
-      return;
-    }
-}
-
-static void
-udp_recv_loop (QfBwStream *s)
-{
-  guint header = s->udp64 ? 16 : 12;
-
-  while (!stopped (s))
-    {
-      ssize_t n = recv (s->fd, s->buf, s->len, 0);
-      gint64 arrival_us, sent_us;
-      guint64 seq, max_seq;
-      gdouble transit, d;
-
-      if (n < 0)
-        {
-          if (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED)
-            continue;
-          stream_fail (s, errno, FALSE);
-          return;
-        }
-      arrival_us = qf_clock_now_ns () / 1000;
-      atomic_add64 (&s->bytes, n);
-      if ((guint) n < header)
-        continue;
-
-      sent_us = (gint64) get_be32 (s->buf) * G_USEC_PER_SEC + get_be32 (s->buf + 4);
-      if (s->udp64)
-        {
-          guint64 be;
-          memcpy (&be, s->buf + 8, 8);
-          seq = GUINT64_FROM_BE (be);
-        }
-      else
-        seq = get_be32 (s->buf + 8);
-
-      /* iperf3's accounting (iperf_udp_recv): a gap counts as lost, a late packet takes one
-       * back and counts as out of order; packets = highest sequence seen. */
-      max_seq = s->packets;
-      if (seq >= max_seq + 1)
-        {
-          if (seq > max_seq + 1)
-            atomic_add64 (&s->errors, (seq - 1) - max_seq);
-          atomic_set64 (&s->packets, seq);
-        }
-      else
-        {
-          atomic_add64 (&s->out_of_order, 1);
-          if (s->errors > 0)
-            atomic_set64 (&s->errors, s->errors - 1);
-        }
-
-      /* RFC 1889 jitter, in seconds, as iperf3 computes it, except that the first packet only
-       * sets the reference transit time: iperf3 starts from 0, so the two hosts' clock offset
-       * enters its jitter as a spike that takes hundreds of packets to decay. */
-      transit = (arrival_us - sent_us) / 1e6;
-      d = fabs (transit - s->prev_transit_s);
-      s->prev_transit_s = transit;
-      if (s->have_transit)
-        s->jitter_s += (d - s->jitter_s) / 16.0;
-      s->have_transit = TRUE;
-    }
-}
-
-static gpointer
-stream_thread (gpointer data)
-{
-  QfBwStream *s = data;
-
-  if (s->protocol == QF_BW_TCP)
-    {
-      if (s->sender)
-        tcp_send_loop (s);
-      else
-        tcp_recv_loop (s);
-    }
-  else
-    {
-      if (s->sender)
-        udp_send_loop (s);
-      else
-        udp_recv_loop (s);
-    }
-  return NULL;
-}
-
-void
-_qf_bw_stream_start (QfBwStream *stream)
-{
-  struct timeval tv = { 0, WORKER_POLL_MS * 1000 };
-  guint buf_len;
-
-  g_return_if_fail (stream->thread == NULL && stream->stop != NULL);
-
-  setsockopt (stream->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  setsockopt (stream->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  /* A UDP receiver takes any datagram. A TCP receiver reads whole segments, about 64 KiB a
-   * call (one segment on loopback, 45 of 1448 bytes on Ethernet): a 1 MiB read holds the socket
-   * lock while it copies, so arriving segments wait in the backlog and the sender's window
-   * opens late; a smaller one costs a system call per few kilobytes. Reads that grow while
-   * they come back full were tried and measured worse (docs/benchmarks.md). */
-  buf_len = stream->protocol == QF_BW_UDP && !stream->sender ? 65536 : stream->len;
-  if (stream->protocol == QF_BW_TCP && !stream->sender && stream->read_len == 0)
-    {
-      struct tcp_info info;
-      socklen_t info_len = sizeof info;
-      guint mss = 0;
-
-      memset (&info, 0, sizeof info);
-      if (getsockopt (stream->fd, IPPROTO_TCP, TCP_INFO, &info, &info_len) == 0)
-        mss = MAX (info.tcpi_advmss, info.tcpi_rcv_mss);
-      if (mss < 512 || mss > 65535)
-        mss = 65536;
-      buf_len = stream->len = stream->read_len = MAX (1u, 65536 / mss) * mss;
-    }
-  if (stream->protocol == QF_BW_TCP && stream->sender && stream->auto_len)
-    {
-      /* The block follows this connection's MSS while it runs (tcp_send_loop). */
-      adjust_len (stream);
-      buf_len = QF_IPERF3_MAX_TCP_LEN;
-    }
-  if (stream->protocol == QF_BW_UDP && !stream->sender)
-    stream->len = buf_len;
-  stream->buf = g_malloc (buf_len);
-  /* Payload content does not matter to either side, but a link that compresses should not
-   * flatter it: 4 KiB of random bytes, repeated. */
-  for (guint i = 0; i < MIN (buf_len, 4096u); i += 4)
-    {
-      guint32 r = g_random_int ();
-      memcpy (stream->buf + i, &r, MIN (4u, buf_len - i));
-    }
-  for (guint done = 4096; done < buf_len; done *= 2)
-    memcpy (stream->buf + done, stream->buf, MIN (done, buf_len - done));
-  stream->thread = g_thread_new ("qf-bw-stream", stream_thread, stream);
-}
-
-void
-_qf_bw_stream_join (QfBwStream *stream)
-{
-  if (stream->thread != NULL)
-    g_thread_join (g_steal_pointer (&stream->thread));
-}
-
-void
-_qf_bw_stream_clear (QfBwStream *stream)
-{
-  _qf_bw_stream_join (stream);
-  if (stream->fd >= 0)
-    close (stream->fd);
-  stream->fd = -1;
-  g_clear_pointer (&stream->buf, g_free);
-}
 
 /* ---------------------------------------------------------------- client */
 
@@ -516,8 +58,21 @@ typedef struct
   guint64           prev_bytes[2 * QF_IPERF3_MAX_STREAMS];
   gint64            prev_retrans[2 * QF_IPERF3_MAX_STREAMS];
   QfBwStreamInterval stream_iv[2 * QF_IPERF3_MAX_STREAMS];
-  guint64           final_retrans_sum;
-  gboolean          have_retrans;
+  /* the measuring clock (CLOCK_MONOTONIC ns) */
+  gint64            interval_ns;
+  gint64            stall_ns;
+  gint64            omit_end;
+  gint64            test_end;
+  gint64            t0;               /* start of the measured part */
+  gint64            prev_tick;
+  gint64            next_tick;
+  gint64            last_move_ns;
+  guint64           last_total;
+  gboolean          omit_done;
+  /* interface rates; procstat NULL when there are none */
+  QfProcStat       *procstat;
+  QfProcSnapshot   *snap0;
+  QfProcSnapshot   *snap1;
 } Run;
 
 const char *
@@ -542,26 +97,26 @@ qf_bw_client_new (const QfBwConfig *config,
 
   if (config->host == NULL || config->host[0] == '\0')
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("No peer given: name the helper machine running the bandwidth responder."));
       return NULL;
     }
   if (config->parallel < 1 || config->parallel > QF_IPERF3_MAX_STREAMS)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("Parallel streams must be 1…%d, not %u."), QF_IPERF3_MAX_STREAMS, config->parallel);
       return NULL;
     }
   if (!(config->time_s > 0 && config->time_s <= 86400) || !(config->omit_s >= 0 && config->omit_s <= 600))
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("Test time must be 0…86400 s and omit 0…600 s."));
       return NULL;
     }
   if (!(config->interval_s >= 0 && config->interval_s <= 60)
       || (config->interval_s > 0 && config->interval_s < 0.1))
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("The report interval must be 0.1…60 s."));
       return NULL;
     }
@@ -570,7 +125,7 @@ qf_bw_client_new (const QfBwConfig *config,
           || (config->protocol == QF_BW_UDP
               && (config->len < QF_IPERF3_MIN_UDP_LEN || config->len > QF_IPERF3_MAX_UDP_LEN))))
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("Block length %u is out of range (TCP 1…%d, UDP %d…%d bytes)."), config->len,
                    QF_IPERF3_MAX_TCP_LEN, QF_IPERF3_MIN_UDP_LEN, QF_IPERF3_MAX_UDP_LEN);
       return NULL;
@@ -617,6 +172,64 @@ cancelled (const gint *cancel)
   return cancel != NULL && g_atomic_int_get (cancel) != 0;
 }
 
+/* A non-blocking socket for ai with the configured window, its connect started; -1 with
+ * *errsv on failure. */
+static int
+start_connect (const QfBwConfig      *cfg,
+               const struct addrinfo *ai,
+               int                   *errsv)
+{
+  int fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+
+  if (fd < 0)
+    {
+      *errsv = errno;
+      return -1;
+    }
+  if (cfg->window_bytes > 0)
+    {
+      setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &cfg->window_bytes, sizeof cfg->window_bytes);
+      setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &cfg->window_bytes, sizeof cfg->window_bytes);
+    }
+  if (connect (fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS)
+    {
+      *errsv = errno;
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* Waits for fd's TCP connect to finish by the deadline: 1 connected, 0 failed (*errsv says why),
+ * -1 stopped on request. */
+static int
+wait_connected (Run    *run,
+                int     fd,
+                gint64  deadline,
+                int    *errsv)
+{
+  for (;;)
+    {
+      struct pollfd pfd = { fd, POLLOUT, 0 };
+      gint64 now = qf_clock_now_ns ();
+      int wait_ms = (int) MIN ((deadline - now) / QF_NSEC_PER_MSEC, 100);
+      socklen_t len = sizeof *errsv;
+
+      if (cancelled (run->cancel))
+        return -1;
+      if (now >= deadline)
+        {
+          *errsv = ETIMEDOUT;
+          return 0;
+        }
+      if (poll (&pfd, 1, MAX (wait_ms, 1)) <= 0)
+        continue;
+      *errsv = 0;
+      getsockopt (fd, SOL_SOCKET, SO_ERROR, errsv, &len);
+      return *errsv == 0;
+    }
+}
+
 /* Non-blocking connect bounded by the connect timeout; the socket is blocking again after. */
 static int
 connect_one (Run        *run,
@@ -635,77 +248,40 @@ connect_one (Run        *run,
   rc = getaddrinfo (cfg->host, port, &hints, &res);
   if (rc != 0)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_RESOLVE,
                    _("Cannot resolve “%s”: %s. Check the peer's name or use its address."),
                    cfg->host, gai_strerror (rc));
       return -1;
     }
   for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next)
     {
-      fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+      int connected = 1;
+
+      fd = start_connect (cfg, ai, &errsv);
       if (fd < 0)
+        continue;
+      if (socktype == SOCK_STREAM)
+        connected = wait_connected (run, fd, deadline, &errsv);
+      if (connected < 0)
         {
-          errsv = errno;
-          continue;
+          close (fd);
+          freeaddrinfo (res);
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
+          return -1;
         }
-      if (cfg->window_bytes > 0)
+      if (connected == 0)
         {
-          setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &cfg->window_bytes, sizeof cfg->window_bytes);
-          setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &cfg->window_bytes, sizeof cfg->window_bytes);
-        }
-      if (connect (fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS)
-        {
-          errsv = errno;
           close (fd);
           fd = -1;
           continue;
         }
-      if (socktype == SOCK_STREAM)
-        {
-          for (;;)
-            {
-              struct pollfd pfd = { fd, POLLOUT, 0 };
-              gint64 now = qf_clock_now_ns ();
-              int wait_ms = (int) MIN ((deadline - now) / QF_NSEC_PER_MSEC, 100);
-              socklen_t len = sizeof errsv;
-
-              if (cancelled (run->cancel))
-                {
-                  close (fd);
-                  freeaddrinfo (res);
-                  g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
-                  return -1;
-                }
-              if (now >= deadline)
-                {
-                  errsv = ETIMEDOUT;
-                  close (fd);
-                  fd = -1;
-                  break;
-                }
-              if (poll (&pfd, 1, MAX (wait_ms, 1)) <= 0)
-                continue;
-              errsv = 0;
-              getsockopt (fd, SOL_SOCKET, SO_ERROR, &errsv, &len);
-              if (errsv != 0)
-                {
-                  close (fd);
-                  fd = -1;
-                }
-              break;
-            }
-        }
-      if (fd >= 0)
-        {
-          int flags = fcntl (fd, F_GETFL);
-          fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
-          memcpy (&run->peer, ai->ai_addr, ai->ai_addrlen);
-          run->peer_len = ai->ai_addrlen;
-        }
+      fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
+      memcpy (&run->peer, ai->ai_addr, ai->ai_addrlen);
+      run->peer_len = ai->ai_addrlen;
     }
   freeaddrinfo (res);
   if (fd < 0)
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
                  _("Cannot reach %s:%u: %s. Is “qualify-cli serve” or “iperf3 -s” running there?"),
                  cfg->host, cfg->port, g_strerror (errsv));
   return fd;
@@ -720,7 +296,7 @@ peer_refused (Run        *run,
 
   if (state == QF_IPERF3_ACCESS_DENIED)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_BUSY,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_BUSY,
                    _("The bandwidth responder at %s:%u is busy with another test. Try again when it is done."),
                    cfg->host, cfg->port);
       return TRUE;
@@ -730,33 +306,33 @@ peer_refused (Run        *run,
       guint32 codes[2] = { 0, 0 };
       g_autoptr(GError) local = NULL;
 
-      _qf_net_read_exact (run->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
-                          run->cancel, _("error code"), &local);
+      _qf_iperf3_read_exact (run->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
+                             run->cancel, _("error code"), &local);
       if (GUINT32_FROM_BE (codes[0]) == QF_AUTH_IPERF3_IE_AUTHTEST && cfg->token != NULL)
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
                      _("The bandwidth responder at %s:%u refused the access token: it does not match the one in its --token-file. Copy the helper machine's token file here again."),
                      cfg->host, cfg->port);
       else if (GUINT32_FROM_BE (codes[0]) == QF_AUTH_IPERF3_IE_AUTHTEST)
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
                      _("The bandwidth responder at %s:%u requires an access token. Give the token file of `qualify-cli serve --token-file` there with --token-file FILE."),
                      cfg->host, cfg->port);
       else if (GUINT32_FROM_BE (codes[0]) == QF_IPERF3_IE_DURATION)
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                      _("The bandwidth responder at %s:%u refused a test of %.0f s: it limits how long a test may run (qualify-cli serve --max-test-seconds). Ask for a shorter --time and --omit."),
                      cfg->host, cfg->port, ceil (cfg->time_s) + ceil (cfg->omit_s));
       else if (GUINT32_FROM_BE (codes[0]) == QF_IPERF3_IE_NUMSTREAMS)
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                      _("The bandwidth responder at %s:%u refused %u data streams: it limits how many a test may open (qualify-cli serve --max-clients). Use fewer --parallel streams."),
                      cfg->host, cfg->port, cfg->direction == QF_BW_BIDIR ? 2 * cfg->parallel : cfg->parallel);
       else
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                      _("The bandwidth responder at %s:%u reported an error (iperf3 error %d, system error %d) and refused the test."),
                      cfg->host, cfg->port, (int) GUINT32_FROM_BE (codes[0]), (int) GUINT32_FROM_BE (codes[1]));
       return TRUE;
     }
   if (state == QF_IPERF3_SERVER_TERMINATE)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                    _("The bandwidth responder at %s:%u ended the test."), cfg->host, cfg->port);
       return TRUE;
     }
@@ -776,7 +352,7 @@ expect_state (Run        *run,
   if (state == want)
     return TRUE;
   if (!peer_refused (run, state, error))
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                  _("The bandwidth responder sent state %d where %d was expected."), state, want);
   return FALSE;
 }
@@ -801,7 +377,7 @@ expect_param_exchange (Run        *run,
   if (state != QF_AUTH_BW_CHALLENGE_STATE)
     {
       if (!peer_refused (run, state, error))
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                      _("The bandwidth responder sent state %d where %d was expected."), state,
                      QF_IPERF3_PARAM_EXCHANGE);
       return FALSE;
@@ -809,7 +385,7 @@ expect_param_exchange (Run        *run,
   if (!qf_auth_bw_client_answer (run->ctrl, cfg->token, cookie,
                                  qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel, &local))
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST, "%s", local->message);
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST, "%s", local->message);
       return FALSE;
     }
   return expect_state (run, QF_IPERF3_PARAM_EXCHANGE, error);
@@ -850,63 +426,69 @@ default_len (const QfBwConfig *cfg,
 static void
 write_params (const QfBwConfig *cfg,
               guint             len,
-              const Run        *run,
               GString          *out)
 {
-  QfJsonWriter w;
+  QfIperf3Params p = { 0 };
 
-  qf_json_writer_init (&w, out);
-  qf_json_writer_begin_object (&w);
-  qf_json_writer_key (&w, cfg->protocol == QF_BW_UDP ? "udp" : "tcp");
-  qf_json_writer_bool (&w, TRUE);
-  qf_json_writer_key (&w, "omit");
-  qf_json_writer_int (&w, (gint64) ceil (cfg->omit_s));
-  qf_json_writer_key (&w, "time");
-  qf_json_writer_int (&w, (gint64) ceil (cfg->time_s));
-  qf_json_writer_key (&w, "num");
-  qf_json_writer_int (&w, 0);
-  qf_json_writer_key (&w, "blockcount");
-  qf_json_writer_int (&w, 0);
-  qf_json_writer_key (&w, "parallel");
-  qf_json_writer_int (&w, cfg->parallel);
-  if (cfg->direction == QF_BW_DOWN)
+  p.udp = cfg->protocol == QF_BW_UDP;
+  p.reverse = cfg->direction == QF_BW_DOWN;
+  p.bidir = cfg->direction == QF_BW_BIDIR;
+  p.nodelay = cfg->nodelay;
+  p.auto_len = cfg->len == 0 && cfg->protocol == QF_BW_TCP;
+  p.parallel = cfg->parallel;
+  p.time_s = (gint64) ceil (cfg->time_s);
+  p.omit_s = (gint64) ceil (cfg->omit_s);
+  p.len = len;
+  p.rate_bps = cfg->bitrate_bps > 0 ? cfg->bitrate_bps : p.udp ? QF_IPERF3_UDP_DEFAULT_BPS : 0;
+  p.window = MAX (cfg->window_bytes, 0);
+  _qf_iperf3_write_params (&p, out);
+}
+
+/* A UDP stream's setup: our hello until the responder's reply (iperf3's, or an older one's),
+ * sent again every 2 s in case it was lost. */
+static gboolean
+udp_stream_hello (Run     *run,
+                  int      fd,
+                  GError **error)
+{
+  static const guchar hello[4] = { 0x39, 0x38, 0x37, 0x36 };
+  static const guchar answer[4] = { 0x36, 0x37, 0x38, 0x39 };
+  static const guchar legacy_answer[4] = { 0xB1, 0x68, 0xDE, 0x3A };   /* older iperf3 */
+  QfBwConfig *cfg = &run->client->config;
+  gint64 deadline = qf_clock_now_ns () + CONTROL_TIMEOUT_NS;
+  gint64 resend = 0;
+
+  for (;;)
     {
-      qf_json_writer_key (&w, "reverse");
-      qf_json_writer_bool (&w, TRUE);
+      guchar reply[16];
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      gint64 now = qf_clock_now_ns ();
+      ssize_t n;
+
+      if (cancelled (run->cancel))
+        {
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
+          return FALSE;
+        }
+      if (now >= deadline)
+        {
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                       _("The bandwidth responder at %s:%u did not answer the UDP stream setup. Is UDP port %u open on its firewall?"),
+                       cfg->host, cfg->port, cfg->port);
+          return FALSE;
+        }
+      /* The first hello goes at once; the rest only if the reply is slow (lost hello). */
+      if (now >= resend)
+        {
+          send (fd, hello, sizeof hello, MSG_NOSIGNAL);
+          resend = now + 2 * QF_NSEC_PER_SEC;
+        }
+      if (poll (&pfd, 1, 100) <= 0)
+        continue;
+      n = recv (fd, reply, sizeof reply, 0);
+      if (n == 4 && (memcmp (reply, answer, 4) == 0 || memcmp (reply, legacy_answer, 4) == 0))
+        return TRUE;
     }
-  if (cfg->direction == QF_BW_BIDIR)
-    {
-      qf_json_writer_key (&w, "bidirectional");
-      qf_json_writer_bool (&w, TRUE);
-    }
-  if (cfg->window_bytes > 0)
-    {
-      qf_json_writer_key (&w, "window");
-      qf_json_writer_int (&w, cfg->window_bytes);
-    }
-  if (cfg->nodelay)
-    {
-      qf_json_writer_key (&w, "nodelay");
-      qf_json_writer_bool (&w, TRUE);
-    }
-  qf_json_writer_key (&w, "len");
-  qf_json_writer_int (&w, len);
-  if (cfg->len == 0 && cfg->protocol == QF_BW_TCP)
-    {
-      /* Our responder then sends 16 × MSS of each stream in -R; iperf3 ignores unknown keys. */
-      qf_json_writer_key (&w, "qualify_auto_len");
-      qf_json_writer_bool (&w, TRUE);
-    }
-  if (cfg->bitrate_bps > 0 || cfg->protocol == QF_BW_UDP)
-    {
-      qf_json_writer_key (&w, "bandwidth");
-      qf_json_writer_uint (&w, cfg->bitrate_bps > 0 ? cfg->bitrate_bps : QF_IPERF3_UDP_DEFAULT_BPS);
-    }
-  qf_json_writer_key (&w, "pacing_timer");
-  qf_json_writer_int (&w, 1000);
-  qf_json_writer_key (&w, "client_version");
-  qf_json_writer_string (&w, "qualify-" PACKAGE_VERSION);
-  qf_json_writer_end_object (&w);
 }
 
 /* Opens one data stream after CREATE_STREAMS (interop.md §1 "TCP streams" / "UDP streams"). */
@@ -918,66 +500,23 @@ open_stream (Run        *run,
 {
   QfBwConfig *cfg = &run->client->config;
   int fd = connect_one (run, cfg->protocol == QF_BW_UDP ? SOCK_DGRAM : SOCK_STREAM, error);
+  int one = 1, udp_buf = 4 * 1024 * 1024;
 
   if (fd < 0)
     return FALSE;
   s->fd = fd;
-  if (cfg->protocol == QF_BW_TCP)
+  if (cfg->protocol == QF_BW_UDP)
     {
-      if (cfg->nodelay)
-        {
-          int one = 1;
-          setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        }
-      return _qf_net_write_exact (fd, cookie, QF_IPERF3_COOKIE_SIZE,
-                                  qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
-                                  _("stream cookie"), error);
-    }
-  else
-    {
-      static const guchar hello[4] = { 0x39, 0x38, 0x37, 0x36 };
-      gint64 deadline = qf_clock_now_ns () + CONTROL_TIMEOUT_NS;
-      gint64 resend = 0;
-
       /* Bigger socket buffers keep a receiving UDP stream from dropping on bursts. */
       if (cfg->window_bytes == 0)
-        {
-          int buf = 4 * 1024 * 1024;
-          setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
-        }
-      for (;;)
-        {
-          guchar reply[16];
-          struct pollfd pfd = { fd, POLLIN, 0 };
-          gint64 now = qf_clock_now_ns ();
-          ssize_t n;
-
-          if (cancelled (run->cancel))
-            {
-              g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
-              return FALSE;
-            }
-          if (now >= deadline)
-            {
-              g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                           _("The bandwidth responder at %s:%u did not answer the UDP stream setup. Is UDP port %u open on its firewall?"),
-                           cfg->host, cfg->port, cfg->port);
-              return FALSE;
-            }
-          /* The first hello goes at once; the rest only if the reply is slow (lost hello). */
-          if (now >= resend)
-            {
-              send (fd, hello, sizeof hello, MSG_NOSIGNAL);
-              resend = now + 2 * QF_NSEC_PER_SEC;
-            }
-          if (poll (&pfd, 1, 100) <= 0)
-            continue;
-          n = recv (fd, reply, sizeof reply, 0);
-          if (n == 4 && ((reply[0] == 0x36 && reply[1] == 0x37 && reply[2] == 0x38 && reply[3] == 0x39)
-                         || (reply[0] == 0xB1 && reply[1] == 0x68 && reply[2] == 0xDE && reply[3] == 0x3A)))
-            return TRUE;
-        }
+        setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &udp_buf, sizeof udp_buf);
+      return udp_stream_hello (run, fd, error);
     }
+  if (cfg->nodelay)
+    setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return _qf_iperf3_write_exact (fd, cookie, QF_IPERF3_COOKIE_SIZE,
+                                 qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
+                                 _("stream cookie"), error);
 }
 
 /* Finds the interface whose address is the control connection's local address. */
@@ -1030,133 +569,168 @@ write_client_results (Run     *run,
                       const QfCpuMark *cpu_start,
                       GString *out)
 {
-  QfJsonWriter w;
+  QfMiniJsonWriter w;
   gboolean tcp_sender = FALSE;
 
   for (guint i = 0; i < run->n_streams; i++)
-    tcp_sender |= run->streams[i].sender && run->streams[i].protocol == QF_BW_TCP;
-  qf_json_writer_init (&w, out);
-  _qf_bw_write_results_head (&w, cpu_start, tcp_sender);
-  qf_json_writer_key (&w, "streams");
-  qf_json_writer_begin_array (&w);
+    tcp_sender |= run->streams[i].sender && !run->streams[i].udp;
+  qf_minijson_writer_init (&w, out);
+  _qf_iperf3_write_results_head (&w, cpu_start, tcp_sender);
+  qf_minijson_writer_key (&w, "streams");
+  qf_minijson_writer_begin_array (&w);
   for (guint i = 0; i < run->n_streams; i++)
     {
       const QfBwStream *s = &run->streams[i];
 
-      _qf_bw_write_stream_result (&w, s, s->protocol == QF_BW_TCP, run->base_bytes[i],
-                                  run->base_errors[i], run->base_packets[i],
-                                  run->base_retrans[i], duration_s);
+      _qf_iperf3_write_stream_result (&w, s, !s->udp, run->base_bytes[i],
+                                      run->base_errors[i], run->base_packets[i],
+                                      run->base_retrans[i], duration_s);
     }
-  qf_json_writer_end_array (&w);
-  qf_json_writer_end_object (&w);
+  qf_minijson_writer_end_array (&w);
+  qf_minijson_writer_end_object (&w);
 }
 
-static const QfJson *
-peer_stream (const QfJson *peer_results,
-             guint         id)
+static const QfMiniJson *
+peer_stream (const QfMiniJson *peer_results,
+             guint             id)
 {
-  const QfJson *streams = qf_json_get (peer_results, "streams");
+  const QfMiniJson *streams = qf_minijson_get (peer_results, "streams");
 
-  /* Linear in the peer's JSON (at most QF_JSON_MAX_NODES values), whatever it holds. */
-  if (qf_json_type (streams) != QF_JSON_ARRAY)
+  /* Linear in the peer's JSON (at most QF_MINIJSON_MAX_NODES values), whatever it holds. */
+  if (qf_minijson_type (streams) != QF_MINIJSON_ARRAY)
     return NULL;
-  for (const QfJson *s = qf_json_first (streams); s != NULL; s = qf_json_next (s))
-    if (qf_json_int (qf_json_get (s, "id"), -1) == id)
+  for (const QfMiniJson *s = qf_minijson_first (streams); s != NULL; s = qf_minijson_next (s))
+    if (qf_minijson_int (qf_minijson_get (s, "id"), -1) == id)
       return s;
   return NULL;
 }
 
+/* Both ends' counts summed over the streams (summarize). */
+typedef struct
+{
+  guint64  sent;
+  guint64  received;
+  guint64  up_rx;
+  guint64  down_rx;
+  guint64  lost;
+  guint64  packets;
+  guint64  out_of_order;
+  gdouble  jitter_sum;
+  guint    n_jitter;
+  gdouble  up_time;
+  gboolean up_known;
+  gint64   retrans;
+  gboolean retrans_known;
+} Totals;
+
+/* A stream we sent on: our count of what went out, the peer's (ps, NULL when its results never
+ * came) of what arrived, loss and jitter; retransmits from our TCP_INFO. */
+static void
+tally_sending_stream (const Run        *run,
+                      guint             i,
+                      const QfMiniJson *ps,
+                      Totals           *t)
+{
+  const QfBwStream *s = &run->streams[i];
+  gint64 peer_bytes = ps != NULL ? qf_minijson_int (qf_minijson_get (ps, "bytes"), 0) : 0;
+  gdouble peer_end = ps != NULL ? qf_minijson_double (qf_minijson_get (ps, "end_time"), 0) : 0;
+
+  t->sent += s->bytes - run->base_bytes[i];
+  if (ps != NULL)
+    {
+      t->received += MAX (peer_bytes, 0);
+      t->up_rx += MAX (peer_bytes, 0);
+      t->up_known = TRUE;
+      t->up_time = MAX (t->up_time, peer_end);
+    }
+  if (!s->udp && run->base_retrans[i] >= 0 && run->prev_retrans[i] >= 0)
+    {
+      t->retrans += run->prev_retrans[i] - run->base_retrans[i];
+      t->retrans_known = TRUE;
+    }
+  if (s->udp && ps != NULL)
+    {
+      t->lost += MAX (qf_minijson_int (qf_minijson_get (ps, "errors"), 0), 0);
+      t->packets += MAX (qf_minijson_int (qf_minijson_get (ps, "packets"), 0), 0);
+      t->jitter_sum += qf_minijson_double (qf_minijson_get (ps, "jitter"), 0);
+      t->n_jitter++;
+    }
+}
+
+/* A stream the peer sent on: our count of what arrived, loss and jitter; the peer's (ps) of what
+ * went out and its retransmits. */
+static void
+tally_receiving_stream (const Run        *run,
+                        guint             i,
+                        const QfMiniJson *ps,
+                        Totals           *t)
+{
+  const QfBwStream *s = &run->streams[i];
+  guint64 local = s->bytes - run->base_bytes[i];
+
+  t->received += local;
+  t->down_rx += local;
+  if (ps != NULL)
+    {
+      gint64 peer_bytes = qf_minijson_int (qf_minijson_get (ps, "bytes"), 0);
+      gint64 r = qf_minijson_int (qf_minijson_get (ps, "retransmits"), -1);
+
+      t->sent += MAX (peer_bytes, 0);
+      if (r >= 0)
+        {
+          t->retrans += r;
+          t->retrans_known = TRUE;
+        }
+    }
+  if (s->udp)
+    {
+      t->lost += s->errors - run->base_errors[i];
+      t->packets += s->packets - run->base_packets[i];
+      t->out_of_order += s->out_of_order;
+      t->jitter_sum += s->jitter_s;
+      t->n_jitter++;
+    }
+}
+
 /* Final figures from our counters and the peer's results (NULL when it never sent them). */
 static void
-summarize (Run          *run,
-           gdouble       duration_s,
-           const QfJson *peer_results,
-           QfBwResult   *result)
+summarize (Run              *run,
+           gdouble           duration_s,
+           const QfMiniJson *peer_results,
+           QfBwResult       *result)
 {
-  guint64 sent = 0, received = 0, up_rx = 0, down_rx = 0;
-  guint64 lost = 0, packets = 0, ooo = 0;
-  gdouble jitter_sum = 0, up_time = 0, down_time = duration_s;
-  guint n_jitter = 0;
-  gint64 retrans = 0;
-  gboolean retrans_known = FALSE, up_known = FALSE;
+  Totals t = { 0 };
   gdouble secs = duration_s > 0 ? duration_s : 1;
 
   for (guint i = 0; i < run->n_streams; i++)
     {
-      QfBwStream *s = &run->streams[i];
-      guint64 local = s->bytes - run->base_bytes[i];
-      const QfJson *ps = peer_stream (peer_results, s->id);
-      gint64 peer_bytes = ps != NULL ? qf_json_int (qf_json_get (ps, "bytes"), 0) : 0;
-      gdouble peer_end = ps != NULL ? qf_json_double (qf_json_get (ps, "end_time"), 0) : 0;
-      gint64 r;
+      const QfMiniJson *ps = peer_stream (peer_results, run->streams[i].id);
 
-      if (s->sender)
-        {
-          sent += local;
-          if (ps != NULL)
-            {
-              received += MAX (peer_bytes, 0);
-              up_rx += MAX (peer_bytes, 0);
-              up_known = TRUE;
-              up_time = MAX (up_time, peer_end);
-            }
-          if (s->protocol == QF_BW_TCP && run->base_retrans[i] >= 0 && run->prev_retrans[i] >= 0)
-            {
-              retrans += run->prev_retrans[i] - run->base_retrans[i];
-              retrans_known = TRUE;
-            }
-          if (s->protocol == QF_BW_UDP && ps != NULL)
-            {
-              lost += MAX (qf_json_int (qf_json_get (ps, "errors"), 0), 0);
-              packets += MAX (qf_json_int (qf_json_get (ps, "packets"), 0), 0);
-              jitter_sum += qf_json_double (qf_json_get (ps, "jitter"), 0);
-              n_jitter++;
-            }
-        }
+      if (run->streams[i].sender)
+        tally_sending_stream (run, i, ps, &t);
       else
-        {
-          received += local;
-          down_rx += local;
-          if (ps != NULL)
-            {
-              sent += MAX (peer_bytes, 0);
-              r = qf_json_int (qf_json_get (ps, "retransmits"), -1);
-              if (r >= 0)
-                {
-                  retrans += r;
-                  retrans_known = TRUE;
-                }
-            }
-          if (s->protocol == QF_BW_UDP)
-            {
-              lost += s->errors - run->base_errors[i];
-              packets += s->packets - run->base_packets[i];
-              ooo += s->out_of_order;
-              jitter_sum += s->jitter_s;
-              n_jitter++;
-            }
-        }
+        tally_receiving_stream (run, i, ps, &t);
     }
-  if (up_time <= 0)
-    up_time = secs;
+  if (t.up_time <= 0)
+    t.up_time = secs;
 
   result->duration_s = duration_s;
-  result->bytes_sent = sent;
-  result->bytes_received = received;
-  result->sent_mbps = sent * 8.0 / secs / 1e6;
-  result->received_mbps = received * 8.0 / secs / 1e6;
-  result->up_mbps = up_known ? up_rx * 8.0 / up_time / 1e6 : 0;
-  result->down_mbps = down_rx * 8.0 / down_time / 1e6;
-  if (result->direction == QF_BW_UP && !up_known)
+  result->bytes_sent = t.sent;
+  result->bytes_received = t.received;
+  result->sent_mbps = t.sent * 8.0 / secs / 1e6;
+  result->received_mbps = t.received * 8.0 / secs / 1e6;
+  result->up_mbps = t.up_known ? t.up_rx * 8.0 / t.up_time / 1e6 : 0;
+  result->down_mbps = t.down_rx * 8.0 / duration_s / 1e6;
+  if (result->direction == QF_BW_UP && !t.up_known)
     result->received_mbps = 0;
-  result->retransmits = retrans_known ? retrans : -1;
+  result->retransmits = t.retrans_known ? t.retrans : -1;
   if (run->client->config.protocol == QF_BW_UDP)
     {
-      result->jitter_ms = n_jitter > 0 ? jitter_sum / n_jitter * 1e3 : 0;
-      result->lost_packets = lost;
-      result->total_packets = packets;
-      result->out_of_order = ooo;
-      result->lost_pct = packets > 0 ? 100.0 * lost / packets : 0;
+      result->jitter_ms = t.n_jitter > 0 ? t.jitter_sum / t.n_jitter * 1e3 : 0;
+      result->lost_packets = t.lost;
+      result->total_packets = t.packets;
+      result->out_of_order = t.out_of_order;
+      result->lost_pct = t.packets > 0 ? 100.0 * t.lost / t.packets : 0;
     }
 }
 
@@ -1188,7 +762,7 @@ record_interval (Run        *run,
         up += d;
       else
         down += d;
-      if (s->sender && s->protocol == QF_BW_TCP && run->prev_retrans[i] >= 0)
+      if (s->sender && !s->udp && run->prev_retrans[i] >= 0)
         {
           gint64 r = _qf_bw_tcp_total_retrans (s->fd);
           if (r >= 0)
@@ -1243,7 +817,7 @@ stream_failure (Run     *run,
     if (g_atomic_int_get (&run->streams[i].failed))
       {
         QfBwStream *s = &run->streams[i];
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                      _("Data stream %u to %s:%u broke off (%s). The peer stopped or the link went down."),
                      s->id, cfg->host, cfg->port,
                      s->eof ? _("closed by the peer") : g_strerror (s->errsv));
@@ -1264,50 +838,51 @@ unexpected_state (Run     *run,
   if (!_qf_iperf3_read_state (run->ctrl, &state, qf_clock_now_ns () + QF_NSEC_PER_SEC,
                               run->cancel, &local))
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
                    _("The bandwidth responder at %s:%u closed the control connection during the test. It stopped or crashed."),
                    cfg->host, cfg->port);
       return FALSE;
     }
   if (!peer_refused (run, state, error))
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                  _("The bandwidth responder sent state %d during the test."), state);
   return FALSE;
 }
 
-gboolean
-qf_bw_client_run (QfBwClient  *client,
-                  const gint  *cancel,
-                  QfBwResult  *result,
-                  GError     **error)
+/* ---------------------------------------------------------------- the phases of a run */
+
+static Run *
+run_new (QfBwClient *client,
+         const gint *cancel)
 {
-  QfBwConfig *cfg;
-  g_autofree Run *run = NULL;
-  g_autoptr(GString) json = g_string_new (NULL);
-  g_autoptr(QfJson) peer_results = NULL;
-  g_autoptr(QfProcStat) procstat = NULL;
-  g_autoptr(QfProcSnapshot) snap0 = NULL;
-  g_autoptr(QfProcSnapshot) snap1 = NULL;
-  char cookie[QF_IPERF3_COOKIE_SIZE];
-  guint per_dir, len;
-  gint64 t_start, omit_end, test_end, t0 = 0, prev_tick, next_tick, interval_ns, now;
-  gint64 last_move_ns, stall_ns;
-  guint64 last_total = 0;
-  gboolean omit_done = FALSE, ok = FALSE;
-  gdouble duration_s = 0;
-  QfCpuMark cpu_start;
-  signed char state;
+  Run *run = g_new0 (Run, 1);
 
-  g_return_val_if_fail (client != NULL && result != NULL, FALSE);
-  cfg = &client->config;
-
-  run = g_new0 (Run, 1);
   run->client = client;
   run->cancel = cancel;
   run->ctrl = -1;
   for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
     run->streams[i].fd = -1;
+  return run;
+}
 
+static void
+run_free (Run *run)
+{
+  stop_all_streams (run);
+  for (guint i = 0; i < run->n_streams; i++)
+    _qf_bw_stream_clear (&run->streams[i]);
+  if (run->ctrl >= 0)
+    close (run->ctrl);
+  g_clear_pointer (&run->procstat, qf_procstat_free);
+  g_clear_pointer (&run->snap0, qf_procstat_snapshot_free);
+  g_clear_pointer (&run->snap1, qf_procstat_snapshot_free);
+  g_free (run);
+}
+
+static void
+result_begin (const QfBwConfig *cfg,
+              QfBwResult       *result)
+{
   if (result->intervals == NULL)
     result->intervals = g_array_new (FALSE, TRUE, sizeof (QfBwInterval));
   result->protocol = cfg->protocol;
@@ -1316,40 +891,58 @@ qf_bw_client_run (QfBwClient  *client,
   result->retransmits = -1;
   result->jitter_ms = cfg->protocol == QF_BW_UDP ? 0 : -1;
   result->lost_pct = cfg->protocol == QF_BW_UDP ? 0 : -1;
+}
 
-  _qf_cpu_mark (&cpu_start);
+/* Opens the control connection and asks for the test: cookie (and the access-token challenge),
+ * PARAM_EXCHANGE, our parameters, CREATE_STREAMS. Sets result->len to the block length asked
+ * for. */
+static gboolean
+handshake (Run         *run,
+           char        *cookie,
+           QfBwResult  *result,
+           GError     **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+  g_autoptr(GString) json = g_string_new (NULL);
+  int one = 1;
 
   run->ctrl = connect_one (run, SOCK_STREAM, error);
   if (run->ctrl < 0)
-    goto out;
-  {
-    int one = 1;
-    setsockopt (run->ctrl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  }
+    return FALSE;
+  setsockopt (run->ctrl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   _qf_iperf3_make_cookie (cookie);
   if (cfg->token != NULL)
     qf_auth_bw_mark_cookie (cookie);
-  if (!_qf_net_write_exact (run->ctrl, cookie, sizeof cookie, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
-                            cancel, _("cookie"), error)
+  if (!_qf_iperf3_write_exact (run->ctrl, cookie, QF_IPERF3_COOKIE_SIZE,
+                               qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
+                               _("cookie"), error)
       || !expect_param_exchange (run, cookie, error))
-    goto out;
+    return FALSE;
 
-  len = default_len (cfg, run->ctrl);
-  result->len = len;
-  write_params (cfg, len, run, json);
-  if (!_qf_iperf3_write_json (run->ctrl, json, error)
-      || !expect_state (run, QF_IPERF3_CREATE_STREAMS, error))
-    goto out;
+  result->len = default_len (cfg, run->ctrl);
+  write_params (cfg, result->len, json);
+  return _qf_iperf3_write_json (run->ctrl, json, error)
+         && expect_state (run, QF_IPERF3_CREATE_STREAMS, error);
+}
 
-  /* Our sending streams first, then our receiving ones (iperf_handle_message_client). */
-  per_dir = cfg->parallel;
+/* Opens every data stream, our sending ones first, then our receiving ones
+ * (iperf_handle_message_client). */
+static gboolean
+open_streams (Run         *run,
+              const char  *cookie,
+              guint        len,
+              GError     **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+  guint per_dir = cfg->parallel;
+
   run->n_streams = cfg->direction == QF_BW_BIDIR ? 2 * per_dir : per_dir;
   for (guint i = 0; i < run->n_streams; i++)
     {
       QfBwStream *s = &run->streams[i];
 
       s->id = _qf_iperf3_stream_id (i);
-      s->protocol = cfg->protocol;
+      s->udp = cfg->protocol == QF_BW_UDP;
       s->len = len;
       s->sender = cfg->direction == QF_BW_UP || (cfg->direction == QF_BW_BIDIR && i < per_dir);
       s->rate_bps = s->sender ? (cfg->protocol == QF_BW_UDP && cfg->bitrate_bps == 0
@@ -1358,23 +951,41 @@ qf_bw_client_run (QfBwClient  *client,
       s->auto_len = cfg->len == 0;
       s->stop = s->sender ? &run->stop_senders : &run->stop_receivers;
       if (!open_stream (run, s, cookie, error))
-        goto out;
+        return FALSE;
     }
+  return TRUE;
+}
 
+/* Waits for TEST_START and TEST_RUNNING: the peer has its streams and the test begins. */
+static gboolean
+wait_test_running (Run     *run,
+                   GError **error)
+{
   for (;;)
     {
+      signed char state;
+
       if (!_qf_iperf3_read_state (run->ctrl, &state, qf_clock_now_ns () + CONTROL_TIMEOUT_NS,
-                                  cancel, error))
-        goto out;
+                                  run->cancel, error))
+        return FALSE;
       if (state == QF_IPERF3_TEST_RUNNING)
-        break;
+        return TRUE;
       if (state == QF_IPERF3_TEST_START)
         continue;
       if (!peer_refused (run, state, error))
-        g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+        g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                      _("The bandwidth responder sent state %d before the test started."), state);
-      goto out;
+      return FALSE;
     }
+}
+
+/* The interface whose rx/tx rates go with the result: the one asked for, else the one the
+ * control connection leaves by. */
+static void
+iface_begin (Run        *run,
+             QfBwResult *result)
+{
+  QfBwConfig *cfg = &run->client->config;
 
   if (cfg->iface != NULL && cfg->iface[0] != '\0')
     g_strlcpy (result->iface, cfg->iface, sizeof result->iface);
@@ -1382,38 +993,69 @@ qf_bw_client_run (QfBwClient  *client,
     find_iface (run->ctrl, result->iface, sizeof result->iface);
   if (result->iface[0] != '\0')
     {
-      procstat = qf_procstat_new (NULL, QF_PROCSTAT_NET, NULL);
-      snap0 = qf_procstat_snapshot_new ();
-      snap1 = qf_procstat_snapshot_new ();
+      run->procstat = qf_procstat_new (NULL, QF_PROCSTAT_NET, NULL);
+      run->snap0 = qf_procstat_snapshot_new ();
+      run->snap1 = qf_procstat_snapshot_new ();
     }
+}
 
-  interval_ns = (gint64) (cfg->interval_s * 1e9);
-  stall_ns = (gint64) (cfg->stall_timeout_s * 1e9);
+/* The interface counters where the measured part starts; unreadable, no rates at all. */
+static void
+iface_mark_start (Run *run)
+{
+  if (run->procstat != NULL && !qf_procstat_read (run->procstat, run->snap0, NULL))
+    g_clear_pointer (&run->procstat, qf_procstat_free);
+}
+
+static void
+iface_rates (Run        *run,
+             QfBwResult *result)
+{
+  QfNetRates rates;
+
+  if (run->procstat != NULL && qf_procstat_read (run->procstat, run->snap1, NULL)
+      && qf_procstat_net_rate (run->snap0, run->snap1, result->iface, &rates))
+    {
+      result->have_iface = TRUE;
+      result->rx_kBps = rates.rx_kBps;
+      result->tx_kBps = rates.tx_kBps;
+    }
+}
+
+/* Sets the measuring clock and starts the stream workers. */
+static void
+start_streams (Run        *run,
+               QfBwResult *result)
+{
+  QfBwConfig *cfg = &run->client->config;
+  gint64 t_start;
+
+  run->interval_ns = (gint64) (cfg->interval_s * 1e9);
+  run->stall_ns = (gint64) (cfg->stall_timeout_s * 1e9);
   if (cfg->bitrate_bps > 0 || cfg->protocol == QF_BW_UDP)
     {
       /* A slow paced stream sends one block every len × 8 / rate seconds: not a stall. */
       guint64 bps = cfg->bitrate_bps > 0 ? cfg->bitrate_bps : QF_IPERF3_UDP_DEFAULT_BPS;
-      stall_ns = MAX (stall_ns, (gint64) (3e9 * len * 8.0 / bps));
+      run->stall_ns = MAX (run->stall_ns, (gint64) (3e9 * result->len * 8.0 / bps));
     }
   for (guint i = 0; i < run->n_streams; i++)
     run->base_retrans[i] = run->prev_retrans[i] = -1;
   t_start = qf_clock_now_ns ();
-  omit_end = t_start + (gint64) (cfg->omit_s * 1e9);
-  test_end = omit_end + (gint64) (cfg->time_s * 1e9);
-  prev_tick = t_start;
-  next_tick = omit_end;
-  last_move_ns = t_start;
+  run->omit_end = t_start + (gint64) (cfg->omit_s * 1e9);
+  run->test_end = run->omit_end + (gint64) (cfg->time_s * 1e9);
+  run->prev_tick = t_start;
+  run->next_tick = run->omit_end;
+  run->last_move_ns = t_start;
   if (cfg->omit_s == 0)
     {
       /* Nothing to omit: count from the first byte, so both sides count the same bytes. */
-      omit_done = TRUE;
-      t0 = t_start;
-      next_tick = t_start + interval_ns;
+      run->omit_done = TRUE;
+      run->t0 = t_start;
+      run->next_tick = t_start + run->interval_ns;
       for (guint i = 0; i < run->n_streams; i++)
-        if (run->streams[i].sender && run->streams[i].protocol == QF_BW_TCP)
+        if (run->streams[i].sender && !run->streams[i].udp)
           run->base_retrans[i] = run->prev_retrans[i] = _qf_bw_tcp_total_retrans (run->streams[i].fd);
-      if (procstat != NULL && !qf_procstat_read (procstat, snap0, NULL))
-        g_clear_pointer (&procstat, qf_procstat_free);
+      iface_mark_start (run);
     }
   for (guint i = 0; i < run->n_streams; i++)
     {
@@ -1422,142 +1064,221 @@ qf_bw_client_run (QfBwClient  *client,
         result->len = run->streams[i].len;
       _qf_bw_stream_start (&run->streams[i]);
     }
+}
 
+/* The warm-up is over at now: what the streams moved so far does not count. */
+static void
+end_omit (Run    *run,
+          gint64  now)
+{
+  run->omit_done = TRUE;
+  run->t0 = run->prev_tick = now;
+  run->next_tick = now + run->interval_ns;
+  for (guint i = 0; i < run->n_streams; i++)
+    {
+      QfBwStream *s = &run->streams[i];
+      run->base_bytes[i] = run->prev_bytes[i] = _qf_atomic_get64 (&s->bytes);
+      run->base_packets[i] = _qf_atomic_get64 (&s->packets);
+      run->base_errors[i] = _qf_atomic_get64 (&s->errors);
+      if (s->sender && !s->udp)
+        run->base_retrans[i] = run->prev_retrans[i] = _qf_bw_tcp_total_retrans (s->fd);
+    }
+  iface_mark_start (run);
+}
+
+/* FALSE with error when no byte has moved either way for the stall timeout. */
+static gboolean
+still_moving (Run     *run,
+              gint64   now,
+              GError **error)
+{
+  QfBwConfig *cfg = &run->client->config;
+  guint64 total = 0;
+
+  for (guint i = 0; i < run->n_streams; i++)
+    total += _qf_atomic_get64 (&run->streams[i].bytes);
+  if (total != run->last_total)
+    {
+      run->last_total = total;
+      run->last_move_ns = now;
+      return TRUE;
+    }
+  if (now - run->last_move_ns <= run->stall_ns)
+    return TRUE;
+  g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+               _("No data moved to or from %s:%u for %.0f s: the peer or the link stalled."),
+               cfg->host, cfg->port, cfg->stall_timeout_s);
+  return FALSE;
+}
+
+/* The control thread's watch while the workers move data: ends the warm-up, records a sample
+ * every interval, and stops on a request, a broken stream, a stall or a word from the peer
+ * (FALSE with error). Wakes at most every 100 ms. On TRUE, *end_ns is when the time was up. */
+static gboolean
+measure (Run         *run,
+         QfBwResult  *result,
+         gint64      *end_ns,
+         GError     **error)
+{
   for (;;)
     {
       struct pollfd pfd = { run->ctrl, POLLIN, 0 };
+      gint64 now = qf_clock_now_ns ();
       gint64 wake;
-      guint64 total = 0;
 
-      now = qf_clock_now_ns ();
-      if (cancelled (cancel))
+      if (cancelled (run->cancel))
         {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
           _qf_iperf3_write_state (run->ctrl, QF_IPERF3_CLIENT_TERMINATE, NULL);
-          goto out_partial;
+          return FALSE;
         }
-      if (!omit_done && now >= omit_end)
+      if (!run->omit_done && now >= run->omit_end)
+        end_omit (run, now);
+      if (run->omit_done && now >= run->next_tick && now < run->test_end)
         {
-          omit_done = TRUE;
-          t0 = prev_tick = now;
-          next_tick = now + interval_ns;
-          for (guint i = 0; i < run->n_streams; i++)
-            {
-              QfBwStream *s = &run->streams[i];
-              run->base_bytes[i] = run->prev_bytes[i] = _qf_atomic_get64 (&s->bytes);
-              run->base_packets[i] = _qf_atomic_get64 (&s->packets);
-              run->base_errors[i] = _qf_atomic_get64 (&s->errors);
-              if (s->sender && s->protocol == QF_BW_TCP)
-                run->base_retrans[i] = run->prev_retrans[i] = _qf_bw_tcp_total_retrans (s->fd);
-            }
-          if (procstat != NULL && !qf_procstat_read (procstat, snap0, NULL))
-            g_clear_pointer (&procstat, qf_procstat_free);
+          record_interval (run, result, run->t0, run->prev_tick, now);
+          run->prev_tick = now;
+          run->next_tick += run->interval_ns;
+          if (run->next_tick <= now)
+            run->next_tick = now + run->interval_ns;
         }
-      if (omit_done && now >= next_tick && now < test_end)
+      if (now >= run->test_end)
         {
-          record_interval (run, result, t0, prev_tick, now);
-          prev_tick = now;
-          next_tick += interval_ns;
-          if (next_tick <= now)
-            next_tick = now + interval_ns;
+          *end_ns = now;
+          return TRUE;
         }
-      if (now >= test_end)
-        break;
       if (stream_failure (run, error))
-        goto out_partial;
-
-      for (guint i = 0; i < run->n_streams; i++)
-        total += _qf_atomic_get64 (&run->streams[i].bytes);
-      if (total != last_total)
+        return FALSE;
+      if (!still_moving (run, now, error))
         {
-          last_total = total;
-          last_move_ns = now;
-        }
-      else if (now - last_move_ns > stall_ns)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("No data moved to or from %s:%u for %.0f s: the peer or the link stalled."),
-                       cfg->host, cfg->port, cfg->stall_timeout_s);
           _qf_iperf3_write_state (run->ctrl, QF_IPERF3_CLIENT_TERMINATE, NULL);
-          goto out_partial;
+          return FALSE;
         }
 
-      wake = MIN (MIN (next_tick, test_end), now + 100 * QF_NSEC_PER_MSEC);
-      if (!omit_done)
-        wake = MIN (wake, omit_end);
+      wake = MIN (MIN (run->next_tick, run->test_end), now + 100 * QF_NSEC_PER_MSEC);
+      if (!run->omit_done)
+        wake = MIN (wake, run->omit_end);
       if (poll (&pfd, 1, (int) MAX ((wake - now + QF_NSEC_PER_MSEC - 1) / QF_NSEC_PER_MSEC, 0)) > 0)
         {
           unexpected_state (run, error);
-          goto out_partial;
+          return FALSE;
         }
     }
+}
+
+/* Closes the measured part at end_ns: the last interval, the interface rates; returns the
+ * measured seconds. */
+static gdouble
+measure_end (Run        *run,
+             QfBwResult *result,
+             gint64      end_ns)
+{
+  gdouble duration_s;
 
   /* The last, partial interval counts when it is a noticeable part of one. */
-  if (now - prev_tick > interval_ns / 5)
-    record_interval (run, result, t0, prev_tick, now);
-  duration_s = (now - t0) / 1e9;
-  if (procstat != NULL && qf_procstat_read (procstat, snap1, NULL))
-    {
-      QfNetRates rates;
-      if (qf_procstat_net_rate (snap0, snap1, result->iface, &rates))
-        {
-          result->have_iface = TRUE;
-          result->rx_kBps = rates.rx_kBps;
-          result->tx_kBps = rates.tx_kBps;
-        }
-    }
+  if (end_ns - run->prev_tick > run->interval_ns / 5)
+    record_interval (run, result, run->t0, run->prev_tick, end_ns);
+  duration_s = (end_ns - run->t0) / 1e9;
+  iface_rates (run, result);
+  return duration_s;
+}
 
-  /* Senders stop now; receivers keep draining until EXCHANGE_RESULTS so no sender blocks. */
+/* Senders stop now; receivers keep draining until EXCHANGE_RESULTS so no sender blocks. */
+static void
+stop_senders (Run        *run,
+              QfBwResult *result)
+{
   g_atomic_int_set (&run->stop_senders, 1);
   for (guint i = 0; i < run->n_streams; i++)
     if (run->streams[i].sender)
       {
         _qf_bw_stream_join (&run->streams[i]);
         result->len = run->streams[i].len;
-        if (run->streams[i].protocol == QF_BW_TCP && run->base_retrans[i] >= 0)
+        if (!run->streams[i].udp && run->base_retrans[i] >= 0)
           {
             gint64 r = _qf_bw_tcp_total_retrans (run->streams[i].fd);
             if (r >= 0)
               run->prev_retrans[i] = r;
           }
       }
-  if (!_qf_iperf3_write_state (run->ctrl, QF_IPERF3_TEST_END, error))
-    goto out_partial;
-  if (!expect_state (run, QF_IPERF3_EXCHANGE_RESULTS, error))
-    goto out_partial;
-  stop_all_streams (run);
+}
 
-  g_string_truncate (json, 0);
-  write_client_results (run, duration_s, &cpu_start, json);
+/* TEST_END, then the results exchange: ours go out, the peer's come back (NULL on error). */
+static QfMiniJson *
+exchange_results (Run              *run,
+                  gdouble           duration_s,
+                  const QfCpuMark  *cpu_start,
+                  GError          **error)
+{
+  g_autoptr(GString) json = g_string_new (NULL);
+
+  if (!_qf_iperf3_write_state (run->ctrl, QF_IPERF3_TEST_END, error)
+      || !expect_state (run, QF_IPERF3_EXCHANGE_RESULTS, error))
+    return NULL;
+  stop_all_streams (run);
+  write_client_results (run, duration_s, cpu_start, json);
   if (!_qf_iperf3_write_json (run->ctrl, json, error))
+    return NULL;
+  return _qf_iperf3_read_json (run->ctrl, QF_IPERF3_MAX_RESULTS,
+                               qf_clock_now_ns () + CONTROL_TIMEOUT_NS, run->cancel,
+                               _("results"), error);
+}
+
+/* Our responder names itself in its results; stock iperf3 does not. */
+static void
+note_peer (const QfMiniJson *peer_results,
+           QfBwResult       *result)
+{
+  const char *v = qf_minijson_string (qf_minijson_get (peer_results, "qualify_version"));
+
+  result->peer_is_qualify = v != NULL;
+  if (v != NULL)
+    g_strlcpy (result->peer_version, v, sizeof result->peer_version);
+}
+
+gboolean
+qf_bw_client_run (QfBwClient  *client,
+                  const gint  *cancel,
+                  QfBwResult  *result,
+                  GError     **error)
+{
+  g_autoptr(QfMiniJson) peer_results = NULL;
+  char cookie[QF_IPERF3_COOKIE_SIZE];
+  QfCpuMark cpu_start;
+  gdouble duration_s = 0;
+  gint64 end_ns = 0;
+  gboolean ok = FALSE;
+  Run *run;
+
+  g_return_val_if_fail (client != NULL && result != NULL, FALSE);
+
+  run = run_new (client, cancel);
+  result_begin (&client->config, result);
+  _qf_iperf3_cpu_mark (&cpu_start);
+  if (!handshake (run, cookie, result, error)
+      || !open_streams (run, cookie, result->len, error)
+      || !wait_test_running (run, error))
+    goto out;
+
+  iface_begin (run, result);
+  start_streams (run, result);
+  if (!measure (run, result, &end_ns, error))
     goto out_partial;
-  peer_results = _qf_iperf3_read_json (run->ctrl, QF_IPERF3_MAX_RESULTS,
-                                       qf_clock_now_ns () + CONTROL_TIMEOUT_NS, cancel,
-                                       _("results"), error);
-  if (peer_results == NULL)
-    goto out_partial;
-  if (!expect_state (run, QF_IPERF3_DISPLAY_RESULTS, error))
+  duration_s = measure_end (run, result, end_ns);
+  stop_senders (run, result);
+  peer_results = exchange_results (run, duration_s, &cpu_start, error);
+  if (peer_results == NULL || !expect_state (run, QF_IPERF3_DISPLAY_RESULTS, error))
     goto out_partial;
   _qf_iperf3_write_state (run->ctrl, QF_IPERF3_IPERF_DONE, NULL);
-
-  {
-    const char *v = qf_json_string (qf_json_get (peer_results, "qualify_version"));
-    result->peer_is_qualify = v != NULL;
-    if (v != NULL)
-      g_strlcpy (result->peer_version, v, sizeof result->peer_version);
-  }
+  note_peer (peer_results, result);
   ok = TRUE;
 
 out_partial:
   stop_all_streams (run);
-  if (!ok && omit_done && duration_s == 0)
-    duration_s = (qf_clock_now_ns () - t0) / 1e9;
+  if (!ok && run->omit_done && duration_s == 0)
+    duration_s = (qf_clock_now_ns () - run->t0) / 1e9;
   summarize (run, duration_s, peer_results, result);
 out:
-  stop_all_streams (run);
-  for (guint i = 0; i < run->n_streams; i++)
-    _qf_bw_stream_clear (&run->streams[i]);
-  if (run->ctrl >= 0)
-    close (run->ctrl);
+  run_free (run);
   return ok;
 }

@@ -2,34 +2,27 @@
  *
  * Measures throughput to a bandwidth responder that speaks the iperf3 3.12 control protocol:
  * a stock `iperf3 -s` or our own responder (qf-iperf3.h). One thread per data stream moves
- * bytes with plain send/recv (see qf-bandwidth.c); the calling thread runs the control
- * connection, takes a throughput sample every interval and pushes it to an optional QfRing. TCP blocks default to a
- * whole multiple of the connection's MSS (iperf3's 128 KiB leaves a runt segment per write).
+ * bytes with plain send/recv (see qf-bw-streams.c); the calling thread runs the control
+ * connection, takes a throughput sample every interval and pushes it to an optional QfRing.
+ * TCP blocks default to a whole multiple of the connection's MSS (iperf3's 128 KiB leaves a runt
+ * segment per write).
  *
  * Threads: qf_bw_client_run() blocks its caller; on_interval is called on that thread.
  * Another thread stops a run with g_atomic_int_set (cancel, 1); the run returns within 1 s.
+ *
+ * Errors are QF_NET_ERROR (qf-net.h): _INVALID for a configuration value out of range,
+ * _RESOLVE and _UNREACHABLE when the peer cannot be reached or refuses us, _PROTOCOL when it
+ * breaks the protocol or refuses the test, _BUSY when it runs another test, _PEER_LOST when it
+ * vanishes or stalls during the test, _CANCELLED, and _IO when a local system call fails.
  */
 #pragma once
 
 #include <glib.h>
 
+#include "qf-net.h"
 #include "qf-ring.h"
 
 G_BEGIN_DECLS
-
-#define QF_BW_ERROR (qf_bw_error_quark ())
-GQuark qf_bw_error_quark (void);
-
-typedef enum
-{
-  QF_BW_ERROR_INVALID,     /* a configuration value is out of range */
-  QF_BW_ERROR_CONNECT,     /* the peer cannot be reached or refused */
-  QF_BW_ERROR_PROTOCOL,    /* the peer broke the protocol or refused the test */
-  QF_BW_ERROR_PEER_LOST,   /* the peer vanished or stalled during the test */
-  QF_BW_ERROR_BUSY,        /* the peer is running another test */
-  QF_BW_ERROR_CANCELLED,
-  QF_BW_ERROR_SYSTEM,      /* a local system call failed */
-} QfBwError;
 
 typedef enum
 {

@@ -215,6 +215,74 @@ summarize (QfCycleTest   *self,
     }
 }
 
+/* Opens the test's UDP socket towards the responder and proves the access token if one is
+ * set. */
+static gboolean
+connect_peer (QfCycleTest  *self,
+              const gint   *cancel,
+              GError      **error)
+{
+  self->fd = socket (self->addr.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (self->fd < 0)
+    {
+      qf_net_set_errno_error (error, errno, _("Cannot open a socket"));
+      return FALSE;
+    }
+  if (!qf_net_bind_iface (self->fd, self->addr.ss_family, self->config.iface, error))
+    return FALSE;
+  if (connect (self->fd, (struct sockaddr *) &self->addr, self->addr_len) != 0)
+    {
+      g_autofree char *where = qf_net_address_to_string ((struct sockaddr *) &self->addr, TRUE);
+      qf_net_set_errno_error (error, errno, _("Cannot reach %s"), where);
+      return FALSE;
+    }
+  g_free (self->where);
+  self->where = qf_net_address_to_string ((struct sockaddr *) &self->addr, TRUE);
+  return self->config.token == NULL
+         || qf_auth_client_handshake (self->fd, FALSE, self->config.token, self->where, cancel,
+                                      error);
+}
+
+/* The figures of `sent` cycles, keeping the counts the loop kept itself. */
+static void
+finish_result (QfCycleTest   *self,
+               guint64        sent,
+               gint64         period_ns,
+               QfCycleResult *result)
+{
+  guint64 replies = result->replies, dups = result->duplicates, overruns = result->send_overruns;
+
+  summarize (self, sent, period_ns, result);
+  result->replies = replies;
+  result->duplicates = dups;
+  result->send_overruns = overruns;
+}
+
+/* How the run ended, as an error: stopped, or no reply at all. */
+static gboolean
+run_outcome (QfCycleTest          *self,
+             gboolean              cancelled,
+             guint64               sent,
+             const QfCycleResult  *result,
+             GError              **error)
+{
+  if (cancelled)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped"));
+      return FALSE;
+    }
+  if (result->replies == 0)
+    {
+      g_autofree char *where = qf_net_address_to_string ((struct sockaddr *) &self->addr, TRUE);
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
+                   _("No reply from %s to %llu cycle requests. Is `qualify-cli serve` running "
+                     "there (sockperf cannot answer the cycle test)?"),
+                   where, (unsigned long long) sent);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 qf_cycle_test_run (QfCycleTest          *self,
                    QfRing               *ring,
@@ -235,26 +303,7 @@ qf_cycle_test_run (QfCycleTest          *self,
   result->rate_hz = self->config.rate_hz;
   for (guint64 i = 0; i < self->n_cycles; i++)
     self->rtt_ns[i] = -1;
-
-  self->fd = socket (self->addr.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (self->fd < 0)
-    {
-      qf_net_set_errno_error (error, errno, _("Cannot open a socket"));
-      return FALSE;
-    }
-  if (!qf_net_bind_iface (self->fd, self->addr.ss_family, self->config.iface, error))
-    return FALSE;
-  if (connect (self->fd, (struct sockaddr *) &self->addr, self->addr_len) != 0)
-    {
-      g_autofree char *where = qf_net_address_to_string ((struct sockaddr *) &self->addr, TRUE);
-      qf_net_set_errno_error (error, errno, _("Cannot reach %s"), where);
-      return FALSE;
-    }
-  g_free (self->where);
-  self->where = qf_net_address_to_string ((struct sockaddr *) &self->addr, TRUE);
-  if (self->config.token != NULL
-      && !qf_auth_client_handshake (self->fd, FALSE, self->config.token, self->where, cancel,
-                                    error))
+  if (!connect_peer (self, cancel, error))
     return FALSE;
 
   memcpy (packet, QF_CYCLE_MAGIC, 4);
@@ -330,30 +379,8 @@ qf_cycle_test_run (QfCycleTest          *self,
   close (self->fd);
   self->fd = -1;
 
-  {
-    guint64 replies = result->replies, dups = result->duplicates, overruns = result->send_overruns;
-    summarize (self, sent, period_ns, result);
-    result->replies = replies;
-    result->duplicates = dups;
-    result->send_overruns = overruns;
-  }
+  finish_result (self, sent, period_ns, result);
   if (progress != NULL)
     progress (1.0, result->cycles, result->misses, user_data);
-  if (!ok)
-    return FALSE;
-  if (cancelled)
-    {
-      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped"));
-      return FALSE;
-    }
-  if (result->replies == 0)
-    {
-      g_autofree char *where = qf_net_address_to_string ((struct sockaddr *) &self->addr, TRUE);
-      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
-                   _("No reply from %s to %llu cycle requests. Is `qualify-cli serve` running "
-                     "there (sockperf cannot answer the cycle test)?"),
-                   where, (unsigned long long) sent);
-      return FALSE;
-    }
-  return TRUE;
+  return ok && run_outcome (self, cancelled, sent, result, error);
 }

@@ -1,5 +1,7 @@
-/* qf-iperf3.c — iperf3 3.12 control protocol: bounded control-connection I/O shared with the
- * client, and the responder (src/engine). See qf-iperf3.h and ../shared/docs/interop.md §1. */
+/* qf-iperf3.c — the bandwidth responder, an iperf3 3.12-compatible server (src/engine).
+ * See qf-iperf3.h and ../shared/docs/interop.md §1. It speaks the control protocol through
+ * qf-iperf3-proto.c and runs the data streams on the workers of qf-bw-streams.c, as our client
+ * (qf-bandwidth.c) does on the other end. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -8,253 +10,18 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sched.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
 
 #include "qf-auth.h"
-#include "qf-bandwidth-private.h"
+#include "qf-bw-streams-private.h"
 #include "qf-clock.h"
-#include "qf-iperf3.h"
-
-/* ---------------------------------------------------------------- control I/O */
-
-static int
-wait_fd (int         fd,
-         short       events,
-         gint64      deadline_ns,
-         const gint *cancel)
-{
-  for (;;)
-    {
-      struct pollfd pfd = { fd, events, 0 };
-      gint64 now = qf_clock_now_ns ();
-      int rc;
-
-      if (cancel != NULL && g_atomic_int_get (cancel))
-        return -1;
-      if (now >= deadline_ns)
-        return 0;
-      rc = poll (&pfd, 1, (int) MIN ((deadline_ns - now) / QF_NSEC_PER_MSEC + 1, 100));
-      if (rc > 0)
-        return 1;
-    }
-}
-
-static gboolean
-io_fail (GError    **error,
-         int         rc,
-         const char *what)
-{
-  if (rc < 0)
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
-  else
-    g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                 _("The peer did not send the %s in time."), what);
-  return FALSE;
-}
-
-gboolean
-_qf_net_read_exact (int          fd,
-                    void        *buf,
-                    gsize        n,
-                    gint64       deadline_ns,
-                    const gint  *cancel,
-                    const char  *what,
-                    GError     **error)
-{
-  gsize done = 0;
-
-  while (done < n)
-    {
-      int rc = wait_fd (fd, POLLIN, deadline_ns, cancel);
-      ssize_t r;
-
-      if (rc <= 0)
-        return io_fail (error, rc, what);
-      r = recv (fd, (char *) buf + done, n - done, MSG_DONTWAIT);
-      if (r > 0)
-        done += r;
-      else if (r == 0)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("The peer closed the connection while sending the %s."), what);
-          return FALSE;
-        }
-      else if (errno != EAGAIN && errno != EINTR)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("Reading the %s from the peer failed: %s."), what, g_strerror (errno));
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-gboolean
-_qf_net_write_exact (int          fd,
-                     const void  *buf,
-                     gsize        n,
-                     gint64       deadline_ns,
-                     const gint  *cancel,
-                     const char  *what,
-                     GError     **error)
-{
-  gsize done = 0;
-
-  while (done < n)
-    {
-      int rc = wait_fd (fd, POLLOUT, deadline_ns, cancel);
-      ssize_t w;
-
-      if (rc <= 0)
-        return io_fail (error, rc, what);
-      w = send (fd, (const char *) buf + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (w > 0)
-        done += w;
-      else if (w < 0 && errno != EAGAIN && errno != EINTR)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("Sending the %s to the peer failed: %s."), what, g_strerror (errno));
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-gboolean
-_qf_iperf3_read_state (int          fd,
-                       signed char *state,
-                       gint64       deadline_ns,
-                       const gint  *cancel,
-                       GError     **error)
-{
-  return _qf_net_read_exact (fd, state, 1, deadline_ns, cancel, _("test state"), error);
-}
-
-gboolean
-_qf_iperf3_write_state (int          fd,
-                        signed char  state,
-                        GError     **error)
-{
-  return _qf_net_write_exact (fd, &state, 1, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, NULL,
-                              _("test state"), error);
-}
-
-QfJson *
-_qf_iperf3_read_json (int          fd,
-                      gsize        max_len,
-                      gint64       deadline_ns,
-                      const gint  *cancel,
-                      const char  *what,
-                      GError     **error)
-{
-  guint32 be_len;
-  gsize len;
-  g_autofree char *text = NULL;
-  g_autoptr(GError) local = NULL;
-  QfJson *doc;
-
-  if (!_qf_net_read_exact (fd, &be_len, 4, deadline_ns, cancel, what, error))
-    return NULL;
-  len = GUINT32_FROM_BE (be_len);
-  if (len == 0 || len > max_len)
-    {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
-                   _("The peer announced %llu bytes of %s; at most %llu are accepted."),
-                   (unsigned long long) len, what, (unsigned long long) max_len);
-      return NULL;
-    }
-  text = g_malloc (len);
-  if (!_qf_net_read_exact (fd, text, len, deadline_ns, cancel, what, error))
-    return NULL;
-  doc = qf_json_parse (text, len, &local);
-  if (doc == NULL || qf_json_type (doc) != QF_JSON_OBJECT)
-    {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("The peer sent malformed %s: %s"),
-                   what, local != NULL ? local->message : _("not a JSON object"));
-      qf_json_free (doc);
-      return NULL;
-    }
-  return doc;
-}
-
-gboolean
-_qf_iperf3_write_json (int            fd,
-                       const GString *json,
-                       GError       **error)
-{
-  guint32 be_len = GUINT32_TO_BE ((guint32) json->len);
-  gint64 deadline = qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC;
-
-  return _qf_net_write_exact (fd, &be_len, 4, deadline, NULL, _("JSON block"), error)
-         && _qf_net_write_exact (fd, json->str, json->len, deadline, NULL, _("JSON block"), error);
-}
-
-void
-_qf_iperf3_make_cookie (char cookie[QF_IPERF3_COOKIE_SIZE])
-{
-  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
-  g_autoptr(GRand) rand = g_rand_new ();
-
-  for (int i = 0; i < QF_IPERF3_COOKIE_SIZE - 1; i++)
-    cookie[i] = alphabet[g_rand_int_range (rand, 0, 32)];
-  cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
-}
-
-void
-_qf_cpu_mark (QfCpuMark *mark)
-{
-  mark->t_ns = qf_clock_now_ns ();
-  getrusage (RUSAGE_SELF, &mark->usage);
-}
-
-static gdouble
-tv_s (const struct timeval *tv)
-{
-  return tv->tv_sec + tv->tv_usec / 1e6;
-}
-
-void
-_qf_cpu_util (const QfCpuMark *since,
-              gdouble         *user,
-              gdouble         *system,
-              gdouble         *total)
-{
-  QfCpuMark now;
-  gdouble wall;
-
-  _qf_cpu_mark (&now);
-  wall = MAX ((now.t_ns - since->t_ns) / 1e9, 1e-3);
-  *user = 100.0 * (tv_s (&now.usage.ru_utime) - tv_s (&since->usage.ru_utime)) / wall;
-  *system = 100.0 * (tv_s (&now.usage.ru_stime) - tv_s (&since->usage.ru_stime)) / wall;
-  *total = *user + *system;
-}
-
-void
-_qf_bw_write_results_head (QfJsonWriter    *w,
-                           const QfCpuMark *since,
-                           gboolean         tcp_sender)
-{
-  gdouble user, sys, total;
-
-  _qf_cpu_util (since, &user, &sys, &total);
-  qf_json_writer_begin_object (w);
-  qf_json_writer_key (w, "cpu_util_total");
-  qf_json_writer_double (w, total);
-  qf_json_writer_key (w, "cpu_util_user");
-  qf_json_writer_double (w, user);
-  qf_json_writer_key (w, "cpu_util_system");
-  qf_json_writer_double (w, sys);
-  qf_json_writer_key (w, "sender_has_retransmits");
-  qf_json_writer_int (w, tcp_sender ? 1 : -1);
-}
-
-/* ---------------------------------------------------------------- responder */
+#include "qf-iperf3-private.h"
+#include "qf-iperf3-proto-private.h"
+#include "qf-net.h"
 
 struct QfIperf3Server
 {
@@ -277,29 +44,12 @@ struct QfIperf3Server
 
 typedef struct
 {
-  gboolean     udp;
-  gboolean     reverse;
-  gboolean     bidir;
-  gboolean     nodelay;
-  gboolean     udp64;
-  gboolean     server_output;
-  gboolean     auto_len;
-  guint        parallel;
-  gint64       time_s;
-  gint64       omit_s;
-  guint        len;
-  guint64      rate_bps;
-  gint         window;
-} Params;
-
-typedef struct
-{
   QfIperf3Server *server;
   const gint     *cancel;
   int             ctrl;
   char            peer_name[INET6_ADDRSTRLEN + 8];
   char            cookie[QF_IPERF3_COOKIE_SIZE];
-  Params          p;
+  QfIperf3Params  p;
   guint           n_streams;
   QfBwStream      streams[2 * QF_IPERF3_MAX_STREAMS];
   guint64         base_bytes[2 * QF_IPERF3_MAX_STREAMS];
@@ -307,6 +57,14 @@ typedef struct
   guint64         base_errors[2 * QF_IPERF3_MAX_STREAMS];
   gint64          base_retrans[2 * QF_IPERF3_MAX_STREAMS];
   gint            stop;
+  /* the running test's clock (CLOCK_MONOTONIC ns) */
+  gint64          t0;                /* start of the measured part */
+  gint64          omit_end;
+  gint64          deadline;          /* iperf3's: duration + omit + 40 s */
+  gint64          limit;             /* the operator's: max_test_s + 2 s */
+  gint64          last_move;
+  guint64         last_total;
+  gboolean        omit_done;
 } Test;
 
 static void
@@ -342,7 +100,7 @@ open_socket (int                          family,
 
   if (fd < 0)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM, _("Cannot open a socket: %s."),
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO, _("Cannot open a socket: %s."),
                    g_strerror (errno));
       return -1;
     }
@@ -355,7 +113,7 @@ open_socket (int                          family,
       guint16 port = family == AF_INET6 ? ntohs (((struct sockaddr_in6 *) addr)->sin6_port)
                                         : ntohs (((struct sockaddr_in *) addr)->sin_port);
       close (fd);
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO,
                    _("Cannot use %s port %u for the bandwidth responder: %s. Is another iperf3 server or responder running? Choose another port."),
                    type == SOCK_STREAM ? "TCP" : "UDP", port, g_strerror (errsv));
       return -1;
@@ -388,7 +146,7 @@ qf_iperf3_server_new (const char  *bind_address,
     }
   if (rc != 0)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID, _("Cannot use address “%s”: %s."),
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID, _("Cannot use address “%s”: %s."),
                    bind_address ? bind_address : "*", gai_strerror (rc));
       return NULL;
     }
@@ -415,7 +173,7 @@ qf_iperf3_server_new (const char  *bind_address,
     return NULL;
   if (listen (server->listen_fd, 16) != 0)
     {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM, _("Cannot listen on port %u: %s."),
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO, _("Cannot listen on port %u: %s."),
                    port, g_strerror (errno));
       return NULL;
     }
@@ -446,7 +204,7 @@ bind_iface (int          fd,
 {
   if (iface == NULL || setsockopt (fd, SOL_SOCKET, SO_BINDTODEVICE, iface, strlen (iface) + 1) == 0)
     return TRUE;
-  g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM,
+  g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO,
                _("Cannot serve on interface %s only: %s. Check its name, or run as root."),
                iface, g_strerror (errno));
   return FALSE;
@@ -569,86 +327,10 @@ server_error (Test *t,
 
   g_atomic_int_inc (&t->server->refused);
   if (_qf_iperf3_write_state (t->ctrl, state, NULL))
-    _qf_net_write_exact (t->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
-                         NULL, _("error code"), NULL);
+    _qf_iperf3_write_exact (t->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
+                            NULL, _("error code"), NULL);
 }
 
-static gboolean
-int_in (const QfJson *params,
-        const char   *key,
-        gint64        def,
-        gint64        min,
-        gint64        max,
-        gint64       *out,
-        GError      **error)
-{
-  const QfJson *v = qf_json_get (params, key);
-
-  *out = def;
-  if (v == NULL)
-    return TRUE;
-  if (qf_json_type (v) != QF_JSON_NUMBER || qf_json_int (v, min - 1) < min
-      || qf_json_int (v, min - 1) > max)
-    {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
-                   _("parameter “%s” is missing a valid value (%lld…%lld)"), key,
-                   (long long) min, (long long) max);
-      return FALSE;
-    }
-  *out = qf_json_int (v, def);
-  return TRUE;
-}
-
-/* Checks types and ranges as iperf3 3.18 does, so a broken client is refused at once. */
-static gboolean
-parse_params (const QfJson *j,
-              Params       *p,
-              GError      **error)
-{
-  gint64 v;
-
-  memset (p, 0, sizeof *p);
-  if (qf_json_is_true (qf_json_get (j, "udp")))
-    p->udp = TRUE;
-  else if (!qf_json_is_true (qf_json_get (j, "tcp")))
-    {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("no supported protocol (tcp or udp) requested"));
-      return FALSE;
-    }
-  p->reverse = qf_json_is_true (qf_json_get (j, "reverse"));
-  p->bidir = qf_json_is_true (qf_json_get (j, "bidirectional"));
-  p->nodelay = qf_json_is_true (qf_json_get (j, "nodelay"));
-  p->udp64 = qf_json_is_true (qf_json_get (j, "udp_counters_64bit"));
-  p->server_output = qf_json_is_true (qf_json_get (j, "get_server_output"));
-  p->auto_len = qf_json_is_true (qf_json_get (j, "qualify_auto_len"));
-
-  if (!int_in (j, "parallel", 1, 1, QF_IPERF3_MAX_STREAMS, &v, error))
-    return FALSE;
-  p->parallel = v;
-  if (!int_in (j, "time", 10, 0, 86400, &p->time_s, error)
-      || !int_in (j, "omit", 0, 0, 600, &p->omit_s, error))
-    return FALSE;
-  if (p->udp)
-    {
-      if (!int_in (j, "len", 1460, QF_IPERF3_MIN_UDP_LEN, QF_IPERF3_MAX_UDP_LEN, &v, error))
-        return FALSE;
-    }
-  else if (!int_in (j, "len", 128 * 1024, 1, QF_IPERF3_MAX_TCP_LEN, &v, error))
-    return FALSE;
-  p->len = v;
-  if (!int_in (j, "bandwidth", p->udp ? QF_IPERF3_UDP_DEFAULT_BPS : 0, 0, G_MAXINT64, &v, error))
-    return FALSE;
-  p->rate_bps = v;
-  if (!int_in (j, "window", 0, 0, G_MAXINT32, &v, error))
-    return FALSE;
-  p->window = v;
-  if (qf_json_has (j, "num") && qf_json_type (qf_json_get (j, "num")) != QF_JSON_NUMBER)
-    {
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL, _("parameter “%s” is not a number"), "num");
-      return FALSE;
-    }
-  return TRUE;
-}
 
 /* The responder's limits (qf_iperf3_server_set_limits), checked once the parameters are known;
  * iperf3 clients read the refusal as "number of parallel streams too large" or "test duration
@@ -663,7 +345,7 @@ check_limits (Test    *t,
   if (n > server->max_streams)
     {
       server_error (t, QF_IPERF3_IE_NUMSTREAMS);
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("the test asks for %u data streams; this responder allows %u at once"),
                    n, server->max_streams);
       return FALSE;
@@ -671,7 +353,7 @@ check_limits (Test    *t,
   if (server->max_test_s > 0 && t->p.time_s + t->p.omit_s > (gint64) server->max_test_s)
     {
       server_error (t, QF_IPERF3_IE_DURATION);
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("the test asks for %lld s; this responder allows tests of at most %u s"),
                    (long long) t->p.time_s + (long long) t->p.omit_s, server->max_test_s);
       return FALSE;
@@ -724,6 +406,143 @@ describe_peer (const struct sockaddr_storage *addr,
   g_strlcpy (out, host, out_len);
 }
 
+/* A UDP socket on the test's port that takes the next stream's first datagram. */
+static int
+open_udp_listener (QfIperf3Server  *server,
+                   GError         **error)
+{
+  int fd = open_socket (server->family, SOCK_DGRAM, &server->bind_addr, server->bind_len, error);
+
+  if (fd >= 0 && !bind_iface (fd, server->iface, error))
+    {
+      close (fd);
+      fd = -1;
+    }
+  return fd;
+}
+
+/* Waits up to 100 ms for the next stream on fd; *ready when it is there. FALSE with error when
+ * stopped, out of time, or the client gave up (its control connection spoke or closed). */
+static gboolean
+wait_next_stream (Test      *t,
+                  int        fd,
+                  gint64     deadline,
+                  guint      n,
+                  gboolean  *ready,
+                  GError   **error)
+{
+  struct pollfd pfd[2] = { { fd, POLLIN, 0 }, { t->ctrl, POLLIN, 0 } };
+
+  *ready = FALSE;
+  if (t->cancel != NULL && g_atomic_int_get (t->cancel))
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
+      return FALSE;
+    }
+  if (qf_clock_now_ns () >= deadline)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                   _("the client opened %u of %u data streams in time"), t->n_streams, n);
+      return FALSE;
+    }
+  if (poll (pfd, 2, 100) <= 0)
+    return TRUE;
+  if (pfd[1].revents)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                   _("the client gave up while opening data streams"));
+      return FALSE;
+    }
+  *ready = TRUE;
+  return TRUE;
+}
+
+/* The next TCP stream, or -1: a connection without this test's cookie (another client, a wrong
+ * cookie) is turned away and is not part of the test. */
+static int
+accept_tcp_stream (Test *t)
+{
+  QfIperf3Server *server = t->server;
+  char cookie[QF_IPERF3_COOKIE_SIZE];
+  g_autoptr(GError) local = NULL;
+  int fd = accept4 (server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+  if (fd < 0)
+    return -1;
+  if (!_qf_iperf3_read_exact (fd, cookie, sizeof cookie, qf_clock_now_ns () + 2 * QF_NSEC_PER_SEC,
+                              t->cancel, _("cookie"), &local)
+      || memcmp (cookie, t->cookie, QF_IPERF3_COOKIE_SIZE - 1) != 0)
+    {
+      deny (server, fd);
+      return -1;
+    }
+  if (t->p.nodelay)
+    {
+      int one = 1;
+      setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+  return fd;
+}
+
+/* The next UDP stream: the listener *udp_fd connects to the sender of the first datagram and
+ * becomes the stream (*fd; -1 when nothing usable came), a fresh listener takes its place, and
+ * the client gets iperf3's reply. FALSE with error when no fresh listener can be had. */
+static gboolean
+accept_udp_stream (Test    *t,
+                   int     *udp_fd,
+                   int     *fd,
+                   GError **error)
+{
+  static const guchar reply[4] = { 0x36, 0x37, 0x38, 0x39 };
+  struct sockaddr_storage from;
+  socklen_t from_len = sizeof from;
+  char buf[64];
+  int rcvbuf = 4 * 1024 * 1024;
+
+  *fd = -1;
+  if (recvfrom (*udp_fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *) &from, &from_len) < 0
+      || connect (*udp_fd, (struct sockaddr *) &from, from_len) != 0)
+    return TRUE;
+  *fd = *udp_fd;
+  if (t->p.window == 0)
+    setsockopt (*fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  /* A fresh listener for the next stream before we answer this one. */
+  *udp_fd = open_udp_listener (t->server, error);
+  send (*fd, reply, sizeof reply, MSG_NOSIGNAL);
+  if (*udp_fd < 0)
+    {
+      close (*fd);
+      *fd = -1;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Makes fd the test's next data stream. */
+static void
+add_stream (Test *t,
+            int   fd)
+{
+  QfBwStream *s = &t->streams[t->n_streams];
+
+  if (t->p.window > 0)
+    {
+      setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &t->p.window, sizeof t->p.window);
+      setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &t->p.window, sizeof t->p.window);
+    }
+  s->fd = fd;
+  s->id = _qf_iperf3_stream_id (t->n_streams);
+  s->udp = t->p.udp;
+  s->len = t->p.len;
+  s->udp64 = t->p.udp64;
+  s->auto_len = t->p.auto_len;
+  /* bidir: the client's sending streams come first; they are our receiving ones. */
+  s->sender = t->p.bidir ? t->n_streams >= t->p.parallel : t->p.reverse;
+  s->rate_bps = s->sender ? t->p.rate_bps : 0;
+  s->stop = &t->stop;
+  t->n_streams++;
+}
+
 /* Accepts the test's data streams (interop.md §1 steps 3-4). */
 static gboolean
 accept_streams (Test    *t,
@@ -737,12 +556,7 @@ accept_streams (Test    *t,
 
   if (t->p.udp)
     {
-      udp_fd = open_socket (server->family, SOCK_DGRAM, &server->bind_addr, server->bind_len, error);
-      if (udp_fd >= 0 && !bind_iface (udp_fd, server->iface, error))
-        {
-          close (udp_fd);
-          udp_fd = -1;
-        }
+      udp_fd = open_udp_listener (server, error);
       if (udp_fd < 0)
         {
           server_error (t, QF_IPERF3_IE_CREATESTREAM);
@@ -754,97 +568,20 @@ accept_streams (Test    *t,
 
   while (t->n_streams < n)
     {
-      struct pollfd pfd[2] = { { t->p.udp ? udp_fd : server->listen_fd, POLLIN, 0 },
-                               { t->ctrl, POLLIN, 0 } };
-      QfBwStream *s = &t->streams[t->n_streams];
+      gboolean ready;
       int fd = -1;
 
-      if (t->cancel != NULL && g_atomic_int_get (t->cancel))
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
-          goto out;
-        }
-      if (qf_clock_now_ns () >= deadline)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("the client opened %u of %u data streams in time"), t->n_streams, n);
-          goto out;
-        }
-      if (poll (pfd, 2, 100) <= 0)
+      if (!wait_next_stream (t, t->p.udp ? udp_fd : server->listen_fd, deadline, n, &ready,
+                             error))
+        goto out;
+      if (!ready)
         continue;
-      if (pfd[1].revents)
-        {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("the client gave up while opening data streams"));
-          goto out;
-        }
       if (!t->p.udp)
-        {
-          char cookie[QF_IPERF3_COOKIE_SIZE];
-          g_autoptr(GError) local = NULL;
-
-          fd = accept4 (server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-          if (fd < 0)
-            continue;
-          if (!_qf_net_read_exact (fd, cookie, sizeof cookie, qf_clock_now_ns () + 2 * QF_NSEC_PER_SEC,
-                                   t->cancel, _("cookie"), &local)
-              || memcmp (cookie, t->cookie, QF_IPERF3_COOKIE_SIZE - 1) != 0)
-            {
-              /* Another client, or a stream with a wrong cookie: not part of this test. */
-              deny (server, fd);
-              continue;
-            }
-          if (t->p.nodelay)
-            {
-              int one = 1;
-              setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            }
-        }
-      else
-        {
-          static const guchar reply[4] = { 0x36, 0x37, 0x38, 0x39 };
-          struct sockaddr_storage from;
-          socklen_t from_len = sizeof from;
-          char buf[64];
-          int rcvbuf = 4 * 1024 * 1024;
-
-          if (recvfrom (udp_fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *) &from, &from_len) < 0)
-            continue;
-          if (connect (udp_fd, (struct sockaddr *) &from, from_len) != 0)
-            continue;
-          fd = udp_fd;
-          if (t->p.window == 0)
-            setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-          /* A fresh listener for the next stream before we answer this one. */
-          udp_fd = open_socket (server->family, SOCK_DGRAM, &server->bind_addr, server->bind_len, error);
-          if (udp_fd >= 0 && !bind_iface (udp_fd, server->iface, error))
-            {
-              close (udp_fd);
-              udp_fd = -1;
-            }
-          send (fd, reply, sizeof reply, MSG_NOSIGNAL);
-          if (udp_fd < 0)
-            {
-              close (fd);
-              goto out;
-            }
-        }
-      if (t->p.window > 0)
-        {
-          setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &t->p.window, sizeof t->p.window);
-          setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &t->p.window, sizeof t->p.window);
-        }
-      s->fd = fd;
-      s->id = _qf_iperf3_stream_id (t->n_streams);
-      s->protocol = t->p.udp ? QF_BW_UDP : QF_BW_TCP;
-      s->len = t->p.len;
-      s->udp64 = t->p.udp64;
-      s->auto_len = t->p.auto_len;
-      /* bidir: the client's sending streams come first; they are our receiving ones. */
-      s->sender = t->p.bidir ? t->n_streams >= t->p.parallel : t->p.reverse;
-      s->rate_bps = s->sender ? t->p.rate_bps : 0;
-      s->stop = &t->stop;
-      t->n_streams++;
+        fd = accept_tcp_stream (t);
+      else if (!accept_udp_stream (t, &udp_fd, &fd, error))
+        goto out;
+      if (fd >= 0)
+        add_stream (t, fd);
     }
   ok = TRUE;
 out:
@@ -859,32 +596,32 @@ write_server_results (Test            *t,
                       const QfCpuMark *cpu,
                       GString         *out)
 {
-  QfJsonWriter w;
+  QfMiniJsonWriter w;
   gboolean tcp_sender = FALSE;
 
   for (guint i = 0; i < t->n_streams; i++)
     tcp_sender |= t->streams[i].sender && !t->p.udp;
-  qf_json_writer_init (&w, out);
-  _qf_bw_write_results_head (&w, cpu, tcp_sender);
+  qf_minijson_writer_init (&w, out);
+  _qf_iperf3_write_results_head (&w, cpu, tcp_sender);
   if (t->p.server_output)
     {
-      qf_json_writer_key (&w, "server_output_text");
-      qf_json_writer_string (&w, "Qualify bandwidth responder\n");
+      qf_minijson_writer_key (&w, "server_output_text");
+      qf_minijson_writer_string (&w, "Qualify bandwidth responder\n");
     }
   /* Lets our client tell its peer apart from a stock iperf3; iperf3 ignores unknown keys. */
-  qf_json_writer_key (&w, "qualify_version");
-  qf_json_writer_string (&w, PACKAGE_VERSION);
-  qf_json_writer_key (&w, "streams");
-  qf_json_writer_begin_array (&w);
+  qf_minijson_writer_key (&w, "qualify_version");
+  qf_minijson_writer_string (&w, PACKAGE_VERSION);
+  qf_minijson_writer_key (&w, "streams");
+  qf_minijson_writer_begin_array (&w);
   for (guint i = 0; i < t->n_streams; i++)
     {
       const QfBwStream *s = &t->streams[i];
 
-      _qf_bw_write_stream_result (&w, s, !t->p.udp, t->base_bytes[i], t->base_errors[i],
-                                  t->base_packets[i], t->base_retrans[i], duration_s);
+      _qf_iperf3_write_stream_result (&w, s, !t->p.udp, t->base_bytes[i], t->base_errors[i],
+                                      t->base_packets[i], t->base_retrans[i], duration_s);
     }
-  qf_json_writer_end_array (&w);
-  qf_json_writer_end_object (&w);
+  qf_minijson_writer_end_array (&w);
+  qf_minijson_writer_end_object (&w);
 }
 
 static void
@@ -900,122 +637,135 @@ snapshot_bases (Test *t)
     }
 }
 
-/* Runs the test after the streams are up, until TEST_END; then exchanges results. */
+/* TEST_START and TEST_RUNNING; then the workers start and the test's clock runs. */
 static gboolean
-run_test (Test    *t,
-          GError **error)
+start_test (Test    *t,
+            GError **error)
 {
-  g_autoptr(GString) json = g_string_new (NULL);
-  g_autoptr(QfJson) client_results = NULL;
   QfIperf3Server *server = t->server;
-  gint64 start, omit_end, deadline, limit, t0, end = 0, last_move, idle_ns;
-  guint64 last_total = 0;
-  gboolean omit_done;
-  signed char state;
-  QfCpuMark cpu;
+  gint64 start;
 
-  _qf_cpu_mark (&cpu);
   if (!_qf_iperf3_write_state (t->ctrl, QF_IPERF3_TEST_START, error)
       || !_qf_iperf3_write_state (t->ctrl, QF_IPERF3_TEST_RUNNING, error))
     return FALSE;
-  start = t0 = qf_clock_now_ns ();
-  omit_end = start + t->p.omit_s * QF_NSEC_PER_SEC;
-  omit_done = t->p.omit_s == 0;
+  start = t->t0 = qf_clock_now_ns ();
+  t->omit_end = start + t->p.omit_s * QF_NSEC_PER_SEC;
+  t->omit_done = t->p.omit_s == 0;
   /* Without omit, count from the first byte (bases taken before the workers start). */
   snapshot_bases (t);
   for (guint i = 0; i < t->n_streams; i++)
     _qf_bw_stream_start (&t->streams[i]);
   /* iperf3 gives up on a test after duration + omit + 40 s. */
-  deadline = start + (t->p.time_s + t->p.omit_s + 40) * QF_NSEC_PER_SEC;
+  t->deadline = start + (t->p.time_s + t->p.omit_s + 40) * QF_NSEC_PER_SEC;
   /* The operator's limit (checked against time + omit already) with 2 s for the client's
    * TEST_END to arrive; it also bounds tests that end on a byte or block count. */
-  limit = server->max_test_s > 0 ? start + ((gint64) server->max_test_s + 2) * QF_NSEC_PER_SEC
-                                 : G_MAXINT64;
-  /* iperf3's server gives up after 120 s without data (DEFAULT_NO_MSG_RCVD_TIMEOUT); so do we,
-   * in either direction: a sender whose peer stopped reading moves nothing either. */
-  idle_ns = server->idle_timeout_ns;
-  last_move = start;
+  t->limit = server->max_test_s > 0 ? start + ((gint64) server->max_test_s + 2) * QF_NSEC_PER_SEC
+                                    : G_MAXINT64;
+  t->last_move = start;
+  return TRUE;
+}
 
-  for (;;)
+/* FALSE with error, after telling the client SERVER_TERMINATE, when the test must end now: a
+ * stop request, iperf3's deadline, the operator's limit, or no data moving. */
+static gboolean
+test_may_go_on (Test     *t,
+                gint64    now,
+                GError  **error)
+{
+  QfIperf3Server *server = t->server;
+  guint64 total = 0;
+
+  if (t->cancel != NULL && g_atomic_int_get (t->cancel))
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped on request."));
+  else if (t->p.time_s > 0 && now > t->deadline)
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                 _("the client did not end the test in time"));
+  else if (now > t->limit)
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                 _("the test ran past the %u s this responder allows"), server->max_test_s);
+  else
     {
-      gint64 now = qf_clock_now_ns ();
-      guint64 total = 0;
-
-      if (t->cancel != NULL && g_atomic_int_get (t->cancel))
-        {
-          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED, _("Stopped on request."));
-          return FALSE;
-        }
-      if (t->p.time_s > 0 && now > deadline)
-        {
-          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("the client did not end the test in time"));
-          return FALSE;
-        }
-      if (now > limit)
-        {
-          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("the test ran past the %u s this responder allows"), server->max_test_s);
-          return FALSE;
-        }
+      /* iperf3's server gives up after 120 s without data (DEFAULT_NO_MSG_RCVD_TIMEOUT); so do
+       * we, in either direction: a sender whose peer stopped reading moves nothing either. */
       for (guint i = 0; i < t->n_streams; i++)
         total += _qf_atomic_get64 (&t->streams[i].bytes);
-      if (total != last_total)
+      if (total != t->last_total)
         {
-          last_total = total;
-          last_move = now;
+          t->last_total = total;
+          t->last_move = now;
+          return TRUE;
         }
-      else if (now - last_move > idle_ns)
-        {
-          _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST,
-                       _("no data moved for %.0f s; the client or the link stalled"), idle_ns / 1e9);
-          return FALSE;
-        }
-      if (!omit_done && now >= omit_end)
+      if (now - t->last_move <= server->idle_timeout_ns)
+        return TRUE;
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                   _("no data moved for %.0f s; the client or the link stalled"),
+                   server->idle_timeout_ns / 1e9);
+    }
+  _qf_iperf3_write_state (t->ctrl, QF_IPERF3_SERVER_TERMINATE, NULL);
+  return FALSE;
+}
+
+/* Watches the running test until the client's TEST_END (FALSE with error on anything else),
+ * ending the warm-up on time and turning other clients away. Wakes at most every 100 ms. */
+static gboolean
+watch_test (Test    *t,
+            GError **error)
+{
+  for (;;)
+    {
+      struct pollfd pfd[2] = { { t->ctrl, POLLIN, 0 }, { t->server->listen_fd, POLLIN, 0 } };
+      gint64 now = qf_clock_now_ns ();
+      signed char state;
+
+      if (!test_may_go_on (t, now, error))
+        return FALSE;
+      if (!t->omit_done && now >= t->omit_end)
         {
           snapshot_bases (t);
-          t0 = now;
-          omit_done = TRUE;
+          t->t0 = now;
+          t->omit_done = TRUE;
         }
-      {
-        struct pollfd pfd[2] = { { t->ctrl, POLLIN, 0 }, { t->server->listen_fd, POLLIN, 0 } };
-
-        /* The control connection first, in the same look as the listen socket: a client that
-         * queued after this one closed it is served next, not refused. */
-        poll (pfd, 2, 100);
-        if (!pfd[0].revents)
-          {
-            if (pfd[1].revents)
-              deny_pending (t->server);
-            continue;
-          }
-      }
+      /* The control connection first, in the same look as the listen socket: a client that
+       * queued after this one closed it is served next, not refused. */
+      poll (pfd, 2, 100);
+      if (!pfd[0].revents)
+        {
+          if (pfd[1].revents)
+            deny_pending (t->server);
+          continue;
+        }
       if (!_qf_iperf3_read_state (t->ctrl, &state, now + QF_NSEC_PER_SEC, t->cancel, error))
         return FALSE;
       if (state == QF_IPERF3_TEST_END)
-        break;
+        return TRUE;
       if (state == QF_IPERF3_CLIENT_TERMINATE)
         {
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST, _("the client stopped the test"));
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST,
+                       _("the client stopped the test"));
           return FALSE;
         }
-      g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("the client sent state %d during the test"), state);
       return FALSE;
     }
+}
 
-  end = qf_clock_now_ns ();
-  if (!omit_done)
+/* The client ended the test: the workers stop and our results go into json; returns the
+ * measured seconds. */
+static gdouble
+end_test (Test            *t,
+          const QfCpuMark *cpu,
+          GString         *json)
+{
+  gdouble duration_s = (qf_clock_now_ns () - t->t0) / 1e9;
+
+  if (!t->omit_done)
     snapshot_bases (t);
   g_atomic_int_set (&t->stop, 1);
   for (guint i = 0; i < t->n_streams; i++)
     _qf_bw_stream_join (&t->streams[i]);
 
-  write_server_results (t, (end - t0) / 1e9, &cpu, json);
+  write_server_results (t, duration_s, cpu, json);
   /* iperf3 closes the data sockets on TEST_END, before the results exchange. */
   for (guint i = 0; i < t->n_streams; i++)
     if (t->streams[i].fd >= 0)
@@ -1023,6 +773,18 @@ run_test (Test    *t,
         close (t->streams[i].fd);
         t->streams[i].fd = -1;
       }
+  return duration_s;
+}
+
+/* EXCHANGE_RESULTS: the client's results in, ours out, DISPLAY_RESULTS. */
+static gboolean
+exchange_results (Test           *t,
+                  const GString  *json,
+                  GError        **error)
+{
+  g_autoptr(QfMiniJson) client_results = NULL;
+  signed char state;
+
   if (!_qf_iperf3_write_state (t->ctrl, QF_IPERF3_EXCHANGE_RESULTS, error))
     return FALSE;
   client_results = _qf_iperf3_read_json (t->ctrl, QF_IPERF3_MAX_RESULTS,
@@ -1034,21 +796,46 @@ run_test (Test    *t,
       || !_qf_iperf3_write_state (t->ctrl, QF_IPERF3_DISPLAY_RESULTS, error))
     return FALSE;
   /* IPERF_DONE, or the client just closing, both end the test well. */
-  _qf_iperf3_read_state (t->ctrl, &state, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, t->cancel, NULL);
+  _qf_iperf3_read_state (t->ctrl, &state, qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC, t->cancel,
+                         NULL);
+  return TRUE;
+}
 
-  {
-    guint64 rx = 0, tx = 0;
-    gdouble secs = MAX ((end - t0) / 1e9, 1e-3);
-    for (guint i = 0; i < t->n_streams; i++)
-      {
-        if (t->streams[i].sender)
-          tx += t->streams[i].bytes - t->base_bytes[i];
-        else
-          rx += t->streams[i].bytes - t->base_bytes[i];
-      }
-    logf_ (t->server, _("Bandwidth test from %s done: %s, %u stream(s), received %.1f Mbit/s, sent %.1f Mbit/s"),
-           t->peer_name, t->p.udp ? "UDP" : "TCP", t->p.parallel, rx * 8 / secs / 1e6, tx * 8 / secs / 1e6);
-  }
+static void
+log_done (Test    *t,
+          gdouble  duration_s)
+{
+  guint64 rx = 0, tx = 0;
+  gdouble secs = MAX (duration_s, 1e-3);
+
+  for (guint i = 0; i < t->n_streams; i++)
+    {
+      if (t->streams[i].sender)
+        tx += t->streams[i].bytes - t->base_bytes[i];
+      else
+        rx += t->streams[i].bytes - t->base_bytes[i];
+    }
+  logf_ (t->server, _("Bandwidth test from %s done: %s, %u stream(s), received %.1f Mbit/s, sent %.1f Mbit/s"),
+         t->peer_name, t->p.udp ? "UDP" : "TCP", t->p.parallel, rx * 8 / secs / 1e6,
+         tx * 8 / secs / 1e6);
+}
+
+/* Runs the test once the streams are up, until the client's TEST_END; then exchanges results. */
+static gboolean
+run_test (Test    *t,
+          GError **error)
+{
+  g_autoptr(GString) json = g_string_new (NULL);
+  gdouble duration_s;
+  QfCpuMark cpu;
+
+  _qf_iperf3_cpu_mark (&cpu);
+  if (!start_test (t, error) || !watch_test (t, error))
+    return FALSE;
+  duration_s = end_test (t, &cpu, json);
+  if (!exchange_results (t, json, error))
+    return FALSE;
+  log_done (t, duration_s);
   return TRUE;
 }
 
@@ -1060,7 +847,7 @@ serve_one (QfIperf3Server *server,
 {
   g_autofree Test *t = g_new0 (Test, 1);
   g_autoptr(GError) error = NULL;
-  g_autoptr(QfJson) params = NULL;
+  g_autoptr(QfMiniJson) params = NULL;
   gint64 deadline;
   int one = 1;
 
@@ -1074,7 +861,8 @@ serve_one (QfIperf3Server *server,
 
   deadline = qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC;
   wait_ctrl (t, deadline);
-  if (!_qf_net_read_exact (ctrl, t->cookie, sizeof t->cookie, deadline, cancel, _("cookie"), &error))
+  if (!_qf_iperf3_read_exact (ctrl, t->cookie, sizeof t->cookie, deadline, cancel, _("cookie"),
+                              &error))
     goto out;
   t->cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
   if (server->token != NULL && qf_auth_bw_cookie_is_marked (t->cookie)
@@ -1085,7 +873,7 @@ serve_one (QfIperf3Server *server,
     }
   if (server->token != NULL && !qf_auth_bw_cookie_is_marked (t->cookie) && !server->allow_classic)
     {
-      g_set_error (&error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL,
+      g_set_error (&error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("no access token (stock iperf3 cannot prove one; see serve --allow-classic)"));
       server_error (t, QF_AUTH_IPERF3_IE_AUTHTEST);
       goto out;
@@ -1096,7 +884,7 @@ serve_one (QfIperf3Server *server,
   wait_ctrl (t, deadline);
   params = _qf_iperf3_read_json (ctrl, QF_IPERF3_MAX_PARAMS, deadline, cancel,
                                  _("test parameters"), &error);
-  if (params == NULL || !parse_params (params, &t->p, &error))
+  if (params == NULL || !_qf_iperf3_parse_params (params, &t->p, &error))
     {
       server_error (t, QF_IPERF3_IE_RECVPARAMS);
       goto out;
@@ -1143,7 +931,7 @@ qf_iperf3_server_run (QfIperf3Server  *server,
                 g_usleep (100000);
               continue;
             }
-          g_set_error (error, QF_BW_ERROR, QF_BW_ERROR_SYSTEM,
+          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO,
                        _("The bandwidth responder cannot accept connections: %s."), g_strerror (errno));
           return FALSE;
         }

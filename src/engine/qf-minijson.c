@@ -9,25 +9,25 @@
 
 #include "qf-minijson.h"
 
-G_DEFINE_QUARK (qf-minijson-error-quark, qf_json_error)
+G_DEFINE_QUARK (qf-minijson-error-quark, qf_minijson_error)
 
 #define NO_NODE G_MAXUINT
 
-struct QfJson
+struct QfMiniJson
 {
-  QfJsonType type;
-  gboolean   boolean;
-  gboolean   integral;     /* number written without fraction or exponent */
-  gboolean   big_unsigned; /* integral and ≥ 2^63 */
-  gint64     integer;
-  gdouble    number;
-  char      *string;       /* string value */
-  char      *key;          /* member name when the parent is an object */
-  guint      n_children;
-  guint      first_child;
-  guint      next;
-  QfJson    *doc;          /* node 0 of the document, whose array holds every node */
-  GArray    *nodes;        /* only in node 0 */
+  QfMiniJsonType type;
+  gboolean       boolean;
+  gboolean       integral;     /* number written without fraction or exponent */
+  gboolean       big_unsigned; /* integral and ≥ 2^63 */
+  gint64         integer;
+  gdouble        number;
+  char          *string;       /* string value */
+  char          *key;          /* member name when the parent is an object */
+  guint          n_children;
+  guint          first_child;
+  guint          next;
+  QfMiniJson    *doc;          /* node 0 of the document, whose array holds every node */
+  GArray        *nodes;        /* only in node 0 */
 };
 
 typedef struct
@@ -39,12 +39,12 @@ typedef struct
 } Parser;
 
 static gboolean
-fail (Parser     *ps,
-      QfJsonError code,
-      const char *what)
+fail (Parser          *ps,
+      QfMiniJsonError  code,
+      const char      *what)
 {
   if (ps->error != NULL && *ps->error == NULL)
-    g_set_error (ps->error, QF_JSON_ERROR, code, "JSON: %s", what);
+    g_set_error (ps->error, QF_MINIJSON_ERROR, code, "JSON: %s", what);
   return FALSE;
 }
 
@@ -56,12 +56,12 @@ skip_ws (Parser *ps)
 }
 
 static guint
-new_node (Parser     *ps,
-          QfJsonType  type)
+new_node (Parser         *ps,
+          QfMiniJsonType  type)
 {
-  QfJson node = { 0 };
+  QfMiniJson node = { 0 };
 
-  if (ps->nodes->len >= QF_JSON_MAX_NODES)
+  if (ps->nodes->len >= QF_MINIJSON_MAX_NODES)
     return NO_NODE;
   node.type = type;
   node.first_child = NO_NODE;
@@ -70,7 +70,7 @@ new_node (Parser     *ps,
   return ps->nodes->len - 1;
 }
 
-#define NODE(ps, i) (&g_array_index ((ps)->nodes, QfJson, (i)))
+#define NODE(ps, i) (&g_array_index ((ps)->nodes, QfMiniJson, (i)))
 
 static int
 hex_value (char c)
@@ -91,12 +91,12 @@ read_hex4 (Parser  *ps,
   guint32 v = 0;
 
   if (ps->end - ps->p < 4)
-    return fail (ps, QF_JSON_ERROR_SYNTAX, "truncated \\u escape");
+    return fail (ps, QF_MINIJSON_ERROR_SYNTAX, "truncated \\u escape");
   for (int i = 0; i < 4; i++)
     {
       int h = hex_value (ps->p[i]);
       if (h < 0)
-        return fail (ps, QF_JSON_ERROR_SYNTAX, "bad \\u escape");
+        return fail (ps, QF_MINIJSON_ERROR_SYNTAX, "bad \\u escape");
       v = (v << 4) | (guint32) h;
     }
   ps->p += 4;
@@ -120,7 +120,7 @@ parse_string (Parser *ps,
           if (!g_utf8_validate (s->str, s->len, NULL))
             {
               g_string_free (s, TRUE);
-              return fail (ps, QF_JSON_ERROR_SYNTAX, "string is not UTF-8");
+              return fail (ps, QF_MINIJSON_ERROR_SYNTAX, "string is not UTF-8");
             }
           *out = g_string_free (s, FALSE);
           return TRUE;
@@ -153,7 +153,7 @@ parse_string (Parser *ps,
               {
                 if (ps->end - ps->p < 6 || ps->p[0] != '\\' || ps->p[1] != 'u')
                   {
-                    fail (ps, QF_JSON_ERROR_SYNTAX, "lone surrogate");
+                    fail (ps, QF_MINIJSON_ERROR_SYNTAX, "lone surrogate");
                     goto out_fail;
                   }
                 ps->p += 2;
@@ -161,30 +161,30 @@ parse_string (Parser *ps,
                   goto out_fail;
                 if (lo < 0xDC00 || lo > 0xDFFF)
                   {
-                    fail (ps, QF_JSON_ERROR_SYNTAX, "bad surrogate pair");
+                    fail (ps, QF_MINIJSON_ERROR_SYNTAX, "bad surrogate pair");
                     goto out_fail;
                   }
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
               }
             else if (cp >= 0xDC00 && cp <= 0xDFFF)
               {
-                fail (ps, QF_JSON_ERROR_SYNTAX, "lone surrogate");
+                fail (ps, QF_MINIJSON_ERROR_SYNTAX, "lone surrogate");
                 goto out_fail;
               }
             if (cp == 0)
               {
-                fail (ps, QF_JSON_ERROR_SYNTAX, "NUL in string");
+                fail (ps, QF_MINIJSON_ERROR_SYNTAX, "NUL in string");
                 goto out_fail;
               }
             g_string_append_unichar (s, cp);
           }
           break;
         default:
-          fail (ps, QF_JSON_ERROR_SYNTAX, "bad escape");
+          fail (ps, QF_MINIJSON_ERROR_SYNTAX, "bad escape");
           goto out_fail;
         }
     }
-  fail (ps, QF_JSON_ERROR_SYNTAX, "unterminated string");
+  fail (ps, QF_MINIJSON_ERROR_SYNTAX, "unterminated string");
 out_fail:
   g_string_free (s, TRUE);
   return FALSE;
@@ -202,7 +202,7 @@ parse_number (Parser *ps,
   if (ps->p < ps->end && *ps->p == '-')
     ps->p++;
   if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
-    return fail (ps, QF_JSON_ERROR_SYNTAX, "bad number");
+    return fail (ps, QF_MINIJSON_ERROR_SYNTAX, "bad number");
   if (*ps->p == '0')
     ps->p++;
   else
@@ -213,7 +213,7 @@ parse_number (Parser *ps,
       integral = FALSE;
       ps->p++;
       if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
-        return fail (ps, QF_JSON_ERROR_SYNTAX, "bad number");
+        return fail (ps, QF_MINIJSON_ERROR_SYNTAX, "bad number");
       while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
         ps->p++;
     }
@@ -224,22 +224,22 @@ parse_number (Parser *ps,
       if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-'))
         ps->p++;
       if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
-        return fail (ps, QF_JSON_ERROR_SYNTAX, "bad number");
+        return fail (ps, QF_MINIJSON_ERROR_SYNTAX, "bad number");
       while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
         ps->p++;
     }
   n = ps->p - start;
   if (n >= sizeof buf)
-    return fail (ps, QF_JSON_ERROR_LIMIT, "number too long");
+    return fail (ps, QF_MINIJSON_ERROR_LIMIT, "number too long");
   memcpy (buf, start, n);
   buf[n] = '\0';
 
   {
-    QfJson *node = NODE (ps, idx);
+    QfMiniJson *node = NODE (ps, idx);
     node->number = g_ascii_strtod (buf, NULL);
     node->integral = integral;
     if (!isfinite (node->number))
-      return fail (ps, QF_JSON_ERROR_LIMIT, "number out of range");
+      return fail (ps, QF_MINIJSON_ERROR_LIMIT, "number out of range");
     if (integral)
       {
         if (buf[0] == '-')
@@ -270,7 +270,7 @@ parse_literal (Parser     *ps,
   gsize n = strlen (word);
 
   if ((gsize) (ps->end - ps->p) < n || memcmp (ps->p, word, n) != 0)
-    return fail (ps, QF_JSON_ERROR_SYNTAX, "unexpected character");
+    return fail (ps, QF_MINIJSON_ERROR_SYNTAX, "unexpected character");
   ps->p += n;
   return TRUE;
 }
@@ -316,7 +316,7 @@ parse_container (Parser *ps,
       if (object)
         {
           if (ps->p >= ps->end || *ps->p != '"')
-            return fail (ps, QF_JSON_ERROR_SYNTAX, "expected a member name");
+            return fail (ps, QF_MINIJSON_ERROR_SYNTAX, "expected a member name");
           ps->p++;
           if (!parse_string (ps, &key))
             return FALSE;
@@ -324,7 +324,7 @@ parse_container (Parser *ps,
           if (ps->p >= ps->end || *ps->p != ':')
             {
               g_free (key);
-              return fail (ps, QF_JSON_ERROR_SYNTAX, "expected ':'");
+              return fail (ps, QF_MINIJSON_ERROR_SYNTAX, "expected ':'");
             }
           ps->p++;
         }
@@ -346,7 +346,8 @@ parse_container (Parser *ps,
           ps->p++;
           return TRUE;
         }
-      return fail (ps, QF_JSON_ERROR_SYNTAX, object ? "expected ',' or '}'" : "expected ',' or ']'");
+      return fail (ps, QF_MINIJSON_ERROR_SYNTAX,
+                   object ? "expected ',' or '}'" : "expected ',' or ']'");
     }
 }
 
@@ -357,11 +358,11 @@ parse_value (Parser *ps,
 {
   guint idx;
 
-  if (depth > QF_JSON_MAX_DEPTH)
-    return fail (ps, QF_JSON_ERROR_LIMIT, "nested too deeply");
+  if (depth > QF_MINIJSON_MAX_DEPTH)
+    return fail (ps, QF_MINIJSON_ERROR_LIMIT, "nested too deeply");
   skip_ws (ps);
   if (ps->p >= ps->end)
-    return fail (ps, QF_JSON_ERROR_SYNTAX, "unexpected end");
+    return fail (ps, QF_MINIJSON_ERROR_SYNTAX, "unexpected end");
 
   switch (*ps->p)
     {
@@ -369,9 +370,9 @@ parse_value (Parser *ps,
     case '[':
       {
         gboolean object = *ps->p == '{';
-        idx = new_node (ps, object ? QF_JSON_OBJECT : QF_JSON_ARRAY);
+        idx = new_node (ps, object ? QF_MINIJSON_OBJECT : QF_MINIJSON_ARRAY);
         if (idx == NO_NODE)
-          return fail (ps, QF_JSON_ERROR_LIMIT, "too many values");
+          return fail (ps, QF_MINIJSON_ERROR_LIMIT, "too many values");
         ps->p++;
         *out = idx;
         return parse_container (ps, depth, idx, object);
@@ -379,9 +380,9 @@ parse_value (Parser *ps,
     case '"':
       {
         char *s;
-        idx = new_node (ps, QF_JSON_STRING);
+        idx = new_node (ps, QF_MINIJSON_STRING);
         if (idx == NO_NODE)
-          return fail (ps, QF_JSON_ERROR_LIMIT, "too many values");
+          return fail (ps, QF_MINIJSON_ERROR_LIMIT, "too many values");
         ps->p++;
         *out = idx;
         if (!parse_string (ps, &s))
@@ -391,22 +392,22 @@ parse_value (Parser *ps,
       }
     case 't':
     case 'f':
-      idx = new_node (ps, QF_JSON_BOOL);
+      idx = new_node (ps, QF_MINIJSON_BOOL);
       if (idx == NO_NODE)
-        return fail (ps, QF_JSON_ERROR_LIMIT, "too many values");
+        return fail (ps, QF_MINIJSON_ERROR_LIMIT, "too many values");
       *out = idx;
       NODE (ps, idx)->boolean = *ps->p == 't';
       return parse_literal (ps, *ps->p == 't' ? "true" : "false");
     case 'n':
-      idx = new_node (ps, QF_JSON_NULL);
+      idx = new_node (ps, QF_MINIJSON_NULL);
       if (idx == NO_NODE)
-        return fail (ps, QF_JSON_ERROR_LIMIT, "too many values");
+        return fail (ps, QF_MINIJSON_ERROR_LIMIT, "too many values");
       *out = idx;
       return parse_literal (ps, "null");
     default:
-      idx = new_node (ps, QF_JSON_NUMBER);
+      idx = new_node (ps, QF_MINIJSON_NUMBER);
       if (idx == NO_NODE)
-        return fail (ps, QF_JSON_ERROR_LIMIT, "too many values");
+        return fail (ps, QF_MINIJSON_ERROR_LIMIT, "too many values");
       *out = idx;
       return parse_number (ps, idx);
     }
@@ -417,31 +418,31 @@ free_nodes (GArray *nodes)
 {
   for (guint i = 0; i < nodes->len; i++)
     {
-      g_free (g_array_index (nodes, QfJson, i).string);
-      g_free (g_array_index (nodes, QfJson, i).key);
+      g_free (g_array_index (nodes, QfMiniJson, i).string);
+      g_free (g_array_index (nodes, QfMiniJson, i).key);
     }
   g_array_free (nodes, TRUE);
 }
 
-QfJson *
-qf_json_parse (const char  *text,
-               gsize        len,
-               GError     **error)
+QfMiniJson *
+qf_minijson_parse (const char  *text,
+                   gsize        len,
+                   GError     **error)
 {
   Parser ps = { text, text + len, NULL, error };
   guint root;
-  QfJson *doc;
+  QfMiniJson *doc;
 
   g_return_val_if_fail (text != NULL || len == 0, NULL);
 
-  if (len > QF_JSON_MAX_TEXT)
+  if (len > QF_MINIJSON_MAX_TEXT)
     {
-      g_set_error (error, QF_JSON_ERROR, QF_JSON_ERROR_LIMIT,
+      g_set_error (error, QF_MINIJSON_ERROR, QF_MINIJSON_ERROR_LIMIT,
                    "JSON: document of %" G_GSIZE_FORMAT " bytes is over the %d-byte limit",
-                   len, QF_JSON_MAX_TEXT);
+                   len, QF_MINIJSON_MAX_TEXT);
       return NULL;
     }
-  ps.nodes = g_array_new (FALSE, TRUE, sizeof (QfJson));
+  ps.nodes = g_array_new (FALSE, TRUE, sizeof (QfMiniJson));
   if (!parse_value (&ps, 0, &root))
     {
       free_nodes (ps.nodes);
@@ -450,21 +451,21 @@ qf_json_parse (const char  *text,
   skip_ws (&ps);
   if (ps.p != ps.end)
     {
-      fail (&ps, QF_JSON_ERROR_SYNTAX, "text after the value");
+      fail (&ps, QF_MINIJSON_ERROR_SYNTAX, "text after the value");
       free_nodes (ps.nodes);
       return NULL;
     }
   g_assert (root == 0);
   /* The array no longer grows: node pointers stay valid from here on. */
   for (guint i = 0; i < ps.nodes->len; i++)
-    g_array_index (ps.nodes, QfJson, i).doc = &g_array_index (ps.nodes, QfJson, 0);
-  doc = &g_array_index (ps.nodes, QfJson, 0);
+    g_array_index (ps.nodes, QfMiniJson, i).doc = &g_array_index (ps.nodes, QfMiniJson, 0);
+  doc = &g_array_index (ps.nodes, QfMiniJson, 0);
   doc->nodes = ps.nodes;
   return doc;
 }
 
 void
-qf_json_free (QfJson *doc)
+qf_minijson_free (QfMiniJson *doc)
 {
   if (doc == NULL)
     return;
@@ -472,53 +473,54 @@ qf_json_free (QfJson *doc)
   free_nodes (doc->nodes);
 }
 
-static const QfJson *
-node_at (const QfJson *any,
-         guint         i)
+static const QfMiniJson *
+node_at (const QfMiniJson *any,
+         guint             i)
 {
-  return i == NO_NODE ? NULL : &g_array_index (any->doc->nodes, QfJson, i);
+  return i == NO_NODE ? NULL : &g_array_index (any->doc->nodes, QfMiniJson, i);
 }
 
-QfJsonType
-qf_json_type (const QfJson *node)
+QfMiniJsonType
+qf_minijson_type (const QfMiniJson *node)
 {
-  return node != NULL ? node->type : QF_JSON_NULL;
+  return node != NULL ? node->type : QF_MINIJSON_NULL;
 }
 
-const QfJson *
-qf_json_get (const QfJson *object,
-             const char   *key)
+const QfMiniJson *
+qf_minijson_get (const QfMiniJson *object,
+                 const char       *key)
 {
-  if (object == NULL || object->type != QF_JSON_OBJECT || key == NULL)
+  if (object == NULL || object->type != QF_MINIJSON_OBJECT || key == NULL)
     return NULL;
-  for (const QfJson *c = node_at (object, object->first_child); c != NULL; c = node_at (c, c->next))
+  for (const QfMiniJson *c = node_at (object, object->first_child); c != NULL;
+       c = node_at (c, c->next))
     if (c->key != NULL && strcmp (c->key, key) == 0)
       return c;
   return NULL;
 }
 
 gboolean
-qf_json_has (const QfJson *object,
-             const char   *key)
+qf_minijson_has (const QfMiniJson *object,
+                 const char       *key)
 {
-  return qf_json_get (object, key) != NULL;
+  return qf_minijson_get (object, key) != NULL;
 }
 
 guint
-qf_json_length (const QfJson *node)
+qf_minijson_length (const QfMiniJson *node)
 {
-  if (node == NULL || (node->type != QF_JSON_ARRAY && node->type != QF_JSON_OBJECT))
+  if (node == NULL || (node->type != QF_MINIJSON_ARRAY && node->type != QF_MINIJSON_OBJECT))
     return 0;
   return node->n_children;
 }
 
-const QfJson *
-qf_json_index (const QfJson *array,
-               guint         i)
+const QfMiniJson *
+qf_minijson_index (const QfMiniJson *array,
+                   guint             i)
 {
-  const QfJson *c;
+  const QfMiniJson *c;
 
-  if (array == NULL || array->type != QF_JSON_ARRAY || i >= array->n_children)
+  if (array == NULL || array->type != QF_MINIJSON_ARRAY || i >= array->n_children)
     return NULL;
   c = node_at (array, array->first_child);
   while (i-- > 0 && c != NULL)
@@ -526,58 +528,58 @@ qf_json_index (const QfJson *array,
   return c;
 }
 
-const QfJson *
-qf_json_first (const QfJson *node)
+const QfMiniJson *
+qf_minijson_first (const QfMiniJson *node)
 {
-  if (node == NULL || (node->type != QF_JSON_ARRAY && node->type != QF_JSON_OBJECT))
+  if (node == NULL || (node->type != QF_MINIJSON_ARRAY && node->type != QF_MINIJSON_OBJECT))
     return NULL;
   return node_at (node, node->first_child);
 }
 
-const QfJson *
-qf_json_next (const QfJson *node)
+const QfMiniJson *
+qf_minijson_next (const QfMiniJson *node)
 {
   return node != NULL ? node_at (node, node->next) : NULL;
 }
 
 const char *
-qf_json_key (const QfJson *node)
+qf_minijson_key (const QfMiniJson *node)
 {
   return node != NULL ? node->key : NULL;
 }
 
 gboolean
-qf_json_is_true (const QfJson *node)
+qf_minijson_is_true (const QfMiniJson *node)
 {
   if (node == NULL)
     return FALSE;
-  if (node->type == QF_JSON_BOOL)
+  if (node->type == QF_MINIJSON_BOOL)
     return node->boolean;
-  if (node->type == QF_JSON_NUMBER)
+  if (node->type == QF_MINIJSON_NUMBER)
     return node->number != 0;
   return FALSE;
 }
 
 const char *
-qf_json_string (const QfJson *node)
+qf_minijson_string (const QfMiniJson *node)
 {
-  return node != NULL && node->type == QF_JSON_STRING ? node->string : NULL;
+  return node != NULL && node->type == QF_MINIJSON_STRING ? node->string : NULL;
 }
 
 gdouble
-qf_json_double (const QfJson *node,
-                gdouble       def)
+qf_minijson_double (const QfMiniJson *node,
+                    gdouble           def)
 {
-  if (node == NULL || node->type != QF_JSON_NUMBER)
+  if (node == NULL || node->type != QF_MINIJSON_NUMBER)
     return def;
   return node->big_unsigned ? -1.0 : node->number;
 }
 
 gint64
-qf_json_int (const QfJson *node,
-             gint64        def)
+qf_minijson_int (const QfMiniJson *node,
+                 gint64            def)
 {
-  if (node == NULL || node->type != QF_JSON_NUMBER)
+  if (node == NULL || node->type != QF_MINIJSON_NUMBER)
     return def;
   return node->integer;
 }
@@ -585,8 +587,8 @@ qf_json_int (const QfJson *node,
 /* Writer */
 
 void
-qf_json_writer_init (QfJsonWriter *w,
-                     GString      *out)
+qf_minijson_writer_init (QfMiniJsonWriter *w,
+                         GString          *out)
 {
   memset (w, 0, sizeof *w);
   w->out = out;
@@ -594,7 +596,7 @@ qf_json_writer_init (QfJsonWriter *w,
 }
 
 static void
-before_value (QfJsonWriter *w)
+before_value (QfMiniJsonWriter *w)
 {
   if (!w->first[w->depth])
     g_string_append_c (w->out, ',');
@@ -602,29 +604,29 @@ before_value (QfJsonWriter *w)
 }
 
 static void
-begin (QfJsonWriter *w,
-       char          c)
+begin (QfMiniJsonWriter *w,
+       char              c)
 {
   before_value (w);
   g_string_append_c (w->out, c);
-  g_return_if_fail (w->depth < QF_JSON_MAX_DEPTH);
+  g_return_if_fail (w->depth < QF_MINIJSON_MAX_DEPTH);
   w->depth++;
   w->first[w->depth] = TRUE;
 }
 
 static void
-end (QfJsonWriter *w,
-     char          c)
+end (QfMiniJsonWriter *w,
+     char              c)
 {
   g_return_if_fail (w->depth > 0);
   w->depth--;
   g_string_append_c (w->out, c);
 }
 
-void qf_json_writer_begin_object (QfJsonWriter *w) { begin (w, '{'); }
-void qf_json_writer_end_object (QfJsonWriter *w) { end (w, '}'); }
-void qf_json_writer_begin_array (QfJsonWriter *w) { begin (w, '['); }
-void qf_json_writer_end_array (QfJsonWriter *w) { end (w, ']'); }
+void qf_minijson_writer_begin_object (QfMiniJsonWriter *w) { begin (w, '{'); }
+void qf_minijson_writer_end_object (QfMiniJsonWriter *w) { end (w, '}'); }
+void qf_minijson_writer_begin_array (QfMiniJsonWriter *w) { begin (w, '['); }
+void qf_minijson_writer_end_array (QfMiniJsonWriter *w) { end (w, ']'); }
 
 static void
 append_quoted (GString    *out,
@@ -648,8 +650,8 @@ append_quoted (GString    *out,
 }
 
 void
-qf_json_writer_key (QfJsonWriter *w,
-                    const char   *key)
+qf_minijson_writer_key (QfMiniJsonWriter *w,
+                        const char       *key)
 {
   before_value (w);
   append_quoted (w->out, key);
@@ -659,32 +661,32 @@ qf_json_writer_key (QfJsonWriter *w,
 }
 
 void
-qf_json_writer_string (QfJsonWriter *w,
-                       const char   *value)
+qf_minijson_writer_string (QfMiniJsonWriter *w,
+                           const char       *value)
 {
   before_value (w);
   append_quoted (w->out, value != NULL ? value : "");
 }
 
 void
-qf_json_writer_int (QfJsonWriter *w,
-                    gint64        value)
+qf_minijson_writer_int (QfMiniJsonWriter *w,
+                        gint64            value)
 {
   before_value (w);
   g_string_append_printf (w->out, "%" G_GINT64_FORMAT, value);
 }
 
 void
-qf_json_writer_uint (QfJsonWriter *w,
-                     guint64       value)
+qf_minijson_writer_uint (QfMiniJsonWriter *w,
+                         guint64           value)
 {
   before_value (w);
   g_string_append_printf (w->out, "%" G_GUINT64_FORMAT, value);
 }
 
 void
-qf_json_writer_double (QfJsonWriter *w,
-                       gdouble       value)
+qf_minijson_writer_double (QfMiniJsonWriter *w,
+                           gdouble           value)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -696,8 +698,8 @@ qf_json_writer_double (QfJsonWriter *w,
 }
 
 void
-qf_json_writer_bool (QfJsonWriter *w,
-                     gboolean      value)
+qf_minijson_writer_bool (QfMiniJsonWriter *w,
+                         gboolean          value)
 {
   before_value (w);
   g_string_append (w->out, value ? "true" : "false");

@@ -9,12 +9,14 @@
 #include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "qf-clock.h"
 #include "qf-net.h"
 
 G_DEFINE_QUARK (qf-net-error-quark, qf_net_error)
@@ -177,6 +179,88 @@ qf_net_set_errno_error (GError     **error,
       break;
     }
   g_set_error (error, QF_NET_ERROR, code, "%s: %s", what, g_strerror (errsv));
+}
+
+/* ---- exact-length transfers ---------------------------------------------------------------- */
+
+/* Waits until fd is ready for events: 1; 0 when deadline_ns has passed; -1 on a stop request.
+ * Polls in slices of at most 100 ms so a stop is seen soon. */
+static int
+wait_ready (int         fd,
+            short       events,
+            gint64      deadline_ns,
+            const gint *cancel)
+{
+  for (;;)
+    {
+      struct pollfd pfd = { fd, events, 0 };
+      gint64 now = qf_clock_now_ns ();
+
+      if (cancel != NULL && g_atomic_int_get (cancel))
+        return -1;
+      if (now >= deadline_ns)
+        return 0;
+      if (poll (&pfd, 1, (int) MIN ((deadline_ns - now) / QF_NSEC_PER_MSEC + 1, 100)) > 0)
+        return 1;
+    }
+}
+
+static QfNetIoStatus
+transfer_exact (int          fd,
+                gboolean     sending,
+                char        *buf,
+                gsize        n,
+                gint64       deadline_ns,
+                const gint  *cancel,
+                int         *errsv)
+{
+  gsize done = 0;
+
+  while (done < n)
+    {
+      int rc = wait_ready (fd, sending ? POLLOUT : POLLIN, deadline_ns, cancel);
+      ssize_t moved;
+
+      if (rc < 0)
+        return QF_NET_IO_CANCELLED;
+      if (rc == 0)
+        return QF_NET_IO_TIMED_OUT;
+      moved = sending ? send (fd, buf + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT)
+                      : recv (fd, buf + done, n - done, MSG_DONTWAIT);
+      if (moved > 0)
+        done += moved;
+      else if (moved == 0 && !sending)
+        return QF_NET_IO_CLOSED;
+      else if (moved < 0 && errno != EAGAIN && errno != EINTR)
+        {
+          if (errsv != NULL)
+            *errsv = errno;
+          return QF_NET_IO_FAILED;
+        }
+    }
+  return QF_NET_IO_DONE;
+}
+
+QfNetIoStatus
+qf_net_read_exact (int          fd,
+                   void        *buf,
+                   gsize        n,
+                   gint64       deadline_ns,
+                   const gint  *cancel,
+                   int         *errsv)
+{
+  return transfer_exact (fd, FALSE, buf, n, deadline_ns, cancel, errsv);
+}
+
+QfNetIoStatus
+qf_net_write_exact (int          fd,
+                    const void  *buf,
+                    gsize        n,
+                    gint64       deadline_ns,
+                    const gint  *cancel,
+                    int         *errsv)
+{
+  return transfer_exact (fd, TRUE, (char *) buf, n, deadline_ns, cancel, errsv);
 }
 
 /* ---- own descriptor table ----------------------------------------------------------------- */

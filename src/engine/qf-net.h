@@ -1,10 +1,11 @@
-/* qf-net.h — socket helpers shared by the network engines: ping, socket ping-pong, cycle test
- * and the responder (src/engine).
+/* qf-net.h — socket helpers shared by the network engines: ping, socket ping-pong, cycle test,
+ * bandwidth and the responders (src/engine).
  *
  * Name resolution, binding a socket to an interface, printing an address, the one error
- * domain those engines report in, so the core maps every network failure the same way, the
- * socket calls of the per-message paths, and the wake timer that lets a thread wait in a
- * blocking recv() without a receive timeout.
+ * domain those engines report in, so the core maps every network failure the same way,
+ * exact-length I/O with a deadline for the exchanges that set a test up, the socket calls of the
+ * per-message paths, and the wake timer that lets a thread wait in a blocking recv() without a
+ * receive timeout.
  */
 #pragma once
 
@@ -25,9 +26,12 @@ typedef enum
   QF_NET_ERROR_RESOLVE,      /* the host name does not resolve */
   QF_NET_ERROR_PERMISSION,   /* a privilege or sysctl is missing (message names the fix) */
   QF_NET_ERROR_UNREACHABLE,  /* no route, connection refused, or no reply at all */
-  QF_NET_ERROR_PROTOCOL,     /* the peer answered something that breaks the protocol */
-  QF_NET_ERROR_IO,           /* a socket call failed */
+  QF_NET_ERROR_PROTOCOL,     /* the peer answered something that breaks the protocol, or
+                              * refused the test */
+  QF_NET_ERROR_IO,           /* a socket call or other local system call failed */
   QF_NET_ERROR_CANCELLED,    /* stopped on request */
+  QF_NET_ERROR_PEER_LOST,    /* the peer vanished or stalled during the test */
+  QF_NET_ERROR_BUSY,         /* the peer is running another test */
 } QfNetError;
 
 /* Resolves host (name or literal, IPv4 or IPv6) for socktype (SOCK_STREAM/SOCK_DGRAM/0). */
@@ -54,6 +58,34 @@ void     qf_net_set_errno_error    (GError                 **error,
                                     int                      errsv,
                                     const char              *format,
                                     ...) G_GNUC_PRINTF (3, 4);
+
+/* Exact-length socket I/O with a deadline, for the short exchanges that set up a test (the
+ * bandwidth control connection, the access-token challenge), not the measured paths: moves
+ * exactly n bytes, whether fd blocks or not, unless deadline_ns (CLOCK_MONOTONIC) passes, *cancel
+ * (may be NULL) becomes nonzero, the peer closes the connection (reading) or a socket call
+ * fails (its errno in *errsv, which may be NULL). The caller words the failure, since the same
+ * one reads differently in each exchange. Polls in slices of at most 100 ms. Any thread. */
+typedef enum
+{
+  QF_NET_IO_DONE,
+  QF_NET_IO_CANCELLED,
+  QF_NET_IO_TIMED_OUT,
+  QF_NET_IO_CLOSED,
+  QF_NET_IO_FAILED,
+} QfNetIoStatus;
+
+QfNetIoStatus qf_net_read_exact  (int                      fd,
+                                  void                    *buf,
+                                  gsize                    n,
+                                  gint64                   deadline_ns,
+                                  const gint              *cancel,
+                                  int                     *errsv);
+QfNetIoStatus qf_net_write_exact (int                      fd,
+                                  const void              *buf,
+                                  gsize                    n,
+                                  gint64                   deadline_ns,
+                                  const gint              *cancel,
+                                  int                     *errsv);
 
 /* recv(), send(), recvfrom() and sendto() for the per-message paths, as plain system calls.
  * glibc's wrappers are cancellation points: in a process with more than one thread (every

@@ -578,6 +578,70 @@ nearest_rank (const gint64 *sorted,
   return sorted[rank - 1];
 }
 
+/* The result of a run from its counters: iputils' figures and our percentiles. */
+static void
+fill_result (QfPing         *self,
+             const Counters *c,
+             gint64          start,
+             gint64          last_send,
+             QfPingResult   *result)
+{
+  g_autofree char *address = qf_net_address_to_string ((struct sockaddr *) &self->addr, FALSE);
+
+  g_strlcpy (result->address, address, sizeof result->address);
+  result->raw_socket = self->raw;
+  result->transmitted = c->transmitted;
+  result->received = c->received;
+  result->duplicates = c->duplicates;
+  result->errors = c->errors;
+  result->loss_pct = c->transmitted
+    ? (gdouble) (gfloat) (((gint64) (c->transmitted - c->received)) * 100.0 / c->transmitted) : 0;
+  {
+    gint64 end = MAX (c->last_event_mono, last_send);
+    result->time_ms = c->transmitted
+                        ? (end - start + 500 * QF_NSEC_PER_USEC) / QF_NSEC_PER_MSEC : 0;
+  }
+  if (c->received + c->duplicates > 0)
+    {
+      gint64 total = (gint64) (c->received + c->duplicates);
+      result->min_us = c->tmin_us;
+      result->max_us = c->tmax_us;
+      result->avg_us = c->tsum_us / total;
+      result->mdev_us = qf_ping_iputils_mdev (c->tsum_us, c->tsum2_us2, total);
+    }
+  if (self->rtts_ns->len > 0)
+    {
+      gint64 *v = (gint64 *) self->rtts_ns->data;
+      qsort (v, self->rtts_ns->len, sizeof (gint64), cmp_gint64);
+      result->p50_ns = nearest_rank (v, self->rtts_ns->len, 0.50);
+      result->p99_ns = nearest_rank (v, self->rtts_ns->len, 0.99);
+      result->p999_ns = nearest_rank (v, self->rtts_ns->len, 0.999);
+    }
+}
+
+/* How the run ended, as an error: stopped, or no reply at all. */
+static gboolean
+run_outcome (QfPing              *self,
+             gboolean             cancelled,
+             const QfPingResult  *result,
+             GError             **error)
+{
+  if (cancelled)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped"));
+      return FALSE;
+    }
+  if (result->received == 0)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
+                   _("No reply from %s (%s): %llu requests sent, none answered. Check the cable, "
+                     "the address and the peer's firewall."),
+                   self->host, result->address, (unsigned long long) result->transmitted);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 qf_ping_run (QfPing             *self,
              QfRing             *ring,
@@ -591,7 +655,6 @@ qf_ping_run (QfPing             *self,
   gint64 interval_ns, timeout_ns, start, deadline, next_send, next_progress, last_send = 0;
   guint64 index = 0;
   gboolean cancelled = FALSE, fatal = FALSE, ok = TRUE;
-  g_autofree char *address = NULL;
 
   g_return_val_if_fail (self != NULL && result != NULL, FALSE);
 
@@ -663,52 +726,8 @@ qf_ping_run (QfPing             *self,
     }
   drain (self, ring, &c);
 
-  address = qf_net_address_to_string ((struct sockaddr *) &self->addr, FALSE);
-  g_strlcpy (result->address, address, sizeof result->address);
-  result->raw_socket = self->raw;
-  result->transmitted = c.transmitted;
-  result->received = c.received;
-  result->duplicates = c.duplicates;
-  result->errors = c.errors;
-  result->loss_pct = c.transmitted
-    ? (gdouble) (gfloat) (((gint64) (c.transmitted - c.received)) * 100.0 / c.transmitted) : 0;
-  {
-    gint64 end = MAX (c.last_event_mono, last_send);
-    result->time_ms = c.transmitted ? (end - start + 500 * QF_NSEC_PER_USEC) / QF_NSEC_PER_MSEC : 0;
-  }
-  if (c.received + c.duplicates > 0)
-    {
-      gint64 total = (gint64) (c.received + c.duplicates);
-      result->min_us = c.tmin_us;
-      result->max_us = c.tmax_us;
-      result->avg_us = c.tsum_us / total;
-      result->mdev_us = qf_ping_iputils_mdev (c.tsum_us, c.tsum2_us2, total);
-    }
-  if (self->rtts_ns->len > 0)
-    {
-      gint64 *v = (gint64 *) self->rtts_ns->data;
-      qsort (v, self->rtts_ns->len, sizeof (gint64), cmp_gint64);
-      result->p50_ns = nearest_rank (v, self->rtts_ns->len, 0.50);
-      result->p99_ns = nearest_rank (v, self->rtts_ns->len, 0.99);
-      result->p999_ns = nearest_rank (v, self->rtts_ns->len, 0.999);
-    }
+  fill_result (self, &c, start, last_send, result);
   if (progress != NULL)
     progress (1.0, c.transmitted, c.received, user_data);
-
-  if (!ok)
-    return FALSE;
-  if (cancelled)
-    {
-      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED, _("Stopped"));
-      return FALSE;
-    }
-  if (c.received == 0)
-    {
-      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
-                   _("No reply from %s (%s): %llu requests sent, none answered. Check the cable, "
-                     "the address and the peer's firewall."),
-                   self->host, result->address, (unsigned long long) c.transmitted);
-      return FALSE;
-    }
-  return TRUE;
+  return ok && run_outcome (self, cancelled, result, error);
 }

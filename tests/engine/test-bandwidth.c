@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "qf-bandwidth.h"
-#include "qf-bandwidth-private.h"
+#include "qf-iperf3-private.h"
+#include "qf-iperf3-proto-private.h"
 #include "qf-clock.h"
 #include "qf-iperf3.h"
 #include "qf-minijson.h"
@@ -399,7 +400,7 @@ test_busy (void)
 
   /* While this half-open test holds the responder, a client is refused as busy. */
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_BUSY);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_BUSY);
   qf_bw_result_clear (&r);
   close (ctrl);
   assert_next_client_served (resp);
@@ -442,9 +443,9 @@ test_udp_accounting (void)
   Responder *resp = responder_start ();
   struct sockaddr_in a = { 0 };
   g_autoptr(GError) error = NULL;
-  g_autoptr(QfJson) j = NULL;
+  g_autoptr(QfMiniJson) j = NULL;
   g_autofree char *text = NULL;
-  const QfJson *stream;
+  const QfMiniJson *stream;
   char reply[4], pkt[100];
   int ctrl, udp;
   guint32 len;
@@ -496,18 +497,18 @@ test_udp_accounting (void)
       g_assert_cmpint (n, >, 0);
       got += n;
     }
-  j = qf_json_parse (text, len, &error);
+  j = qf_minijson_parse (text, len, &error);
   g_assert_no_error (error);
-  stream = qf_json_index (qf_json_get (j, "streams"), 0);
+  stream = qf_minijson_index (qf_minijson_get (j, "streams"), 0);
   g_assert_nonnull (stream);
-  g_assert_cmpint (qf_json_int (qf_json_get (stream, "id"), 0), ==, 1);
-  g_assert_cmpint (qf_json_int (qf_json_get (stream, "bytes"), 0), ==, 800);
-  g_assert_cmpint (qf_json_int (qf_json_get (stream, "packets"), 0), ==, 9);
-  g_assert_cmpint (qf_json_int (qf_json_get (stream, "errors"), -1), ==, 1);
-  g_assert_cmpint (qf_json_int (qf_json_get (stream, "retransmits"), 0), ==, -1);
-  g_assert_cmpfloat (qf_json_double (qf_json_get (stream, "jitter"), -1), >=, 0);
-  g_assert_cmpint (qf_json_int (qf_json_get (j, "sender_has_retransmits"), 0), ==, -1);
-  g_assert_nonnull (qf_json_string (qf_json_get (j, "qualify_version")));
+  g_assert_cmpint (qf_minijson_int (qf_minijson_get (stream, "id"), 0), ==, 1);
+  g_assert_cmpint (qf_minijson_int (qf_minijson_get (stream, "bytes"), 0), ==, 800);
+  g_assert_cmpint (qf_minijson_int (qf_minijson_get (stream, "packets"), 0), ==, 9);
+  g_assert_cmpint (qf_minijson_int (qf_minijson_get (stream, "errors"), -1), ==, 1);
+  g_assert_cmpint (qf_minijson_int (qf_minijson_get (stream, "retransmits"), 0), ==, -1);
+  g_assert_cmpfloat (qf_minijson_double (qf_minijson_get (stream, "jitter"), -1), >=, 0);
+  g_assert_cmpint (qf_minijson_int (qf_minijson_get (j, "sender_has_retransmits"), 0), ==, -1);
+  g_assert_nonnull (qf_minijson_string (qf_minijson_get (j, "qualify_version")));
   g_assert_cmpint (read_byte (ctrl), ==, 14);           /* DISPLAY_RESULTS */
   g_assert_cmpint (send (ctrl, "\x10", 1, 0), ==, 1);   /* IPERF_DONE */
   close (udp);
@@ -587,7 +588,7 @@ test_busy_at_once (void)
   gint64 t0 = qf_clock_now_ns ();
 
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_BUSY);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_BUSY);
   g_assert_nonnull (strstr (error->message, "Try again"));
   g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (2 * QF_NSEC_PER_SEC));
   qf_bw_result_clear (&r);
@@ -609,7 +610,7 @@ test_limits (void)
 
   c.parallel = 3;
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL);
   g_assert_nonnull (strstr (error->message, "--max-clients"));
   qf_bw_result_clear (&r);
   g_clear_error (&error);
@@ -618,7 +619,7 @@ test_limits (void)
   c.time_s = 2;
   c.omit_s = 2;
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PROTOCOL);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL);
   g_assert_nonnull (strstr (error->message, "--max-test-seconds"));
   qf_bw_result_clear (&r);
   g_clear_error (&error);
@@ -680,7 +681,7 @@ test_peer_killed (void)
     t_end = qf_clock_now_ns ();
     g_thread_join (killer);
   }
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST);
   g_assert_cmpint (t_end - t0, <, qf_test_ns (4 * QF_NSEC_PER_SEC));
   /* The intervals measured before the peer vanished are kept. */
   g_assert_cmpuint (r.intervals->len, >=, 2);
@@ -727,7 +728,7 @@ test_stall (void)
   stopper = g_thread_new ("stopper", stop_later, GINT_TO_POINTER (pid));
   t0 = qf_clock_now_ns ();
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_PEER_LOST);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_PEER_LOST);
   g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (3 * QF_NSEC_PER_SEC));
   g_assert_cmpuint (r.intervals->len, >=, 1);
   g_thread_join (stopper);
@@ -758,7 +759,7 @@ test_refused (void)
   c.connect_timeout_s = 1;
   t0 = qf_clock_now_ns ();
   g_assert_false (run_client (&c, NULL, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_CONNECT);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE);
   g_assert_nonnull (strstr (error->message, "127.0.0.1"));
   g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (1500 * QF_NSEC_PER_MSEC));
   g_assert_cmpuint (r.intervals->len, ==, 0);
@@ -781,7 +782,7 @@ test_cancel (void)
   t0 = qf_clock_now_ns ();
   t = qf_test_set_flag_later (&cancel, 500);
   g_assert_false (run_client (&c, &cancel, &r, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_CANCELLED);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_CANCELLED);
   g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (1500 * QF_NSEC_PER_MSEC));
   g_thread_join (t);
   qf_bw_result_clear (&r);
@@ -798,13 +799,13 @@ test_invalid_config (void)
 
   c.parallel = 0;
   g_assert_null (qf_bw_client_new (&c, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID);
   g_clear_error (&error);
   c = base_config (5201);
   c.protocol = QF_BW_UDP;
   c.len = 8;
   g_assert_null (qf_bw_client_new (&c, &error));
-  g_assert_error (error, QF_BW_ERROR, QF_BW_ERROR_INVALID);
+  g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID);
 }
 
 /* ---- the JSON reader ---- */
@@ -816,34 +817,34 @@ test_json_parse (void)
     " {\"a\":1,\"b\":[true,false,null,-2.5e1],\"c\":\"x\\u00e9\\n\\\"\",\"d\":{\"e\":18446744073709551615},"
     "\"f\":9223372036854775807} ";
   g_autoptr(GError) error = NULL;
-  g_autoptr(QfJson) j = qf_json_parse (text, strlen (text), &error);
-  const QfJson *b;
+  g_autoptr(QfMiniJson) j = qf_minijson_parse (text, strlen (text), &error);
+  const QfMiniJson *b;
 
   g_assert_no_error (error);
-  g_assert_cmpint (qf_json_type (j), ==, QF_JSON_OBJECT);
-  g_assert_cmpuint (qf_json_length (j), ==, 5);
-  g_assert_cmpint (qf_json_int (qf_json_get (j, "a"), 0), ==, 1);
-  b = qf_json_get (j, "b");
-  g_assert_cmpuint (qf_json_length (b), ==, 4);
-  g_assert_true (qf_json_is_true (qf_json_index (b, 0)));
-  g_assert_false (qf_json_is_true (qf_json_index (b, 1)));
-  g_assert_cmpint (qf_json_type (qf_json_index (b, 2)), ==, QF_JSON_NULL);
-  g_assert_cmpfloat (qf_json_double (qf_json_index (b, 3), 0), ==, -25.0);
-  g_assert_null (qf_json_index (b, 4));
+  g_assert_cmpint (qf_minijson_type (j), ==, QF_MINIJSON_OBJECT);
+  g_assert_cmpuint (qf_minijson_length (j), ==, 5);
+  g_assert_cmpint (qf_minijson_int (qf_minijson_get (j, "a"), 0), ==, 1);
+  b = qf_minijson_get (j, "b");
+  g_assert_cmpuint (qf_minijson_length (b), ==, 4);
+  g_assert_true (qf_minijson_is_true (qf_minijson_index (b, 0)));
+  g_assert_false (qf_minijson_is_true (qf_minijson_index (b, 1)));
+  g_assert_cmpint (qf_minijson_type (qf_minijson_index (b, 2)), ==, QF_MINIJSON_NULL);
+  g_assert_cmpfloat (qf_minijson_double (qf_minijson_index (b, 3), 0), ==, -25.0);
+  g_assert_null (qf_minijson_index (b, 4));
   {
     guint n = 0;
-    for (const QfJson *c = qf_json_first (j); c != NULL; c = qf_json_next (c))
+    for (const QfMiniJson *c = qf_minijson_first (j); c != NULL; c = qf_minijson_next (c))
       n++;
     g_assert_cmpuint (n, ==, 5);
-    g_assert_cmpstr (qf_json_key (qf_json_first (j)), ==, "a");
-    g_assert_null (qf_json_first (qf_json_get (j, "a")));
+    g_assert_cmpstr (qf_minijson_key (qf_minijson_first (j)), ==, "a");
+    g_assert_null (qf_minijson_first (qf_minijson_get (j, "a")));
   }
-  g_assert_cmpstr (qf_json_string (qf_json_get (j, "c")), ==, "x\xc3\xa9\n\"");
+  g_assert_cmpstr (qf_minijson_string (qf_minijson_get (j, "c")), ==, "x\xc3\xa9\n\"");
   /* iperf3 3.12 prints -1 as 2^64 - 1. */
-  g_assert_cmpint (qf_json_int (qf_json_get (qf_json_get (j, "d"), "e"), 0), ==, -1);
-  g_assert_cmpint (qf_json_int (qf_json_get (j, "f"), 0), ==, G_MAXINT64);
-  g_assert_null (qf_json_get (j, "missing"));
-  g_assert_cmpint (qf_json_int (qf_json_get (j, "c"), 7), ==, 7);
+  g_assert_cmpint (qf_minijson_int (qf_minijson_get (qf_minijson_get (j, "d"), "e"), 0), ==, -1);
+  g_assert_cmpint (qf_minijson_int (qf_minijson_get (j, "f"), 0), ==, G_MAXINT64);
+  g_assert_null (qf_minijson_get (j, "missing"));
+  g_assert_cmpint (qf_minijson_int (qf_minijson_get (j, "c"), 7), ==, 7);
 }
 
 static void
@@ -855,37 +856,37 @@ test_json_reject (void)
   };
   GString *deep = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
-  QfJson *j;
+  QfMiniJson *j;
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
-      j = qf_json_parse (bad[i], strlen (bad[i]), &error);
+      j = qf_minijson_parse (bad[i], strlen (bad[i]), &error);
       if (j != NULL)
         g_error ("accepted: %s", bad[i]);
       g_assert_nonnull (error);
       g_clear_error (&error);
     }
-  for (int i = 0; i < QF_JSON_MAX_DEPTH + 5; i++)
+  for (int i = 0; i < QF_MINIJSON_MAX_DEPTH + 5; i++)
     g_string_append_c (deep, '[');
-  j = qf_json_parse (deep->str, deep->len, &error);
+  j = qf_minijson_parse (deep->str, deep->len, &error);
   g_assert_null (j);
-  g_assert_error (error, QF_JSON_ERROR, QF_JSON_ERROR_LIMIT);
+  g_assert_error (error, QF_MINIJSON_ERROR, QF_MINIJSON_ERROR_LIMIT);
   g_clear_error (&error);
   g_string_free (deep, TRUE);
 
   {
-    g_autofree char *big = g_strnfill (QF_JSON_MAX_TEXT + 1, ' ');
-    g_assert_null (qf_json_parse (big, strlen (big), &error));
-    g_assert_error (error, QF_JSON_ERROR, QF_JSON_ERROR_LIMIT);
+    g_autofree char *big = g_strnfill (QF_MINIJSON_MAX_TEXT + 1, ' ');
+    g_assert_null (qf_minijson_parse (big, strlen (big), &error));
+    g_assert_error (error, QF_MINIJSON_ERROR, QF_MINIJSON_ERROR_LIMIT);
     g_clear_error (&error);
   }
   {
     GString *many = g_string_new ("[");
-    for (int i = 0; i < QF_JSON_MAX_NODES + 10; i++)
+    for (int i = 0; i < QF_MINIJSON_MAX_NODES + 10; i++)
       g_string_append (many, i ? ",0" : "0");
     g_string_append_c (many, ']');
-    g_assert_null (qf_json_parse (many->str, many->len, &error));
-    g_assert_error (error, QF_JSON_ERROR, QF_JSON_ERROR_LIMIT);
+    g_assert_null (qf_minijson_parse (many->str, many->len, &error));
+    g_assert_error (error, QF_MINIJSON_ERROR, QF_MINIJSON_ERROR_LIMIT);
     g_string_free (many, TRUE);
   }
 }
@@ -895,28 +896,28 @@ test_json_write (void)
 {
   g_autoptr(GString) out = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(QfJson) j = NULL;
-  QfJsonWriter w;
+  g_autoptr(QfMiniJson) j = NULL;
+  QfMiniJsonWriter w;
 
-  qf_json_writer_init (&w, out);
-  qf_json_writer_begin_object (&w);
-  qf_json_writer_key (&w, "s");
-  qf_json_writer_string (&w, "a\"b\\c\n");
-  qf_json_writer_key (&w, "arr");
-  qf_json_writer_begin_array (&w);
-  qf_json_writer_int (&w, -1);
-  qf_json_writer_uint (&w, G_MAXUINT64);
-  qf_json_writer_double (&w, 0.5);
-  qf_json_writer_bool (&w, TRUE);
-  qf_json_writer_begin_object (&w);
-  qf_json_writer_end_object (&w);
-  qf_json_writer_end_array (&w);
-  qf_json_writer_end_object (&w);
+  qf_minijson_writer_init (&w, out);
+  qf_minijson_writer_begin_object (&w);
+  qf_minijson_writer_key (&w, "s");
+  qf_minijson_writer_string (&w, "a\"b\\c\n");
+  qf_minijson_writer_key (&w, "arr");
+  qf_minijson_writer_begin_array (&w);
+  qf_minijson_writer_int (&w, -1);
+  qf_minijson_writer_uint (&w, G_MAXUINT64);
+  qf_minijson_writer_double (&w, 0.5);
+  qf_minijson_writer_bool (&w, TRUE);
+  qf_minijson_writer_begin_object (&w);
+  qf_minijson_writer_end_object (&w);
+  qf_minijson_writer_end_array (&w);
+  qf_minijson_writer_end_object (&w);
   g_assert_cmpstr (out->str, ==,
                    "{\"s\":\"a\\\"b\\\\c\\u000a\",\"arr\":[-1,18446744073709551615,0.5,true,{}]}");
-  j = qf_json_parse (out->str, out->len, &error);
+  j = qf_minijson_parse (out->str, out->len, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (qf_json_string (qf_json_get (j, "s")), ==, "a\"b\\c\n");
+  g_assert_cmpstr (qf_minijson_string (qf_minijson_get (j, "s")), ==, "a\"b\\c\n");
 }
 
 int

@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "qf-bandwidth-private.h"
+#include "qf-iperf3-proto-private.h"
 #include "qf-clock.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -16,10 +16,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(QfJson) results = NULL;
+  g_autoptr(QfMiniJson) results = NULL;
   int sv[2];
   int sndbuf = 1024 * 1024;
-  const QfJson *streams;
+  const QfMiniJson *streams;
 
   if (size > QF_IPERF3_MAX_RESULTS + 4)
     return 0;
@@ -36,20 +36,20 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   g_assert ((results == NULL) == (error != NULL));
   if (results == NULL)
     return 0;
-  g_assert (qf_json_type (results) == QF_JSON_OBJECT);
+  g_assert (qf_minijson_type (results) == QF_MINIJSON_OBJECT);
 
-  (void) qf_json_double (qf_json_get (results, "cpu_util_total"), 0);
-  streams = qf_json_get (results, "streams");
+  (void) qf_minijson_double (qf_minijson_get (results, "cpu_util_total"), 0);
+  streams = qf_minijson_get (results, "streams");
   for (guint id = 0; id < 8; id++)
-    for (const QfJson *s = qf_json_first (streams); s != NULL; s = qf_json_next (s))
-      if (qf_json_int (qf_json_get (s, "id"), -1) == id)
+    for (const QfMiniJson *s = qf_minijson_first (streams); s != NULL; s = qf_minijson_next (s))
+      if (qf_minijson_int (qf_minijson_get (s, "id"), -1) == id)
         {
-          (void) qf_json_int (qf_json_get (s, "bytes"), 0);
-          (void) qf_json_double (qf_json_get (s, "end_time"), 0);
-          (void) qf_json_int (qf_json_get (s, "retransmits"), -1);
-          (void) qf_json_int (qf_json_get (s, "errors"), 0);
-          (void) qf_json_int (qf_json_get (s, "packets"), 0);
-          (void) qf_json_double (qf_json_get (s, "jitter"), 0);
+          (void) qf_minijson_int (qf_minijson_get (s, "bytes"), 0);
+          (void) qf_minijson_double (qf_minijson_get (s, "end_time"), 0);
+          (void) qf_minijson_int (qf_minijson_get (s, "retransmits"), -1);
+          (void) qf_minijson_int (qf_minijson_get (s, "errors"), 0);
+          (void) qf_minijson_int (qf_minijson_get (s, "packets"), 0);
+          (void) qf_minijson_double (qf_minijson_get (s, "jitter"), 0);
           break;
         }
   return 0;

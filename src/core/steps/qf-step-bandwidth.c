@@ -205,15 +205,17 @@ propagate (GError **dest,
 {
   QfStepError code;
 
-  switch ((QfBwError) src->code)
+  switch ((QfNetError) src->code)
     {
-    case QF_BW_ERROR_INVALID: code = QF_STEP_ERROR_INVALID_PARAMS; break;
-    case QF_BW_ERROR_CANCELLED: code = QF_STEP_ERROR_CANCELLED; break;
-    case QF_BW_ERROR_SYSTEM: code = QF_STEP_ERROR_FAILED; break;
-    case QF_BW_ERROR_CONNECT:
-    case QF_BW_ERROR_PROTOCOL:
-    case QF_BW_ERROR_PEER_LOST:
-    case QF_BW_ERROR_BUSY:
+    case QF_NET_ERROR_INVALID: code = QF_STEP_ERROR_INVALID_PARAMS; break;
+    case QF_NET_ERROR_CANCELLED: code = QF_STEP_ERROR_CANCELLED; break;
+    case QF_NET_ERROR_IO: code = QF_STEP_ERROR_FAILED; break;
+    case QF_NET_ERROR_PERMISSION:
+    case QF_NET_ERROR_RESOLVE:
+    case QF_NET_ERROR_UNREACHABLE:
+    case QF_NET_ERROR_PROTOCOL:
+    case QF_NET_ERROR_PEER_LOST:
+    case QF_NET_ERROR_BUSY:
     default: code = QF_STEP_ERROR_PEER; break;
     }
   g_set_error_literal (dest, QF_STEP_ERROR, code, src->message);

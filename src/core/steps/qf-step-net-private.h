@@ -60,6 +60,8 @@ _qf_step_net_propagate (GError **dest,
     case QF_NET_ERROR_RESOLVE:
     case QF_NET_ERROR_UNREACHABLE:
     case QF_NET_ERROR_PROTOCOL:
+    case QF_NET_ERROR_PEER_LOST:
+    case QF_NET_ERROR_BUSY:
       code = QF_STEP_ERROR_PEER;
       break;
     case QF_NET_ERROR_CANCELLED:

@@ -130,6 +130,17 @@ qf_json_get_string (JsonObject *object,
   return json_node_get_string (node);
 }
 
+void
+qf_json_set_string_or_null (JsonObject *object,
+                            const char *key,
+                            const char *value)
+{
+  if (value != NULL)
+    json_object_set_string_member (object, key, value);
+  else
+    json_object_set_null_member (object, key);
+}
+
 gdouble
 qf_json_get_double (JsonObject *object,
                     const char *key,

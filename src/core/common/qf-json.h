@@ -33,6 +33,11 @@ JsonObject *qf_json_get_object       (JsonObject  *object,
 JsonArray  *qf_json_get_array        (JsonObject  *object,
                                       const char  *key);
 
+/* Sets key to value, or to null when value is NULL. */
+void        qf_json_set_string_or_null (JsonObject *object,
+                                        const char *key,
+                                        const char *value);
+
 /* Text of a node laid out as json-glib's generator does, but each double written with the
  * fewest digits that read back as exactly the same double (13.357, not 13.356999999999999). */
 char       *qf_json_node_to_text     (JsonNode    *node,

@@ -121,17 +121,6 @@ reset_step (JsonObject *step)
   json_object_set_null_member (step, "samples");
 }
 
-static void
-set_string_or_null (JsonObject *obj,
-                    const char *key,
-                    const char *value)
-{
-  if (value != NULL)
-    json_object_set_string_member (obj, key, value);
-  else
-    json_object_set_null_member (obj, key);
-}
-
 /* The session's copy of the profile: its identity and every test's parameters and limits. */
 static JsonObject *
 profile_object (QfProfile *profile)
@@ -144,7 +133,7 @@ profile_object (QfProfile *profile)
   json_object_set_string_member (obj, "name", qf_profile_get_name (profile));
   json_object_set_string_member (obj, "description", qf_profile_get_description (profile));
   json_object_set_string_member (obj, "network_kind", qf_profile_get_network_kind (profile));
-  set_string_or_null (obj, "source", qf_profile_get_source (profile));
+  qf_json_set_string_or_null (obj, "source", qf_profile_get_source (profile));
   json_object_set_object_member (obj, "tests",
                                  qf_json_object_deep_copy (qf_json_get_object (profile_json, "tests")));
   return obj;
@@ -213,7 +202,7 @@ pending_step (const QfProfileTest *test)
   if (info != NULL && info->classic_command != NULL)
     {
       g_autofree char *classic = info->classic_command (test->params, NULL);
-      set_string_or_null (step, "classic_command", classic != NULL && *classic != '\0' ? classic : NULL);
+      qf_json_set_string_or_null (step, "classic_command", classic != NULL && *classic != '\0' ? classic : NULL);
     }
   else
     json_object_set_null_member (step, "classic_command");
@@ -547,7 +536,7 @@ qf_session_set_peer (QfSession  *self,
 
   g_return_if_fail (QF_IS_SESSION (self));
 
-  set_string_or_null (peer, "address", address);
+  qf_json_set_string_or_null (peer, "address", address);
   json_object_set_string_member (peer, "kind", kind ? kind : "none");
   json_object_set_object_member (self->root, "peer", peer);
   qf_session_recompute (self);
@@ -637,7 +626,7 @@ qf_session_set_network (QfSession  *self,
 
   g_return_if_fail (QF_IS_SESSION (self));
 
-  set_string_or_null (network, "iface", iface);
+  qf_json_set_string_or_null (network, "iface", iface);
   json_object_set_string_member (network, "kind", kind ? kind : "unknown");
   if (speed_mbps > 0)
     json_object_set_int_member (network, "speed_mbps", speed_mbps);
@@ -647,7 +636,7 @@ qf_session_set_network (QfSession  *self,
     json_object_set_boolean_member (network, "usb", usb != 0);
   else
     json_object_set_null_member (network, "usb");
-  set_string_or_null (network, "ssid", ssid);
+  qf_json_set_string_or_null (network, "ssid", ssid);
   if (signal_pct >= 0)
     json_object_set_int_member (network, "signal_pct", signal_pct);
   else
@@ -862,7 +851,7 @@ qf_session_begin_step (QfSession  *self,
     {
       g_autofree char *classic = info->classic_command (qf_json_get_object (step, "params"),
                                                         qf_session_get_peer_address (self));
-      set_string_or_null (step, "classic_command", classic != NULL && *classic != '\0' ? classic : NULL);
+      qf_json_set_string_or_null (step, "classic_command", classic != NULL && *classic != '\0' ? classic : NULL);
     }
   g_array_set_size (g_ptr_array_index (self->sample_stores, index), 0);
   self->sample_dropped[index] = 0;
@@ -970,7 +959,7 @@ qf_session_finish_step (QfSession    *self,
 
   step = qf_session_get_step (self, index);
   json_object_set_string_member (step, "status", qf_step_status_to_string (status));
-  set_string_or_null (step, "status_reason", reason);
+  qf_json_set_string_or_null (step, "status_reason", reason);
   if (status == QF_STEP_STATUS_SKIPPED || status == QF_STEP_STATUS_NOT_RUN)
     {
       if (json_object_get_null_member (step, "started_at"))
@@ -1278,8 +1267,8 @@ qf_session_compare (QfSession *self,
   g_return_val_if_fail (QF_IS_SESSION (self) && QF_IS_SESSION (previous), comparison);
 
   json_object_set_string_member (prev, "id", qf_session_get_id (previous));
-  set_string_or_null (prev, "dir", previous->dir);
-  set_string_or_null (prev, "created_at", qf_json_get_string (previous->root, "created_at", NULL));
+  qf_json_set_string_or_null (prev, "dir", previous->dir);
+  qf_json_set_string_or_null (prev, "created_at", qf_json_get_string (previous->root, "created_at", NULL));
   json_object_set_string_member (prev, "profile_id", qf_profile_get_id (previous->profile));
   json_object_set_object_member (comparison, "previous", prev);
 
@@ -1330,11 +1319,11 @@ qf_session_compare (QfSession *self,
             {
               JsonObject *change = json_object_new ();
               json_object_set_string_member (change, "id", id);
-              set_string_or_null (change, "title", qf_json_get_string (c, "title", NULL));
-              set_string_or_null (change, "before", qf_json_get_string (pc, "value", NULL));
-              set_string_or_null (change, "after", qf_json_get_string (c, "value", NULL));
-              set_string_or_null (change, "before_status", qf_json_get_string (pc, "status", NULL));
-              set_string_or_null (change, "after_status", qf_json_get_string (c, "status", NULL));
+              qf_json_set_string_or_null (change, "title", qf_json_get_string (c, "title", NULL));
+              qf_json_set_string_or_null (change, "before", qf_json_get_string (pc, "value", NULL));
+              qf_json_set_string_or_null (change, "after", qf_json_get_string (c, "value", NULL));
+              qf_json_set_string_or_null (change, "before_status", qf_json_get_string (pc, "status", NULL));
+              qf_json_set_string_or_null (change, "after_status", qf_json_get_string (c, "status", NULL));
               json_array_add_object_element (audit_changes, change);
             }
           break;

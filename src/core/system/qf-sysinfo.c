@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "qf-json.h"
 #include "qf-sysinfo.h"
 
 char *
@@ -302,25 +303,14 @@ qf_sysinfo_to_json (const QfSysinfo *info)
   return obj;
 }
 
-static void
-set_string_or_null (JsonObject *obj,
-                    const char *key,
-                    const char *value)
-{
-  if (value != NULL)
-    json_object_set_string_member (obj, key, value);
-  else
-    json_object_set_null_member (obj, key);
-}
-
 JsonObject *
 qf_sysinfo_to_pc_json (const QfSysinfo *info)
 {
   JsonObject *obj = qf_sysinfo_to_json (info);
 
-  set_string_or_null (obj, "machine_id_sha256", info->machine_id_sha256);
-  set_string_or_null (obj, "dmi_vendor", info->dmi_vendor);
-  set_string_or_null (obj, "dmi_product", info->dmi_product);
-  set_string_or_null (obj, "dmi_serial", info->dmi_serial);
+  qf_json_set_string_or_null (obj, "machine_id_sha256", info->machine_id_sha256);
+  qf_json_set_string_or_null (obj, "dmi_vendor", info->dmi_vendor);
+  qf_json_set_string_or_null (obj, "dmi_product", info->dmi_product);
+  qf_json_set_string_or_null (obj, "dmi_serial", info->dmi_serial);
   return obj;
 }

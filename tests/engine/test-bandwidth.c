@@ -151,6 +151,7 @@ run_mode (QfBwProtocol  protocol,
           QfBwDirection direction,
           guint         parallel)
 {
+  gboolean ok;
   Responder *resp = responder_start ();
   QfBwConfig c = base_config (resp->port);
   g_autoptr(QfRing) ring = qf_ring_new (256);
@@ -165,8 +166,9 @@ run_mode (QfBwProtocol  protocol,
   c.ring = ring;
   if (protocol == QF_BW_UDP)
     c.bitrate_bps = 20 * 1000 * 1000;
-  g_assert_true (run_client (&c, NULL, &r, &error));
-  g_assert_no_error (error);
+  ok = run_client (&c, NULL, &r, &error);
+  g_assert_no_error (error);   /* first, so a failure prints its message */
+  g_assert_true (ok);
 
   g_assert_true (r.peer_is_qualify);
   g_assert_cmpuint (r.streams, ==, parallel);
@@ -238,6 +240,7 @@ static void test_udp_bidir (void) { run_mode (QF_BW_UDP, QF_BW_BIDIR, 1); }
 static void
 test_omit (void)
 {
+  gboolean ok;
   Responder *resp = responder_start ();
   QfBwConfig c = base_config (resp->port);
   QfBwResult r = { 0 };
@@ -245,8 +248,9 @@ test_omit (void)
   gint64 t0 = qf_clock_now_ns ();
 
   c.omit_s = 0.5;
-  g_assert_true (run_client (&c, NULL, &r, &error));
-  g_assert_no_error (error);
+  ok = run_client (&c, NULL, &r, &error);
+  g_assert_no_error (error);   /* first, so a failure prints its message */
+  g_assert_true (ok);
   /* Omitted time is run but neither counted nor sampled. The counted window starts when the
    * client sees the omit end, which a starved thread sees late (0.55 s counted under TSan). */
   g_assert_cmpint (qf_clock_now_ns () - t0, >=, 1500 * QF_NSEC_PER_MSEC);
@@ -602,6 +606,7 @@ test_busy_at_once (void)
 static void
 test_limits (void)
 {
+  gboolean ok;
   Responder *resp = responder_start_full (0, 2, 3);
   QfBwConfig c = base_config (resp->port);
   QfBwResult r = { 0 };
@@ -634,8 +639,9 @@ test_limits (void)
   c.direction = QF_BW_BIDIR;
   c.time_s = 0.5;
   c.omit_s = 0;
-  g_assert_true (run_client (&c, NULL, &r, &error));
-  g_assert_no_error (error);
+  ok = run_client (&c, NULL, &r, &error);
+  g_assert_no_error (error);   /* first, so a failure prints its message */
+  g_assert_true (ok);
   g_assert_cmpfloat (r.up_mbps, >, 0);
   g_assert_cmpfloat (r.down_mbps, >, 0);
   qf_bw_result_clear (&r);

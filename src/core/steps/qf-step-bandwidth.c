@@ -122,12 +122,6 @@ on_interval (const QfBwInterval       *iv,
   p->ctx->progress (p->ctx, MIN (iv->t_s / p->time_s, 1.0), live, p->ctx->user_data);
 }
 
-static gdouble
-round3 (gdouble v)
-{
-  return round (v * 1000.0) / 1000.0;
-}
-
 static JsonObject *
 build_result (const char       *host,
               const QfBwConfig *c,
@@ -144,13 +138,13 @@ build_result (const char       *host,
   json_object_set_string_member (obj, "direction", qf_bw_direction_to_string (r->direction));
   json_object_set_int_member (obj, "streams", r->streams);
   json_object_set_int_member (obj, "len", r->len);
-  json_object_set_double_member (obj, "duration_s", round3 (r->duration_s));
-  json_object_set_double_member (obj, "sent_mbps", round3 (r->sent_mbps));
-  json_object_set_double_member (obj, "received_mbps", round3 (r->received_mbps));
+  json_object_set_double_member (obj, "duration_s", _qf_step_net_round3 (r->duration_s));
+  json_object_set_double_member (obj, "sent_mbps", _qf_step_net_round3 (r->sent_mbps));
+  json_object_set_double_member (obj, "received_mbps", _qf_step_net_round3 (r->received_mbps));
   if (r->direction == QF_BW_BIDIR)
     {
-      json_object_set_double_member (obj, "up_mbps", round3 (r->up_mbps));
-      json_object_set_double_member (obj, "down_mbps", round3 (r->down_mbps));
+      json_object_set_double_member (obj, "up_mbps", _qf_step_net_round3 (r->up_mbps));
+      json_object_set_double_member (obj, "down_mbps", _qf_step_net_round3 (r->down_mbps));
     }
   if (!udp && r->retransmits >= 0)
     json_object_set_int_member (obj, "retransmits", r->retransmits);
@@ -158,8 +152,8 @@ build_result (const char       *host,
     json_object_set_null_member (obj, "retransmits");
   if (udp)
     {
-      json_object_set_double_member (obj, "jitter_ms", round3 (r->jitter_ms));
-      json_object_set_double_member (obj, "lost_pct", round3 (r->lost_pct));
+      json_object_set_double_member (obj, "jitter_ms", _qf_step_net_round3 (r->jitter_ms));
+      json_object_set_double_member (obj, "lost_pct", _qf_step_net_round3 (r->lost_pct));
       json_object_set_int_member (obj, "lost_packets", (gint64) r->lost_packets);
       json_object_set_int_member (obj, "total_packets", (gint64) r->total_packets);
       json_object_set_int_member (obj, "out_of_order", (gint64) r->out_of_order);
@@ -174,12 +168,12 @@ build_result (const char       *host,
       const QfBwInterval *iv = &g_array_index (r->intervals, QfBwInterval, i);
       JsonObject *o = json_object_new ();
 
-      json_object_set_double_member (o, "t_s", round3 (iv->t_s));
-      json_object_set_double_member (o, "mbps", round3 (iv->mbps));
+      json_object_set_double_member (o, "t_s", _qf_step_net_round3 (iv->t_s));
+      json_object_set_double_member (o, "mbps", _qf_step_net_round3 (iv->mbps));
       if (r->direction == QF_BW_BIDIR)
         {
-          json_object_set_double_member (o, "up_mbps", round3 (iv->up_mbps));
-          json_object_set_double_member (o, "down_mbps", round3 (iv->down_mbps));
+          json_object_set_double_member (o, "up_mbps", _qf_step_net_round3 (iv->up_mbps));
+          json_object_set_double_member (o, "down_mbps", _qf_step_net_round3 (iv->down_mbps));
         }
       json_array_add_object_element (intervals, o);
     }
@@ -187,8 +181,8 @@ build_result (const char       *host,
   if (r->have_iface)
     {
       json_object_set_string_member (obj, "iface", r->iface);
-      json_object_set_double_member (obj, "rx_kBps", round3 (r->rx_kBps));
-      json_object_set_double_member (obj, "tx_kBps", round3 (r->tx_kBps));
+      json_object_set_double_member (obj, "rx_kBps", _qf_step_net_round3 (r->rx_kBps));
+      json_object_set_double_member (obj, "tx_kBps", _qf_step_net_round3 (r->tx_kBps));
     }
   else
     {
@@ -199,6 +193,9 @@ build_result (const char       *host,
   return obj;
 }
 
+/* The bandwidth engine's errors as step errors. Unlike the other network steps
+ * (_qf_step_net_propagate), a permission error of the engine counts as the peer's: the token
+ * file is read before the engine runs (_qf_step_net_token), so what remains is the link. */
 static void
 propagate (GError **dest,
            GError  *src)

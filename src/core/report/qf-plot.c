@@ -11,6 +11,7 @@
 #include <pango/pangocairo.h>
 #include <string.h>
 
+#include "qf-json.h"
 #include "qf-plot.h"
 
 #define DEFAULT_FONT "Noto Sans CJK SC, DejaVu Sans, Sans"
@@ -1350,26 +1351,6 @@ qf_plot_time_series (cairo_t             *cr,
 
 /* Step results */
 
-/* The array member key of o, or NULL when o has none. */
-static JsonArray *
-array_member (JsonObject *o,
-              const char *key)
-{
-  JsonNode *n = json_object_get_member (o, key);
-
-  return n != NULL && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
-}
-
-/* The object member key of o, or NULL when o has none. */
-static JsonObject *
-object_member (JsonObject *o,
-               const char *key)
-{
-  JsonNode *n = json_object_get_member (o, key);
-
-  return n != NULL && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
-}
-
 static gboolean
 has_value (JsonObject *o,
            const char *key)
@@ -1416,7 +1397,8 @@ read_histogram (JsonObject      *h,
                 QfPlotHistogram *out,
                 guint64        **counts_out)
 {
-  JsonArray *positions = array_member (h, "bucket_us"), *counts = array_member (h, "count");
+  JsonArray *positions = qf_json_get_array (h, "bucket_us");
+  JsonArray *counts = qf_json_get_array (h, "count");
   JsonNode *node;
 
   out->bucket_width = 0;
@@ -1504,7 +1486,7 @@ add_thread_histograms (ResultHistograms *rh,
                        JsonObject       *result,
                        gboolean          want_ms)
 {
-  JsonArray *threads = array_member (result, "threads");
+  JsonArray *threads = qf_json_get_array (result, "threads");
 
   for (guint i = 0; threads != NULL && i < json_array_get_length (threads); i++)
     {
@@ -1515,7 +1497,7 @@ add_thread_histograms (ResultHistograms *rh,
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       t = json_node_get_object (node);
-      if ((histogram = object_member (t, "histogram")) == NULL)
+      if ((histogram = qf_json_get_object (t, "histogram")) == NULL)
         continue;
       label = thread_label (t, i);
       g_ptr_array_add (rh->owned, label);
@@ -1544,7 +1526,7 @@ qf_plot_result_histogram (cairo_t             *cr,
 
   want_ms = result_in_ms (result);
   add_thread_histograms (&rh, result, want_ms);
-  if (hists->len == 0 && (histogram = object_member (result, "histogram")) != NULL)
+  if (hists->len == 0 && (histogram = qf_json_get_object (result, "histogram")) != NULL)
     add_histogram (&rh, histogram, NULL, get_max (result, want_ms), want_ms);
   if (hists->len == 0)
     return FALSE;
@@ -1586,14 +1568,14 @@ result_series_array (JsonObject *result,
   JsonArray *arr;
 
   *area = FALSE;
-  if ((arr = array_member (result, "intervals")) != NULL)
+  if ((arr = qf_json_get_array (result, "intervals")) != NULL)
     {
       *area = TRUE;
       return arr;
     }
-  if ((arr = array_member (result, "series")) != NULL)
+  if ((arr = qf_json_get_array (result, "series")) != NULL)
     return arr;
-  return array_member (result, "samples");
+  return qf_json_get_array (result, "samples");
 }
 
 /* Sample i: an object {t_s | end_s, mbps | value | rtt_ms | latency_us}, or a plain number at

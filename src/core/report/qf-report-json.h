@@ -8,6 +8,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "qf-json.h"
+
 G_BEGIN_DECLS
 
 static inline JsonNode *
@@ -18,29 +20,26 @@ member (JsonObject *o,
   return n != NULL && !JSON_NODE_HOLDS_NULL (n) ? n : NULL;
 }
 
+/* Short names for common/qf-json's readers, which the block builders call on every line. */
 static inline const char *
 str (JsonObject *o,
      const char *key)
 {
-  JsonNode *n = member (o, key);
-  return n != NULL && JSON_NODE_TYPE (n) == JSON_NODE_VALUE &&
-         json_node_get_value_type (n) == G_TYPE_STRING ? json_node_get_string (n) : NULL;
+  return qf_json_get_string (o, key, NULL);
 }
 
 static inline JsonObject *
 obj (JsonObject *o,
      const char *key)
 {
-  JsonNode *n = member (o, key);
-  return n != NULL && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+  return qf_json_get_object (o, key);
 }
 
 static inline JsonArray *
 arr (JsonObject *o,
      const char *key)
 {
-  JsonNode *n = member (o, key);
-  return n != NULL && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+  return qf_json_get_array (o, key);
 }
 
 static inline gboolean

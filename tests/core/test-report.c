@@ -493,6 +493,61 @@ test_html_signed_and_tampered (void)
   g_assert_false (qf_verify_result_ok (bad));
 }
 
+/* The signature element is accepted only once, as and where the writer puts it: moved
+ * elsewhere (the bytes it covers unchanged), repeated, re-encoded or followed by anything, the
+ * report is invalid. */
+static void
+test_html_signature_only_where_written (void)
+{
+  g_autoptr(QfSigner) signer = test_signer ();
+  g_autofree char *html = write_report ("pass.json", "en", "placed.html", signer);
+  g_autofree char *text = NULL, *element = NULL;
+  g_autoptr(GBytes) cms = NULL;
+  const char *open_tag = "<script type=\"application/pkcs7-signature\" id=\"qf-signature\">";
+  const char *start, *end;
+  gsize size, el_start = 0, el_end = 0;
+  char *variants[5];
+
+  g_assert_true (g_file_get_contents (html, &text, &size, NULL));
+  g_assert_cmpint (qf_verify_html_signature_block (text, size, &el_start, &el_end, &cms), ==,
+                   QF_HTML_SIGNATURE_FOUND);
+  g_assert_true (g_str_has_suffix (text, "</script></body>\n</html>\n"));
+  start = strstr (text, open_tag);
+  end = strstr (start, "</script>") + strlen ("</script>");
+  g_assert_cmpuint (el_start, ==, (gsize) (start - text));
+  g_assert_cmpuint (el_end, ==, (gsize) (end - text));
+  element = g_strndup (start, end - start);
+  {
+    g_autofree char *head = g_strndup (text, start - text);
+    g_autofree char *b64 = g_strndup (start + strlen (open_tag), end - start - strlen (open_tag) - 9);
+    GString *title = g_string_new (head);
+    g_autofree char *in_title = g_strconcat ("<title>", element, NULL);
+
+    /* Into <title>: what a browser shows changes, the bytes the signature covers do not. */
+    g_string_append (title, end);
+    g_assert_cmpuint (g_string_replace (title, "<title>", in_title, 1), ==, 1);
+    variants[0] = g_string_free (title, FALSE);
+    variants[1] = g_strconcat (head, element, element, end, NULL);
+    variants[2] = g_strconcat (head, open_tag, "\n", b64, "</script>", end, NULL);
+    variants[3] = g_strconcat (text, "<p>added</p>\n", NULL);
+    variants[4] = g_strconcat (head, "\n", element, end, NULL);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("placed-%u.html", i);
+      g_autofree char *path = tmp_path (name);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(QfVerifyResult) r = NULL;
+
+      g_assert_true (g_file_set_contents (path, variants[i], -1, NULL));
+      r = qf_verify_file (path, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (r->is_signed);
+      g_assert_false (qf_verify_result_ok (r));
+      g_free (variants[i]);
+    }
+}
+
 static void
 test_verify_trust (void)
 {
@@ -736,6 +791,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/pdf-signed-and-tampered", test_pdf_signed_and_tampered);
   g_test_add_func ("/core/report/pdfsig-trusts-imported-root", test_pdfsig_trusts_imported_root);
   g_test_add_func ("/core/report/html-signed-and-tampered", test_html_signed_and_tampered);
+  g_test_add_func ("/core/verify/html-signature-only-where-written", test_html_signature_only_where_written);
   g_test_add_func ("/core/report/chinese", test_chinese_report);
   g_test_add_func ("/core/report/read-only-folder", test_read_only_folder);
   g_test_add_func ("/core/verify/trust", test_verify_trust);

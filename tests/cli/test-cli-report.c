@@ -256,6 +256,21 @@ test_report_unsigned_chinese (void)
   g_assert_nonnull (strstr (err, "zh_CN"));
 }
 
+/* With a certificate stored, --no-sign says why the reports are unsigned and never advises
+ * creating a certificate; without one, the advice stays. */
+static void
+test_report_no_sign_advice (void)
+{
+  g_autofree char *session = fixture ("pass.json");
+  g_autofree char *html = tmp_path ("nosign.html");
+  g_autofree char *err = NULL;
+
+  ensure_certificate ();
+  g_assert_cmpint (qf_test_run_cli (NULL, &err, "report", session, "--html", html, "--no-sign", NULL), ==, 0);
+  g_assert_nonnull (strstr (err, "--no-sign"));
+  g_assert_null (strstr (err, "cert create"));
+}
+
 /* Well-formed JSON of the wrong shape (issue 11): exit 2, one line naming the file and the key
  * path that is wrong, no report written. The good fixture with one member broken each time. */
 static void
@@ -383,6 +398,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/report/verify-not-a-report", test_verify_not_a_report);
   g_test_add_func ("/cli/report/verify-refuses-non-files", test_verify_refuses_non_files);
   g_test_add_func ("/cli/report/unsigned-chinese", test_report_unsigned_chinese);
+  g_test_add_func ("/cli/report/no-sign-advice", test_report_no_sign_advice);
   g_test_add_func ("/cli/report/read-only-folder", test_report_read_only_folder);
   g_test_add_func ("/cli/report/wrong-shape", test_report_wrong_shape);
 

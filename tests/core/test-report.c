@@ -548,6 +548,98 @@ test_html_signature_only_where_written (void)
     }
 }
 
+/* The pass fixture with names people type made hostile: a right-to-left override inside the
+ * host and operator names, 200-character names without a space in four scripts, a note longer
+ * than a page. */
+static char *
+write_hostile_session (const char *name)
+{
+  g_autofree char *path = fixture ("pass.json"), *text = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(GString) long_name = g_string_new (NULL), long_note = g_string_new (NULL);
+  JsonObject *root, *note = json_object_new ();
+  char *out = tmp_path (name);
+
+  for (guint i = 0; i < 20; i++)
+    g_string_append (long_name, "Ab\u0645\u0631\u062d\u0628\u0627\u05e9\u674ex");
+  for (guint i = 0; i < 150; i++)
+    g_string_append (long_note, "a note line that goes on and on and on and on and on and on\n");
+  g_assert_true (json_parser_load_from_file (parser, path, NULL));
+  root = json_node_get_object (json_parser_get_root (parser));
+  json_object_set_string_member (json_object_get_object_member (root, "pc"), "hostname", "host\u202eRLO");
+  json_object_set_string_member (root, "operator", "Li\u202eWei");
+  json_object_set_string_member (root, "customer", long_name->str);
+  json_object_set_string_member (root, "site", long_name->str);
+  json_object_set_string_member (note, "id", "user");
+  json_object_set_string_member (note, "text", long_note->str);
+  json_array_add_object_element (json_object_get_array_member (root, "notes"), note);
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (gen, out, NULL));
+  return out;
+}
+
+/* Every word pdftotext -bbox finds lies between the margins, and below the header rule only
+ * content above the footer or the footer itself. */
+static void
+assert_words_inside_page (const char *bbox)
+{
+  const gdouble page_w = 595.276, page_h = 841.89;
+  guint words = 0;
+
+  for (const char *p = strstr (bbox, "<word "); p != NULL; p = strstr (p + 1, "<word "))
+    {
+      gdouble x_min = g_ascii_strtod (strstr (p, "xMin=\"") + 6, NULL);
+      gdouble y_min = g_ascii_strtod (strstr (p, "yMin=\"") + 6, NULL);
+      gdouble x_max = g_ascii_strtod (strstr (p, "xMax=\"") + 6, NULL);
+      gdouble y_max = g_ascii_strtod (strstr (p, "yMax=\"") + 6, NULL);
+
+      words++;
+      g_assert_cmpfloat (x_min, >=, 48.0 - 1);
+      g_assert_cmpfloat (x_max, <=, page_w - 48.0 + 1);
+      /* The content ends at page_h - 52; the footer's text starts below its rule at page_h - 40. */
+      if (y_max > page_h - 52.0 + 1)
+        g_assert_cmpfloat (y_min, >=, page_h - 40.0);
+    }
+  g_assert_cmpuint (words, >, 100);
+}
+
+static void
+test_user_names_isolated_and_wrapped (void)
+{
+  g_autofree char *session = write_hostile_session ("hostile.json");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfReport) report = qf_report_new_from_path (session, &error);
+  g_autofree char *pdf = tmp_path ("hostile.pdf"), *html = tmp_path ("hostile.html");
+  g_autofree char *page = NULL, *text = NULL, *bbox = NULL;
+  const char *layout_argv[] = { "pdftotext", "-layout", pdf, "-", NULL };
+  const char *bbox_argv[] = { "pdftotext", "-bbox", pdf, "-", NULL };
+
+  g_assert_no_error (error);
+  g_assert_true (qf_report_write_pdf (report, pdf, NULL, &error));
+  g_assert_true (qf_report_write_html (report, html, NULL, &error));
+  g_assert_no_error (error);
+
+  /* HTML: each name between FSI and PDI. */
+  g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
+  g_assert_nonnull (strstr (page, "\u2068host\u202eRLO\u2069 (\u2068Advantech\u2069 \u2068IPC-610\u2069)"));
+  g_assert_nonnull (strstr (page, "<td>\u2068Li\u202eWei\u2069</td>"));
+  g_assert_nonnull (strstr (page, "<td>\u2068Ab\u0645"));
+  g_assert_nonnull (strstr (page, "\u2068host\u202eRLO\u2069 · \u2068Ab"));
+
+  text = run_tool (layout_argv, NULL);
+  bbox = run_tool (bbox_argv, NULL);
+  if (text == NULL || bbox == NULL)
+    {
+      g_test_skip ("pdftotext (poppler-utils) is not installed");
+      return;
+    }
+  /* PDF: the override reverses the rest of the host name only, not the text after it. */
+  g_assert_nonnull (strstr (text, "(Advantech IPC-610)"));
+  g_assert_null (strstr (text, ")016-CPI hcetnavdA("));
+  assert_words_inside_page (bbox);
+}
+
 static void
 test_verify_trust (void)
 {
@@ -793,6 +885,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/html-signed-and-tampered", test_html_signed_and_tampered);
   g_test_add_func ("/core/verify/html-signature-only-where-written", test_html_signature_only_where_written);
   g_test_add_func ("/core/report/chinese", test_chinese_report);
+  g_test_add_func ("/core/report/user-names-isolated-and-wrapped", test_user_names_isolated_and_wrapped);
   g_test_add_func ("/core/report/read-only-folder", test_read_only_folder);
   g_test_add_func ("/core/verify/trust", test_verify_trust);
   g_test_add_func ("/core/verify/not-a-report", test_verify_not_a_report);

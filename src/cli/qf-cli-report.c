@@ -53,12 +53,14 @@ load_signer (const char *command,
   return TRUE;
 }
 
-/* Says which files were written and whether they are signed: one JSON object with --json. */
+/* Says which files were written and whether they are signed: one JSON object with --json. An
+ * unsigned report gets advice on signing only when no --no-sign asked for it unsigned. */
 static void
 print_written (const char *pdf,
                const char *html,
                QfReport   *report,
                QfSigner   *signer,
+               gboolean    no_sign,
                gboolean    json)
 {
   if (json)
@@ -87,7 +89,9 @@ print_written (const char *pdf,
         g_printerr (_("Wrote %s\n"), pdf);
       if (html != NULL)
         g_printerr (_("Wrote %s\n"), html);
-      if (signer == NULL)
+      if (signer == NULL && no_sign)
+        g_printerr ("%s\n", _("The reports are not signed: --no-sign was given."));
+      else if (signer == NULL)
         g_printerr ("%s\n", _("The reports are not signed. Create a certificate with “qualify-cli cert create --name NAME” to sign them."));
     }
 }
@@ -152,7 +156,7 @@ qf_cli_report (int    argc,
       return qf_cli_error ("report", error);
     }
 
-  print_written (pdf, html, report, signer, json);
+  print_written (pdf, html, report, signer, no_sign, json);
   return QF_CLI_EXIT_OK;
 }
 

@@ -7,13 +7,16 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../qf-test-time.h"
 #include "cli-util.h"
 
 static char *tmpdir;
@@ -169,6 +172,71 @@ test_verify_not_a_report (void)
   g_assert_cmpint (qf_test_run_cli (NULL, &err, "verify", "/nonexistent/x.pdf", NULL), ==, 2);
 }
 
+/* Runs `qualify-cli verify PATH` and returns its exit status and stderr, failing the test when
+ * it has not ended within bound_s (scaled): the CLI must refuse, not read a stream forever. */
+static int
+verify_within (const char *path,
+               gdouble     bound_s,
+               char      **err)
+{
+  const char *argv[] = { g_getenv ("QUALIFY_CLI"), "verify", path, NULL };
+  g_autoptr(GError) error = NULL;
+  gint64 deadline = g_get_monotonic_time () + (gint64) (qf_test_s (bound_s) * G_USEC_PER_SEC);
+  GPid pid;
+  int err_fd, status = 0;
+  pid_t done = 0;
+  GString *text = g_string_new (NULL);
+  char buf[4096];
+  gssize n;
+
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD |
+                                           G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, &pid, NULL, NULL,
+                                           &err_fd, &error));
+  g_assert_no_error (error);
+  while ((done = waitpid (pid, &status, WNOHANG)) == 0 && g_get_monotonic_time () < deadline)
+    g_usleep (20000);
+  if (done == 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, &status, 0);
+      g_error ("qualify-cli verify %s still running after %.0f s", path, qf_test_s (bound_s));
+    }
+  while ((n = read (err_fd, buf, sizeof buf)) > 0)
+    g_string_append_len (text, buf, n);
+  close (err_fd);
+  g_spawn_close_pid (pid);
+  *err = g_string_free (text, FALSE);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
+/* What no report can be is refused at once, exit 2, naming the file: an endless device, a FIFO
+ * nobody writes, a directory, a file larger than any report (sparse: nothing to read). */
+static void
+test_verify_refuses_non_files (void)
+{
+  g_autofree char *fifo = tmp_path ("report-fifo.html");
+  g_autofree char *dir = tmp_path ("report-dir.pdf");
+  g_autofree char *big = tmp_path ("huge.pdf");
+  const char *paths[] = { "/dev/zero", fifo, dir, big };
+  int fd;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  fd = g_open (big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) 300 * 1024 * 1024), ==, 0);
+  close (fd);
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autofree char *err = NULL;
+
+      g_assert_cmpint (verify_within (paths[i], 10, &err), ==, 2);
+      g_assert_nonnull (strstr (err, paths[i]));
+      g_assert_nonnull (strstr (err, "not a report"));
+    }
+}
+
 static void
 test_report_unsigned_chinese (void)
 {
@@ -186,6 +254,21 @@ test_report_unsigned_chinese (void)
   g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", html, NULL), ==, 1);
   g_assert_cmpint (qf_test_run_cli (NULL, &err, "report", session, "--html", html, "--lang", "fr", NULL), ==, 2);
   g_assert_nonnull (strstr (err, "zh_CN"));
+}
+
+/* With a certificate stored, --no-sign says why the reports are unsigned and never advises
+ * creating a certificate; without one, the advice stays. */
+static void
+test_report_no_sign_advice (void)
+{
+  g_autofree char *session = fixture ("pass.json");
+  g_autofree char *html = tmp_path ("nosign.html");
+  g_autofree char *err = NULL;
+
+  ensure_certificate ();
+  g_assert_cmpint (qf_test_run_cli (NULL, &err, "report", session, "--html", html, "--no-sign", NULL), ==, 0);
+  g_assert_nonnull (strstr (err, "--no-sign"));
+  g_assert_null (strstr (err, "cert create"));
 }
 
 /* Well-formed JSON of the wrong shape (issue 11): exit 2, one line naming the file and the key
@@ -313,7 +396,9 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/report/report-and-verify", test_report_and_verify);
   g_test_add_func ("/cli/report/verify-detects-changes", test_verify_detects_changes);
   g_test_add_func ("/cli/report/verify-not-a-report", test_verify_not_a_report);
+  g_test_add_func ("/cli/report/verify-refuses-non-files", test_verify_refuses_non_files);
   g_test_add_func ("/cli/report/unsigned-chinese", test_report_unsigned_chinese);
+  g_test_add_func ("/cli/report/no-sign-advice", test_report_no_sign_advice);
   g_test_add_func ("/cli/report/read-only-folder", test_report_read_only_folder);
   g_test_add_func ("/cli/report/wrong-shape", test_report_wrong_shape);
 

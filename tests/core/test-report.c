@@ -493,6 +493,153 @@ test_html_signed_and_tampered (void)
   g_assert_false (qf_verify_result_ok (bad));
 }
 
+/* The signature element is accepted only once, as and where the writer puts it: moved
+ * elsewhere (the bytes it covers unchanged), repeated, re-encoded or followed by anything, the
+ * report is invalid. */
+static void
+test_html_signature_only_where_written (void)
+{
+  g_autoptr(QfSigner) signer = test_signer ();
+  g_autofree char *html = write_report ("pass.json", "en", "placed.html", signer);
+  g_autofree char *text = NULL, *element = NULL;
+  g_autoptr(GBytes) cms = NULL;
+  const char *open_tag = "<script type=\"application/pkcs7-signature\" id=\"qf-signature\">";
+  const char *start, *end;
+  gsize size, el_start = 0, el_end = 0;
+  char *variants[5];
+
+  g_assert_true (g_file_get_contents (html, &text, &size, NULL));
+  g_assert_cmpint (qf_verify_html_signature_block (text, size, &el_start, &el_end, &cms), ==,
+                   QF_HTML_SIGNATURE_FOUND);
+  g_assert_true (g_str_has_suffix (text, "</script></body>\n</html>\n"));
+  start = strstr (text, open_tag);
+  end = strstr (start, "</script>") + strlen ("</script>");
+  g_assert_cmpuint (el_start, ==, (gsize) (start - text));
+  g_assert_cmpuint (el_end, ==, (gsize) (end - text));
+  element = g_strndup (start, end - start);
+  {
+    g_autofree char *head = g_strndup (text, start - text);
+    g_autofree char *b64 = g_strndup (start + strlen (open_tag), end - start - strlen (open_tag) - 9);
+    GString *title = g_string_new (head);
+    g_autofree char *in_title = g_strconcat ("<title>", element, NULL);
+
+    /* Into <title>: what a browser shows changes, the bytes the signature covers do not. */
+    g_string_append (title, end);
+    g_assert_cmpuint (g_string_replace (title, "<title>", in_title, 1), ==, 1);
+    variants[0] = g_string_free (title, FALSE);
+    variants[1] = g_strconcat (head, element, element, end, NULL);
+    variants[2] = g_strconcat (head, open_tag, "\n", b64, "</script>", end, NULL);
+    variants[3] = g_strconcat (text, "<p>added</p>\n", NULL);
+    variants[4] = g_strconcat (head, "\n", element, end, NULL);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("placed-%u.html", i);
+      g_autofree char *path = tmp_path (name);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(QfVerifyResult) r = NULL;
+
+      g_assert_true (g_file_set_contents (path, variants[i], -1, NULL));
+      r = qf_verify_file (path, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (r->is_signed);
+      g_assert_false (qf_verify_result_ok (r));
+      g_free (variants[i]);
+    }
+}
+
+/* The pass fixture with names people type made hostile: a right-to-left override inside the
+ * host and operator names, 200-character names without a space in four scripts, a note longer
+ * than a page. */
+static char *
+write_hostile_session (const char *name)
+{
+  g_autofree char *path = fixture ("pass.json"), *text = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(GString) long_name = g_string_new (NULL), long_note = g_string_new (NULL);
+  JsonObject *root, *note = json_object_new ();
+  char *out = tmp_path (name);
+
+  for (guint i = 0; i < 20; i++)
+    g_string_append (long_name, "Ab\u0645\u0631\u062d\u0628\u0627\u05e9\u674ex");
+  for (guint i = 0; i < 150; i++)
+    g_string_append (long_note, "a note line that goes on and on and on and on and on and on\n");
+  g_assert_true (json_parser_load_from_file (parser, path, NULL));
+  root = json_node_get_object (json_parser_get_root (parser));
+  json_object_set_string_member (json_object_get_object_member (root, "pc"), "hostname", "host\u202eRLO");
+  json_object_set_string_member (root, "operator", "Li\u202eWei");
+  json_object_set_string_member (root, "customer", long_name->str);
+  json_object_set_string_member (root, "site", long_name->str);
+  json_object_set_string_member (note, "id", "user");
+  json_object_set_string_member (note, "text", long_note->str);
+  json_array_add_object_element (json_object_get_array_member (root, "notes"), note);
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (gen, out, NULL));
+  return out;
+}
+
+/* Every word pdftotext -bbox finds lies between the margins, and below the header rule only
+ * content above the footer or the footer itself. */
+static void
+assert_words_inside_page (const char *bbox)
+{
+  const gdouble page_w = 595.276, page_h = 841.89;
+  guint words = 0;
+
+  for (const char *p = strstr (bbox, "<word "); p != NULL; p = strstr (p + 1, "<word "))
+    {
+      gdouble x_min = g_ascii_strtod (strstr (p, "xMin=\"") + 6, NULL);
+      gdouble y_min = g_ascii_strtod (strstr (p, "yMin=\"") + 6, NULL);
+      gdouble x_max = g_ascii_strtod (strstr (p, "xMax=\"") + 6, NULL);
+      gdouble y_max = g_ascii_strtod (strstr (p, "yMax=\"") + 6, NULL);
+
+      words++;
+      g_assert_cmpfloat (x_min, >=, 48.0 - 1);
+      g_assert_cmpfloat (x_max, <=, page_w - 48.0 + 1);
+      /* The content ends at page_h - 52; the footer's text starts below its rule at page_h - 40. */
+      if (y_max > page_h - 52.0 + 1)
+        g_assert_cmpfloat (y_min, >=, page_h - 40.0);
+    }
+  g_assert_cmpuint (words, >, 100);
+}
+
+static void
+test_user_names_isolated_and_wrapped (void)
+{
+  g_autofree char *session = write_hostile_session ("hostile.json");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfReport) report = qf_report_new_from_path (session, &error);
+  g_autofree char *pdf = tmp_path ("hostile.pdf"), *html = tmp_path ("hostile.html");
+  g_autofree char *page = NULL, *text = NULL, *bbox = NULL;
+  const char *layout_argv[] = { "pdftotext", "-layout", pdf, "-", NULL };
+  const char *bbox_argv[] = { "pdftotext", "-bbox", pdf, "-", NULL };
+
+  g_assert_no_error (error);
+  g_assert_true (qf_report_write_pdf (report, pdf, NULL, &error));
+  g_assert_true (qf_report_write_html (report, html, NULL, &error));
+  g_assert_no_error (error);
+
+  /* HTML: each name between FSI and PDI. */
+  g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
+  g_assert_nonnull (strstr (page, "\u2068host\u202eRLO\u2069 (\u2068Advantech\u2069 \u2068IPC-610\u2069)"));
+  g_assert_nonnull (strstr (page, "<td>\u2068Li\u202eWei\u2069</td>"));
+  g_assert_nonnull (strstr (page, "<td>\u2068Ab\u0645"));
+  g_assert_nonnull (strstr (page, "\u2068host\u202eRLO\u2069 · \u2068Ab"));
+
+  text = run_tool (layout_argv, NULL);
+  bbox = run_tool (bbox_argv, NULL);
+  if (text == NULL || bbox == NULL)
+    {
+      g_test_skip ("pdftotext (poppler-utils) is not installed");
+      return;
+    }
+  /* PDF: the override reverses the rest of the host name only, not the text after it. */
+  g_assert_nonnull (strstr (text, "(Advantech IPC-610)"));
+  g_assert_null (strstr (text, ")016-CPI hcetnavdA("));
+  assert_words_inside_page (bbox);
+}
+
 static void
 test_verify_trust (void)
 {
@@ -736,7 +883,9 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/pdf-signed-and-tampered", test_pdf_signed_and_tampered);
   g_test_add_func ("/core/report/pdfsig-trusts-imported-root", test_pdfsig_trusts_imported_root);
   g_test_add_func ("/core/report/html-signed-and-tampered", test_html_signed_and_tampered);
+  g_test_add_func ("/core/verify/html-signature-only-where-written", test_html_signature_only_where_written);
   g_test_add_func ("/core/report/chinese", test_chinese_report);
+  g_test_add_func ("/core/report/user-names-isolated-and-wrapped", test_user_names_isolated_and_wrapped);
   g_test_add_func ("/core/report/read-only-folder", test_read_only_folder);
   g_test_add_func ("/core/verify/trust", test_verify_trust);
   g_test_add_func ("/core/verify/not-a-report", test_verify_not_a_report);

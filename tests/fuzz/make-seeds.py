@@ -88,3 +88,22 @@ put('responder', 'tcp-hello-no-token-needed', b'\x00\x00' + hello + ping)
 put('responder', 'udp-token', b'\x06' + datagrams(hello, response, sockperf(1, 3), cycle(1)))
 put('responder', 'udp-token-bad-sizes', b'\x06' + datagrams(auth(1, b'', 96), auth(3, b'x' * 10)))
 put('responder', 'udp-length-mismatch', b'\x02' + datagrams(struct.pack('>QHI', 1, 3, 99), b'short'))
+
+# The HTML signature element (fuzz-html-signature): the tail of the signed report in the
+# verify-html corpus as the writer leaves it, and the element moved, repeated, re-wrapped,
+# followed by more, or cut short.
+with open(os.path.join(HERE, 'corpus', 'verify-html', 'signed-stripped.html'), 'rb') as f:
+    report = f.read()
+sig_open = b'<script type="application/pkcs7-signature" id="qf-signature">'
+at = report.index(sig_open)
+element = report[at:report.index(b'</script>', at) + len(b'</script>')]
+body = report[max(0, report.rindex(b'<script', 0, at) - 200):at]
+after = report[at + len(element):]
+b64 = element[len(sig_open):-len(b'</script>')]
+put('html-signature', 'as-written', body + element + after)
+put('html-signature', 'in-title', b'<title>' + element + b'</title>' + body + after)
+put('html-signature', 'twice', body + element + element + after)
+put('html-signature', 'wrapped', body + sig_open + b64[:64] + b'\n' + b64[64:] + b'</script>' + after)
+put('html-signature', 'appended', body + element + after + b'<p>more</p>')
+put('html-signature', 'cut', body + element[:len(element) // 2])
+put('html-signature', 'empty', body + sig_open + b'</script>' + after)

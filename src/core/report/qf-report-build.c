@@ -14,13 +14,24 @@
 #include "qf-report-json.h"
 #include "qf-report-steps.h"
 
-/* The PC's host name, "?" when the session does not know it. */
-static const char *
+/* The PC's host name, isolated (_qf_report_isolate); "?" when the session does not know it. */
+static char *
 host_name (QfReport *report)
 {
   const char *host = str (obj (report->session, "pc"), "hostname");
 
-  return host != NULL ? host : "?";
+  return host != NULL ? _qf_report_isolate (host) : g_strdup ("?");
+}
+
+/* A key–value row whose value Qualify did not write. */
+static void
+kv_user (QfBlock    *b,
+         const char *key,
+         const char *value)
+{
+  g_autofree char *isolated = _qf_report_isolate (value);
+
+  _qf_report_kv (b, key, value != NULL && *value != '\0' ? isolated : NULL);
 }
 
 static void
@@ -38,22 +49,23 @@ add_title (QfReport *report)
 {
   JsonObject *s = report->session;
   gboolean training = obj (s, "training") != NULL;
-  const char *customer = str (s, "customer");
+  g_autofree char *customer = _qf_report_isolate (str (s, "customer"));
+  g_autofree char *host = host_name (report);
   QfBlock *b;
 
   g_free (report->title);
   report->title = g_strdup (training ? TR (N_("Training session — not an acceptance report"))
                                      : TR (N_("Acceptance report")));
   g_free (report->header_left);
-  report->header_left = g_strdup_printf ("%s — %s", report->title, host_name (report));
+  report->header_left = g_strdup_printf ("%s — %s", report->title, host);
   g_free (report->header_right);
   report->header_right = _qf_report_format_time (str (s, "finished_at") ? str (s, "finished_at")
                                                                          : str (s, "created_at"));
 
   b = _qf_report_add_block (report, QF_BLOCK_TITLE,
                             training ? report->title : TR (N_("Real-time PC acceptance report")));
-  b->text2 = g_strdup_printf ("%s · %s", host_name (report),
-                              customer != NULL && *customer != '\0' ? customer : "—");
+  b->text2 = g_strdup_printf ("%s · %s", host,
+                              g_strcmp0 (str (s, "customer"), "") != 0 && customer != NULL ? customer : "—");
 }
 
 /* "host (vendor product)", or the host name alone. */
@@ -61,11 +73,13 @@ static char *
 pc_under_test (QfReport *report)
 {
   JsonObject *pc = obj (report->session, "pc");
-  const char *vendor = str (pc, "dmi_vendor"), *product = str (pc, "dmi_product");
+  g_autofree char *vendor = _qf_report_isolate (str (pc, "dmi_vendor"));
+  g_autofree char *product = _qf_report_isolate (str (pc, "dmi_product"));
+  g_autofree char *host = host_name (report);
 
   if (vendor == NULL && product == NULL)
-    return g_strdup (host_name (report));
-  return g_strdup_printf ("%s (%s%s%s)", host_name (report), vendor ? vendor : "",
+    return g_steal_pointer (&host);
+  return g_strdup_printf ("%s (%s%s%s)", host, vendor ? vendor : "",
                           vendor && product ? " " : "", product ? product : "");
 }
 
@@ -74,13 +88,14 @@ static char *
 profile_text (QfReport *report)
 {
   JsonObject *profile = obj (report->session, "profile");
-  const char *id = str (profile, "id"), *name = str (profile, "name");
+  g_autofree char *id = _qf_report_isolate (str (profile, "id"));
+  g_autofree char *name = str (profile, "name") ? _qf_report_isolate (TR (str (profile, "name"))) : NULL;
   gboolean quick = json_object_get_boolean_member_with_default (report->session, "quick", FALSE);
   gdouble version = 0;
 
   num (profile, "version", &version);
   return g_strdup_printf ("%s, %s %.0f%s%s%s", id ? id : "?", TR (N_("version")), version,
-                          name ? " — " : "", name ? TR (name) : "",
+                          name ? " — " : "", name ? name : "",
                           quick ? TR (N_(" (quick run)")) : "");
 }
 
@@ -89,23 +104,24 @@ static void
 add_identity (QfReport *report)
 {
   JsonObject *s = report->session;
-  const char *serial = str (obj (s, "pc"), "dmi_serial"), *app = str (s, "app_version");
+  const char *serial = str (obj (s, "pc"), "dmi_serial");
+  g_autofree char *app = _qf_report_isolate (str (s, "app_version"));
   g_autofree char *pc = pc_under_test (report);
   g_autofree char *version = g_strdup_printf ("%s (%s %s)", app ? app : "?",
                                               TR (N_("report written by")), PACKAGE_VERSION);
   g_autofree char *profile = profile_text (report);
   QfBlock *b = _qf_report_add_table (report, QF_BLOCK_KEY_VALUE);
 
-  _qf_report_kv (b, TR (N_("Customer")), str (s, "customer"));
-  _qf_report_kv (b, TR (N_("Site")), str (s, "site"));
+  kv_user (b, TR (N_("Customer")), str (s, "customer"));
+  kv_user (b, TR (N_("Site")), str (s, "site"));
   _qf_report_kv (b, TR (N_("PC under test")), pc);
   if (serial != NULL)
-    _qf_report_kv (b, TR (N_("Serial number")), serial);
-  _qf_report_kv (b, TR (N_("Operator")), str (s, "operator"));
+    kv_user (b, TR (N_("Serial number")), serial);
+  kv_user (b, TR (N_("Operator")), str (s, "operator"));
   _qf_report_kv (b, TR (N_("Date and time")), report->header_right);
   _qf_report_kv (b, TR (N_("Qualify version")), version);
   _qf_report_kv (b, TR (N_("Profile")), profile);
-  _qf_report_kv (b, TR (N_("Session")), str (s, "id"));
+  kv_user (b, TR (N_("Session")), str (s, "id"));
 }
 
 /* The big verdict box: "✓ PASS" over "Overall verdict" or the number of warnings. */
@@ -165,13 +181,17 @@ add_notes (QfReport *report)
   for (guint i = 0; notes != NULL && i < json_array_get_length (notes); i++)
     {
       JsonObject *n = json_array_get_object_element (notes, i);
-      const char *id = str (n, "id"), *text = str (n, "text");
-      g_autofree char *note = NULL;
+      const char *id = str (n, "id");
+      g_autofree char *note = _qf_report_isolate (str (n, "text"));
+      const char *text = note;
 
       if (g_strcmp0 (id, "builtin-peer") == 0)
         text = TR (N_("Network figures were measured on this PC's loopback with the built-in peer, not over a real link to a helper machine."));
       else if (g_strcmp0 (id, "training") == 0 && training != NULL)
-        text = note = training_note (report, training);
+        {
+          g_free (note);
+          text = note = training_note (report, training);
+        }
       else if (g_strcmp0 (id, "demo-profile") == 0)
         text = TR (N_("The limits come from a demonstration profile, not from the procedure."));
       if (text != NULL)
@@ -232,21 +252,24 @@ add_advice (QfReport *report)
     {
       JsonObject *a = json_array_get_object_element (advice, i);
       const char *summary, *text;
-      g_autofree char *head = NULL;
+      g_autofree char *head = NULL, *summary_i = NULL, *body = NULL;
       QfBlock *b;
 
       if (a == NULL)
         continue;
       summary = str (a, "summary");
       text = str (a, "text");
+      summary_i = _qf_report_isolate (summary ? summary : "");
       head = g_strdup_printf ("%s — %s", _qf_report_verdict_word (report, str (a, "verdict")),
-                              summary ? summary : "");
+                              summary_i);
       b = _qf_report_add_block (report, QF_BLOCK_NOTE, head);
       b->css = g_strdup (str (a, "verdict"));
       if (text != NULL && g_strcmp0 (text, summary) != 0)
-        _qf_report_add_block (report, QF_BLOCK_PARAGRAPH, text);
-      else if (str (a, "fix") != NULL)
-        _qf_report_add_block (report, QF_BLOCK_PARAGRAPH, str (a, "fix"));
+        body = _qf_report_isolate (text);
+      else
+        body = _qf_report_isolate (str (a, "fix"));
+      if (body != NULL)
+        _qf_report_add_block (report, QF_BLOCK_PARAGRAPH, body);
     }
 }
 
@@ -267,8 +290,10 @@ add_audit_row (QfReport   *report,
                QfBlock    *b,
                JsonObject *check)
 {
-  const char *st = str (check, "status"), *title = str (check, "title");
-  const char *value = str (check, "value"), *advice = str (check, "advice");
+  const char *st = str (check, "status");
+  g_autofree char *title = _qf_report_isolate (str (check, "title") ? TR (str (check, "title")) : str (check, "id"));
+  g_autofree char *value = _qf_report_isolate (str (check, "value"));
+  g_autofree char *advice = _qf_report_isolate (str (check, "advice"));
   gboolean ok = g_strcmp0 (st, "ok") == 0;
   const char *css = ok ? "pass" : g_strcmp0 (st, "unknown") == 0 ? "not-run" : st;
   const char *word = ok ? TR (N_("OK"))
@@ -276,7 +301,7 @@ add_audit_row (QfReport   *report,
                      : g_strcmp0 (st, "fail") == 0 ? TR (N_("FAIL"))
                      : TR (N_("unknown"));
 
-  _qf_report_table_add_row (b, css, title ? TR (title) : str (check, "id"), value ? value : "—",
+  _qf_report_table_add_row (b, css, title ? title : "?", value ? value : "—",
                             word, ok ? "" : (advice ? advice : ""), NULL);
 }
 
@@ -320,15 +345,15 @@ add_inventory (QfReport *report)
 
   add_heading (report, 2, TR (N_("System inventory")));
   b = _qf_report_add_table (report, QF_BLOCK_KEY_VALUE);
-  _qf_report_kv (b, TR (N_("Host name")), host_name (report));
-  _qf_report_kv (b, TR (N_("CPU")), str (pc, "cpu_model"));
+  kv_user (b, TR (N_("Host name")), str (pc, "hostname"));
+  kv_user (b, TR (N_("CPU")), str (pc, "cpu_model"));
   _qf_report_kv (b, TR (N_("CPUs")), c);
   _qf_report_kv (b, TR (N_("Memory")), m);
-  _qf_report_kv (b, TR (N_("Kernel")), str (pc, "kernel_release"));
-  _qf_report_kv (b, TR (N_("Kernel build")), str (pc, "kernel_version"));
-  _qf_report_kv (b, TR (N_("Preemption model")), str (pc, "preempt_model"));
+  kv_user (b, TR (N_("Kernel")), str (pc, "kernel_release"));
+  kv_user (b, TR (N_("Kernel build")), str (pc, "kernel_version"));
+  kv_user (b, TR (N_("Preemption model")), str (pc, "preempt_model"));
   _qf_report_kv (b, TR (N_("PREEMPT_RT")), rt ? TR (N_("yes")) : TR (N_("no")));
-  _qf_report_kv (b, TR (N_("Machine ID (SHA-256)")), str (pc, "machine_id_sha256"));
+  kv_user (b, TR (N_("Machine ID (SHA-256)")), str (pc, "machine_id_sha256"));
 }
 
 /* "address (built-in peer on loopback | helper machine | none)" */
@@ -336,7 +361,8 @@ static char *
 peer_text (QfReport *report)
 {
   JsonObject *peer = obj (report->session, "peer");
-  const char *kind = str (peer, "kind"), *address = str (peer, "address");
+  const char *kind = str (peer, "kind");
+  g_autofree char *address = _qf_report_isolate (str (peer, "address"));
 
   return g_strdup_printf ("%s (%s)", address ? address : "—",
                           g_strcmp0 (kind, "builtin") == 0 ? TR (N_("built-in peer on loopback"))
@@ -358,14 +384,17 @@ add_network (QfReport *report)
 
   add_heading (report, 2, TR (N_("Network")));
   b = _qf_report_add_table (report, QF_BLOCK_KEY_VALUE);
-  _qf_report_kv (b, TR (N_("Interface")), str (network, "iface"));
-  _qf_report_kv (b, TR (N_("Kind")), g_strcmp0 (kind, "wired") == 0 ? TR (N_("wired"))
-                                     : g_strcmp0 (kind, "wireless") == 0 ? TR (N_("wireless"))
-                                     : g_strcmp0 (kind, "loopback") == 0 ? TR (N_("loopback"))
-                                     : kind);
+  kv_user (b, TR (N_("Interface")), str (network, "iface"));
+  if (g_strcmp0 (kind, "wired") == 0 || g_strcmp0 (kind, "wireless") == 0 ||
+      g_strcmp0 (kind, "loopback") == 0)
+    _qf_report_kv (b, TR (N_("Kind")), g_str_equal (kind, "wired") ? TR (N_("wired"))
+                                       : g_str_equal (kind, "wireless") ? TR (N_("wireless"))
+                                       : TR (N_("loopback")));
+  else
+    kv_user (b, TR (N_("Kind")), kind);
   _qf_report_kv (b, TR (N_("Link speed")), sp);
   if (str (network, "ssid") != NULL)
-    _qf_report_kv (b, TR (N_("Wireless network")), str (network, "ssid"));
+    kv_user (b, TR (N_("Wireless network")), str (network, "ssid"));
   _qf_report_kv (b, TR (N_("Peer")), peer);
 }
 
@@ -399,14 +428,14 @@ add_comparison (QfReport *report)
 {
   JsonObject *cmp = obj (report->session, "comparison"), *prev = obj (cmp, "previous");
   JsonArray *metrics = arr (cmp, "metrics");
-  g_autofree char *when = NULL, *intro = NULL;
+  g_autofree char *when = NULL, *intro = NULL, *prev_id = _qf_report_isolate (str (prev, "id"));
   QfBlock *b;
 
   if (metrics == NULL || json_array_get_length (metrics) == 0)
     return;
   when = _qf_report_format_time (str (prev, "created_at"));
   intro = g_strdup_printf ("%s %s (%s)", TR (N_("Compared with the previous session of this PC:")),
-                           str (prev, "id") ? str (prev, "id") : "?", when);
+                           prev_id ? prev_id : "?", when);
   add_heading (report, 2, TR (N_("Comparison")));
   _qf_report_add_block (report, QF_BLOCK_PARAGRAPH, intro);
   b = _qf_report_add_table (report, QF_BLOCK_TABLE);
@@ -415,16 +444,16 @@ add_comparison (QfReport *report)
   for (guint i = 0; i < json_array_get_length (metrics); i++)
     {
       JsonObject *m = json_array_get_object_element (metrics, i);
-      g_autofree char *before = NULL, *after = NULL, *change = NULL;
+      g_autofree char *before = NULL, *after = NULL, *change = NULL, *label = NULL;
 
       if (m == NULL)
         continue;
       before = metric_value (m, "before");
       after = metric_value (m, "after");
       change = metric_change (m);
-      _qf_report_table_add_row (b, str (m, "after_verdict"),
-                                TR (str (m, "label") ? str (m, "label") : str (m, "metric")),
-                                before, after, change, NULL);
+      label = _qf_report_isolate (TR (str (m, "label") ? str (m, "label") : str (m, "metric")));
+      _qf_report_table_add_row (b, str (m, "after_verdict"), label ? label : "?", before, after,
+                                change, NULL);
     }
 }
 
@@ -432,7 +461,7 @@ add_comparison (QfReport *report)
 static void
 add_signoff (QfReport *report)
 {
-  const char *installer = str (report->session, "operator");
+  g_autofree char *installer = _qf_report_isolate (str (report->session, "operator"));
   QfBlock *b;
 
   add_heading (report, 2, TR (N_("Sign-off")));

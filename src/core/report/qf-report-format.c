@@ -14,6 +14,29 @@
 #include "qf-report-format.h"
 #include "qf-report-json.h"
 
+/* Text Qualify did not write */
+
+char *
+_qf_report_isolate (const char *text)
+{
+  GString *out;
+
+  if (text == NULL)
+    return NULL;
+  out = g_string_new ("\u2068");
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        break;
+      if (c < 0x2066 || c > 0x2069)
+        g_string_append_unichar (out, c);
+    }
+  g_string_append (out, "\u2069");
+  return g_string_free (out, FALSE);
+}
+
 /* Blocks */
 
 QfBlock *
@@ -252,8 +275,8 @@ _qf_report_criteria_rows (QfReport   *report,
       cmp = str (c, "comparison") ? str (c, "comparison") : "<=";
       verdict = str (c, "verdict") ? str (c, "verdict") : "not-run";
       row = g_ptr_array_new_with_free_func (g_free);
-      g_ptr_array_add (row, g_strdup (step ? _qf_report_step_title (report, step) : str (c, "key")));
-      g_ptr_array_add (row, g_strdup (TR (str (c, "label") ? str (c, "label") : str (c, "metric"))));
+      g_ptr_array_add (row, _qf_report_isolate (step ? _qf_report_step_title (report, step) : str (c, "key")));
+      g_ptr_array_add (row, _qf_report_isolate (TR (str (c, "label") ? str (c, "label") : str (c, "metric"))));
       g_ptr_array_add (row, num (c, "measured", &measured) ? _qf_report_format_value_unit (measured, unit)
                                                           : g_strdup ("—"));
       if (num (c, "limit", &limit))

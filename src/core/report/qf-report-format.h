@@ -12,6 +12,14 @@ G_BEGIN_DECLS
 /* The string in the report's language; needs a `report` in scope. */
 #define TR(s) _qf_report_tr (report, s)
 
+/* text between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE (U+2068 … U+2069), for every
+ * string Qualify did not write (names people typed, host, interface and network names, the
+ * session's free text): its direction is its own and no override or embedding in it (a
+ * right-to-left override, say) reorders the text around it, in the PDF (pango) and in the HTML
+ * (browsers) alike. Isolate controls inside are dropped, so it can neither close the isolate
+ * early nor leave one open. NULL for NULL; a newly allocated string. */
+char       *_qf_report_isolate           (const char       *text);
+
 /* Blocks appended to report->blocks; a table starts with no header, no rows and no verdict
  * column. */
 QfBlock    *_qf_report_add_block         (QfReport         *report,

@@ -346,7 +346,7 @@ qf_report_render_html (QfReport *report,
   append_json (out, report->session_text);
   g_string_append (out, QF_HTML_SCRIPT_CLOSE "\n");
   signature_at = out->len;
-  g_string_append (out, "</body>\n</html>\n");
+  g_string_append (out, QF_HTML_SIGNATURE_AFTER);
   if (signer != NULL && !insert_signature (out, signature_at, signer, error))
     {
       g_string_free (out, TRUE);

@@ -25,6 +25,9 @@
 #define CONTENT_W (PAGE_W - 2 * MARGIN_X)
 #define FIGURE_H 200.0
 #define CELL_PAD 3.0
+/* The tallest table cell: a row never needs more than a page. Longer cells end in "…" (the HTML
+ * and the embedded session hold the whole text). */
+#define CELL_MAX_H ((CONTENT_BOTTOM - CONTENT_TOP) * 0.75)
 
 typedef struct
 {
@@ -124,6 +127,8 @@ show (Ctx         *ctx,
   pango_cairo_show_layout (ctx->cr, layout);
 }
 
+/* One line of text; max_width > 0 cuts it there with "…" (page furniture, whose place is
+ * fixed). */
 static void
 text_at (Ctx        *ctx,
          const char *text,
@@ -132,9 +137,16 @@ text_at (Ctx        *ctx,
          gdouble     x,
          gdouble     y,
          gdouble     align,  /* 0 left, 0.5 centre, 1 right */
+         gdouble     max_width,
          Rgb         ink)
 {
   g_autoptr(PangoLayout) layout = make_layout (ctx, text, QF_REPORT_FONT, size, bold, 0);
+
+  if (max_width > 0 && layout_width (layout) > max_width)
+    {
+      pango_layout_set_width (layout, (int) (max_width * PANGO_SCALE));
+      pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+    }
   show (ctx, layout, x - align * layout_width (layout), y, ink);
 }
 
@@ -148,8 +160,8 @@ page_furniture (Ctx *ctx)
 
   if (!ctx->paint)
     return;
-  text_at (ctx, ctx->report->header_left, 8, TRUE, MARGIN_X, 30, 0, grey);
-  text_at (ctx, ctx->report->header_right, 8, FALSE, PAGE_W - MARGIN_X, 30, 1, grey);
+  text_at (ctx, ctx->report->header_left, 8, TRUE, MARGIN_X, 30, 0, CONTENT_W * 0.68, grey);
+  text_at (ctx, ctx->report->header_right, 8, FALSE, PAGE_W - MARGIN_X, 30, 1, CONTENT_W * 0.3, grey);
   cairo_set_source_rgb (ctx->cr, 0.6, 0.6, 0.6);
   cairo_set_line_width (ctx->cr, 0.6);
   cairo_move_to (ctx->cr, MARGIN_X, 46);
@@ -164,12 +176,12 @@ page_furniture (Ctx *ctx)
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
   page = g_strdup_printf (TR (N_("Page %d of %d")), ctx->page, ctx->n_pages);
 #pragma GCC diagnostic pop
-  text_at (ctx, page, 8, FALSE, PAGE_W / 2, PAGE_H - 34, 0.5, grey);
-  text_at (ctx, "Qualify " PACKAGE_VERSION, 7, FALSE, MARGIN_X, PAGE_H - 34, 0, grey);
+  text_at (ctx, page, 8, FALSE, PAGE_W / 2, PAGE_H - 34, 0.5, CONTENT_W * 0.3, grey);
+  text_at (ctx, "Qualify " PACKAGE_VERSION, 7, FALSE, MARGIN_X, PAGE_H - 34, 0, CONTENT_W * 0.3, grey);
   if (id != NULL && JSON_NODE_TYPE (id) == JSON_NODE_VALUE && json_node_get_value_type (id) == G_TYPE_STRING)
     sid = json_node_get_string (id);
   if (sid != NULL)
-    text_at (ctx, sid, 7, FALSE, PAGE_W - MARGIN_X, PAGE_H - 34, 1, grey);
+    text_at (ctx, sid, 7, FALSE, PAGE_W - MARGIN_X, PAGE_H - 34, 1, CONTENT_W * 0.3, grey);
 }
 
 static void
@@ -190,6 +202,44 @@ ensure (Ctx    *ctx,
     new_page (ctx);
 }
 
+/* Paints layout at x from ctx->y down, line by line, going on on a new page where the next
+ * line would reach the footer: text taller than a page stays inside the content area. */
+static void
+flow (Ctx         *ctx,
+      PangoLayout *layout,
+      gdouble      x,
+      Rgb          ink)
+{
+  PangoLayoutIter *iter = pango_layout_get_iter (layout);
+  gdouble origin = ctx->y, offset = 0;
+
+  do
+    {
+      PangoRectangle line;
+      gdouble top, height;
+
+      pango_layout_iter_get_line_extents (iter, NULL, &line);
+      top = (gdouble) line.y / PANGO_SCALE;
+      height = (gdouble) line.height / PANGO_SCALE;
+      if (origin + top - offset + height > CONTENT_BOTTOM && origin + top - offset > CONTENT_TOP + 1)
+        {
+          new_page (ctx);
+          origin = ctx->y;
+          offset = top;
+        }
+      if (ctx->paint)
+        {
+          cairo_set_source_rgb (ctx->cr, ink.r, ink.g, ink.b);
+          cairo_move_to (ctx->cr, x + (gdouble) line.x / PANGO_SCALE,
+                         origin - offset + (gdouble) pango_layout_iter_get_baseline (iter) / PANGO_SCALE);
+          pango_cairo_show_layout_line (ctx->cr, pango_layout_iter_get_line_readonly (iter));
+        }
+      ctx->y = origin + top - offset + height;
+    }
+  while (pango_layout_iter_next_line (iter));
+  pango_layout_iter_free (iter);
+}
+
 static void
 paragraph (Ctx        *ctx,
            const char *text,
@@ -202,8 +252,14 @@ paragraph (Ctx        *ctx,
   gdouble h = layout_height (layout);
 
   ensure (ctx, h);
-  show (ctx, layout, MARGIN_X, ctx->y, ink);
-  ctx->y += h + space_after;
+  if (ctx->y + h > CONTENT_BOTTOM)
+    flow (ctx, layout, MARGIN_X, ink);
+  else
+    {
+      show (ctx, layout, MARGIN_X, ctx->y, ink);
+      ctx->y += h;
+    }
+  ctx->y += space_after;
 }
 
 static void
@@ -254,6 +310,23 @@ column_widths (Ctx       *ctx,
     widths[c] = widths[c] * CONTENT_W / total;
 }
 
+/* A table cell's text, wrapped in its column and at most CELL_MAX_H tall. */
+static PangoLayout *
+cell_layout (Ctx        *ctx,
+             const char *text,
+             gboolean    bold,
+             gdouble     width)
+{
+  PangoLayout *l = make_layout (ctx, text, QF_REPORT_FONT, 8.5, bold, width);
+
+  if (layout_height (l) > CELL_MAX_H)
+    {
+      pango_layout_set_height (l, (int) (CELL_MAX_H * PANGO_SCALE));
+      pango_layout_set_ellipsize (l, PANGO_ELLIPSIZE_END);
+    }
+  return l;
+}
+
 static gdouble
 row_height (Ctx       *ctx,
             GPtrArray *cells,
@@ -264,8 +337,8 @@ row_height (Ctx       *ctx,
 
   for (guint c = 0; c < cells->len; c++)
     {
-      g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (cells, c), QF_REPORT_FONT, 8.5,
-                                              bold, widths[c] - 2 * CELL_PAD);
+      g_autoptr(PangoLayout) l = cell_layout (ctx, g_ptr_array_index (cells, c), bold,
+                                              widths[c] - 2 * CELL_PAD);
       h = MAX (h, layout_height (l));
     }
   return h + 2 * CELL_PAD;
@@ -289,8 +362,8 @@ draw_row (Ctx        *ctx,
   for (guint c = 0; c < cells->len; c++)
     {
       gboolean is_verdict = !header && (int) c == verdict_col && css != NULL;
-      g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (cells, c), QF_REPORT_FONT, 8.5,
-                                              header || is_verdict, widths[c] - 2 * CELL_PAD);
+      g_autoptr(PangoLayout) l = cell_layout (ctx, g_ptr_array_index (cells, c), header || is_verdict,
+                                              widths[c] - 2 * CELL_PAD);
       show (ctx, l, x + CELL_PAD, ctx->y + CELL_PAD, is_verdict ? verdict_ink (css) : black);
       x += widths[c];
     }
@@ -317,8 +390,8 @@ key_value_row (Ctx       *ctx,
 
   for (guint c = 0; c < row->len; c++)
     {
-      g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (row, c), QF_REPORT_FONT, 8.5,
-                                              c == 0, widths[c] - 2 * CELL_PAD);
+      g_autoptr(PangoLayout) l = cell_layout (ctx, g_ptr_array_index (row, c), c == 0,
+                                              widths[c] - 2 * CELL_PAD);
       show (ctx, l, x + CELL_PAD, ctx->y + CELL_PAD, c == 0 ? grey : black);
       x += widths[c];
     }
@@ -373,8 +446,8 @@ static void
 verdict_box (Ctx     *ctx,
              QfBlock *b)
 {
-  g_autoptr(PangoLayout) big = make_layout (ctx, b->text, QF_REPORT_FONT, 26, TRUE, 0);
-  g_autoptr(PangoLayout) small = make_layout (ctx, b->text2, QF_REPORT_FONT, 9.5, FALSE, 0);
+  g_autoptr(PangoLayout) big = make_layout (ctx, b->text, QF_REPORT_FONT, 26, TRUE, CONTENT_W - 28);
+  g_autoptr(PangoLayout) small = make_layout (ctx, b->text2, QF_REPORT_FONT, 9.5, FALSE, CONTENT_W - 28);
   gdouble h = layout_height (big) + layout_height (small) + 20;
   Rgb ink = verdict_ink (b->css);
 
@@ -400,6 +473,13 @@ note (Ctx     *ctx,
   gdouble h = layout_height (l) + 8;
   Rgb ink = b->css ? verdict_ink (b->css) : (Rgb) { 0.15, 0.3, 0.55 };
 
+  if (h > CONTENT_BOTTOM - CONTENT_TOP)
+    {
+      /* Taller than a page: its lines flow on, without the box. */
+      flow (ctx, l, MARGIN_X + 10, (Rgb) { 0.1, 0.1, 0.1 });
+      ctx->y += 6;
+      return;
+    }
   ensure (ctx, h);
   fill_rect (ctx, MARGIN_X, ctx->y, CONTENT_W, h, b->css ? verdict_tint (b->css) : (Rgb) { 0.92, 0.95, 0.99 });
   fill_rect (ctx, MARGIN_X, ctx->y, 3, h, ink);
@@ -414,6 +494,12 @@ code (Ctx     *ctx,
   g_autoptr(PangoLayout) l = make_layout (ctx, b->text, QF_REPORT_MONO_FONT, 8.5, FALSE, CONTENT_W - 12);
   gdouble h = layout_height (l) + 8;
 
+  if (h > CONTENT_BOTTOM - CONTENT_TOP)
+    {
+      flow (ctx, l, MARGIN_X + 6, (Rgb) { 0.1, 0.1, 0.1 });
+      ctx->y += 8;
+      return;
+    }
   ensure (ctx, h);
   fill_rect (ctx, MARGIN_X, ctx->y, CONTENT_W, h, (Rgb) { 0.94, 0.94, 0.94 });
   show (ctx, l, MARGIN_X + 6, ctx->y + 4, (Rgb) { 0.1, 0.1, 0.1 });
@@ -447,10 +533,16 @@ signoff (Ctx     *ctx,
   for (guint r = 0; r < b->rows->len; r++)
     {
       GPtrArray *row = g_ptr_array_index (b->rows, r);
-      ensure (ctx, 64);
-      text_at (ctx, g_ptr_array_index (row, 0), 9.5, TRUE, MARGIN_X, ctx->y, 0, black);
+      g_autoptr(PangoLayout) name = make_layout (ctx, row->len > 1 ? g_ptr_array_index (row, 1) : "",
+                                                 QF_REPORT_FONT, 9.5, FALSE, CONTENT_W - 4);
+      /* A long name wraps; the signature lines move down under it. */
+      gdouble extra = MAX (layout_height (name) - 14, 0);
+
+      ensure (ctx, 64 + extra);
+      text_at (ctx, g_ptr_array_index (row, 0), 9.5, TRUE, MARGIN_X, ctx->y, 0, CONTENT_W, black);
       if (row->len > 1 && *(const char *) g_ptr_array_index (row, 1) != '\0')
-        text_at (ctx, g_ptr_array_index (row, 1), 9.5, FALSE, MARGIN_X + 4, ctx->y + 22, 0, black);
+        show (ctx, name, MARGIN_X + 4, ctx->y + 22, black);
+      ctx->y += extra;
       for (guint c = 0; c < b->header->len; c++)
         {
           gdouble x = MARGIN_X + c * col;
@@ -462,7 +554,7 @@ signoff (Ctx     *ctx,
               cairo_line_to (ctx->cr, x + col - 14, ctx->y + 38);
               cairo_stroke (ctx->cr);
             }
-          text_at (ctx, g_ptr_array_index (b->header, c), 7.5, FALSE, x, ctx->y + 41, 0, grey);
+          text_at (ctx, g_ptr_array_index (b->header, c), 7.5, FALSE, x, ctx->y + 41, 0, col - 14, grey);
         }
       ctx->y += 64;
     }

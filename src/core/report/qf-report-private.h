@@ -107,5 +107,8 @@ void        _qf_report_draw_figure  (QfReport    *report,
 #define QF_HTML_SESSION_OPEN "<script type=\"application/json\" id=\"qf-session\">"
 #define QF_HTML_SIGNATURE_OPEN "<script type=\"application/pkcs7-signature\" id=\"qf-signature\">"
 #define QF_HTML_SCRIPT_CLOSE "</script>"
+/* What the writer puts right after the signature element, the last bytes of every report: the
+ * verifier accepts the element only there. */
+#define QF_HTML_SIGNATURE_AFTER "</body>\n</html>\n"
 
 G_END_DECLS

@@ -39,8 +39,8 @@ add_status_rows (QfReport   *report,
                  JsonObject *step)
 {
   const char *label = status_label (report, str (step, "status"));
-  const char *reason = str (step, "status_reason");
-  const char *error = str (obj (step, "error"), "message");
+  g_autofree char *reason = _qf_report_isolate (str (step, "status_reason"));
+  g_autofree char *error = _qf_report_isolate (str (obj (step, "error"), "message"));
   gdouble duration_s;
 
   if (reason != NULL)
@@ -83,8 +83,10 @@ add_validity_rows (QfReport   *report,
     }
   if (result != NULL && json_object_has_member (result, "valid") &&
       !json_object_get_boolean_member_with_default (result, "valid", TRUE))
-    _qf_report_kv (b, TR (N_("Valid")),
-                   str (result, "reason") ? str (result, "reason") : TR (N_("no")));
+    {
+      g_autofree char *reason = _qf_report_isolate (str (result, "reason"));
+      _qf_report_kv (b, TR (N_("Valid")), reason ? reason : TR (N_("no")));
+    }
   if (json_object_get_boolean_member_with_default (step, "partial", FALSE))
     _qf_report_kv (b, TR (N_("Partial result")), TR (N_("yes — not judged")));
 }
@@ -118,7 +120,8 @@ add_params_row (QfReport   *report,
   for (GList *l = keys; l != NULL; l = l->next)
     {
       g_autofree char *v = param_value (json_object_get_member (params, l->data));
-      g_string_append_printf (s, "%s%s = %s", s->len ? ", " : "", (const char *) l->data, v);
+      g_autofree char *key = _qf_report_isolate (l->data), *value = _qf_report_isolate (v);
+      g_string_append_printf (s, "%s%s = %s", s->len ? ", " : "", key, value);
     }
   _qf_report_kv (b, TR (N_("Parameters")), s->str);
 }
@@ -127,7 +130,7 @@ static void
 add_classic_command (QfReport   *report,
                      JsonObject *step)
 {
-  const char *command = str (step, "classic_command");
+  g_autofree char *command = _qf_report_isolate (str (step, "classic_command"));
 
   if (command == NULL)
     return;
@@ -179,7 +182,9 @@ add_verdict_row (QfReport   *report,
                  QfBlock    *t,
                  JsonObject *c)
 {
-  const char *unit = str (c, "unit"), *reason = str (c, "reason"), *label = str (c, "label");
+  const char *unit = str (c, "unit");
+  g_autofree char *reason = _qf_report_isolate (str (c, "reason"));
+  g_autofree char *label = _qf_report_isolate (TR (str (c, "label") ? str (c, "label") : ""));
   gdouble measured, limit;
   g_autofree char *ms = NULL, *lv = NULL, *ls = NULL, *vs = NULL;
 
@@ -194,7 +199,7 @@ add_verdict_row (QfReport   *report,
       g_free (vs);
       vs = with;
     }
-  _qf_report_table_add_row (t, str (c, "verdict"), TR (label ? label : ""), ms, ls, vs, NULL);
+  _qf_report_table_add_row (t, str (c, "verdict"), label, ms, ls, vs, NULL);
 }
 
 static void
@@ -226,8 +231,8 @@ _qf_report_add_step_section (QfReport   *report,
   const QfStepInfo *info = qf_step_lookup (test != NULL ? test : "");
   JsonObject *result = obj (step, "result");
   const char *desc = _qf_report_step_description (report, test, str (step, "key"));
-  g_autofree char *heading = g_strdup_printf ("%u. %s", index,
-                                              _qf_report_step_title (report, step));
+  g_autofree char *title = _qf_report_isolate (_qf_report_step_title (report, step));
+  g_autofree char *heading = g_strdup_printf ("%u. %s", index, title);
   QfBlock *b;
 
   _qf_report_add_block (report, QF_BLOCK_HEADING, heading)->level = 1;

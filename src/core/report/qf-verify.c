@@ -7,11 +7,16 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/pkcs7.h>
 #include <gnutls/x509.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "qf-json.h"
 #include "qf-pdf-sign.h"
@@ -587,8 +592,62 @@ html_session_report (QfVerifyResult *r,
   return report;
 }
 
-/* The HTML signature element: present once, closed, and valid over every other byte of the
- * file, so nothing can be added anywhere. */
+static gboolean
+is_base64_text (const char *text,
+                gsize       len)
+{
+  for (gsize i = 0; i < len; i++)
+    if (!g_ascii_isalnum (text[i]) && text[i] != '+' && text[i] != '/' && text[i] != '=')
+      return FALSE;
+  return len > 0 && len % 4 == 0;
+}
+
+QfHtmlSignatureBlock
+qf_verify_html_signature_block (const char *text,
+                                gsize       size,
+                                gsize      *start,
+                                gsize      *end,
+                                GBytes    **cms)
+{
+  const gsize open_len = strlen (QF_HTML_SIGNATURE_OPEN), close_len = strlen (QF_HTML_SCRIPT_CLOSE);
+  const gsize after_len = strlen (QF_HTML_SIGNATURE_AFTER);
+  const char *first = memmem (text, size, QF_HTML_SIGNATURE_OPEN, open_len), *b64, *b64_end;
+  g_autofree char *canonical = NULL, *b64_text = NULL;
+  guchar *der;
+  gsize der_len;
+
+  g_return_val_if_fail (start != NULL && end != NULL && cms != NULL, QF_HTML_SIGNATURE_NONE);
+  *cms = NULL;
+  if (first == NULL)
+    return QF_HTML_SIGNATURE_NONE;
+  /* The writer's form only: the element, then the last bytes of the file, and nothing like it
+   * anywhere before (a file holds one). */
+  if (size < after_len + close_len ||
+      memcmp (text + size - after_len, QF_HTML_SIGNATURE_AFTER, after_len) != 0 ||
+      memcmp (text + size - after_len - close_len, QF_HTML_SCRIPT_CLOSE, close_len) != 0 ||
+      memmem (first + 1, text + size - (first + 1), QF_HTML_SIGNATURE_OPEN, open_len) != NULL)
+    return QF_HTML_SIGNATURE_MISPLACED;
+  b64 = first + open_len;
+  b64_end = text + size - after_len - close_len;
+  if (b64_end < b64 || !is_base64_text (b64, b64_end - b64))
+    return QF_HTML_SIGNATURE_MISPLACED;
+  b64_text = g_strndup (b64, b64_end - b64);
+  der = g_base64_decode (b64_text, &der_len);
+  /* Canonical base64 only, as g_base64_encode writes it: one text for one signature. */
+  canonical = g_base64_encode (der, der_len);
+  if (der_len == 0 || strcmp (canonical, b64_text) != 0)
+    {
+      g_free (der);
+      return QF_HTML_SIGNATURE_MISPLACED;
+    }
+  *start = first - text;
+  *end = size - after_len;
+  *cms = g_bytes_new_take (der, der_len);
+  return QF_HTML_SIGNATURE_FOUND;
+}
+
+/* The HTML signature element: once, exactly where and as the writer puts it, and valid over
+ * every other byte of the file, so nothing can be added, moved or removed anywhere. */
 static void
 html_check_signature (QfVerifyResult    *r,
                       const char        *text,
@@ -599,32 +658,24 @@ html_check_signature (QfVerifyResult    *r,
   g_autoptr(GByteArray) covered = g_byte_array_new ();
   g_autoptr(GBytes) covered_bytes = NULL;
   g_autoptr(GBytes) cms = NULL;
-  g_autofree char *b64 = NULL;
-  const char *sig_start, *sig_end;
-  guchar *der;
-  gsize der_len;
-  guint n;
+  gsize start = 0, end = 0;
 
-  sig_start = find_unique (text, QF_HTML_SIGNATURE_OPEN, &n);
-  if (sig_start == NULL)
+  switch (qf_verify_html_signature_block (text, size, &start, &end, &cms))
     {
+    case QF_HTML_SIGNATURE_NONE:
       problem (r, _("The report is not signed."));
       return;
+    case QF_HTML_SIGNATURE_MISPLACED:
+      r->is_signed = TRUE;
+      problem (r, _("The signature element is not the one Qualify writes: it must appear once, as the last element before </body> at the end of the file."));
+      return;
+    case QF_HTML_SIGNATURE_FOUND:
+    default:
+      break;
     }
   r->is_signed = TRUE;
-  sig_end = strstr (sig_start, QF_HTML_SCRIPT_CLOSE);
-  if (n > 1 || sig_end == NULL)
-    {
-      problem (r, _("The signature element is repeated or not closed."));
-      return;
-    }
-  b64 = g_strndup (sig_start + strlen (QF_HTML_SIGNATURE_OPEN),
-                   sig_end - sig_start - strlen (QF_HTML_SIGNATURE_OPEN));
-  sig_end += strlen (QF_HTML_SCRIPT_CLOSE);
-  der = g_base64_decode (g_strstrip (b64), &der_len);
-  cms = g_bytes_new_take (der, der_len);
-  g_byte_array_append (covered, (const guint8 *) text, sig_start - text);
-  g_byte_array_append (covered, (const guint8 *) sig_end, text + size - sig_end);
+  g_byte_array_append (covered, (const guint8 *) text, start);
+  g_byte_array_append (covered, (const guint8 *) text + end, size - end);
   covered_bytes = g_byte_array_free_to_bytes (g_steal_pointer (&covered));
   r->covers_whole = TRUE;
   verify_cms (r, cms, covered_bytes, trust_paths, error);
@@ -700,6 +751,82 @@ verify_html (QfVerifyResult    *r,
   html_check_contents (r, report, text, lang);
 }
 
+/* Reads fd to its end (and closes it) into a NUL-terminated buffer; fails when it holds more
+ * than QF_VERIFY_MAX_BYTES, reading at most one chunk beyond. */
+static char *
+read_bounded (int         fd,
+              const char *path,
+              gsize      *size,
+              GError    **error)
+{
+  g_autoptr(GByteArray) data = g_byte_array_new ();
+  guint8 chunk[65536];
+  gssize n;
+
+  while ((n = read (fd, chunk, sizeof chunk)) != 0)
+    {
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 || data->len + (gsize) n > QF_VERIFY_MAX_BYTES)
+        {
+          int saved = errno;
+          if (n < 0)
+            g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_READ, _("Cannot read %s: %s"), path,
+                         g_strerror (saved));
+          else
+            g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                         _("%s is not a report: it grew past the size of any report Qualify writes while it was read."),
+                         path);
+          close (fd);
+          return NULL;
+        }
+      g_byte_array_append (data, chunk, n);
+    }
+  close (fd);
+  *size = data->len;
+  g_byte_array_append (data, (const guint8 *) "", 1);
+  return (char *) g_byte_array_free (g_steal_pointer (&data), FALSE);
+}
+
+/* Reads the whole report from the opened fd, refusing what no report can be: anything but a
+ * regular file (a FIFO, a device such as /dev/zero, a directory), or more bytes than
+ * QF_VERIFY_MAX_BYTES. The type and size come from fstat on the fd itself, so the file checked is
+ * the file read; O_NONBLOCK keeps opening a FIFO from waiting for a writer. A file that grows
+ * past the bound after fstat is refused while it is read. */
+static char *
+read_report (const char *path,
+             gsize      *size,
+             GError    **error)
+{
+  g_autofree char *max = g_format_size_full (QF_VERIFY_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+  struct stat st;
+  int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+
+  if (fd < 0 || fstat (fd, &st) < 0)
+    {
+      int saved = errno;
+      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_READ, _("Cannot read %s: %s"), path,
+                   g_strerror (saved));
+      if (fd >= 0)
+        close (fd);
+      return NULL;
+    }
+  if (!S_ISREG (st.st_mode) || st.st_size > QF_VERIFY_MAX_BYTES)
+    {
+      g_autofree char *got = g_format_size_full (st.st_size, G_FORMAT_SIZE_IEC_UNITS);
+      if (!S_ISREG (st.st_mode))
+        g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                     _("%s is not a report: it is not a regular file (a directory, a device or a pipe)."), path);
+      else
+        g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
+                     _("%s is not a report: it holds %s, more than any report Qualify writes (%s at most)."),
+                     path, got, max);
+      close (fd);
+      return NULL;
+    }
+  return read_bounded (fd, path, size, error);
+}
+
 QfVerifyResult *
 qf_verify_file (const char        *path,
                 const char *const *trust_paths,
@@ -707,18 +834,15 @@ qf_verify_file (const char        *path,
 {
   g_autoptr(QfVerifyResult) r = g_new0 (QfVerifyResult, 1);
   g_autofree char *data = NULL;
-  g_autoptr(GError) local = NULL;
-  gsize size;
+  gsize size = 0;
   GError *inner = NULL;
 
   g_return_val_if_fail (path != NULL, NULL);
   r->path = g_strdup (path);
   r->problems = g_ptr_array_new_with_free_func (g_free);
-  if (!g_file_get_contents (path, &data, &size, &local))
-    {
-      g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_READ, _("Cannot read %s: %s"), path, local->message);
-      return NULL;
-    }
+  data = read_report (path, &size, error);
+  if (data == NULL)
+    return NULL;
   if (size >= 5 && memcmp (data, "%PDF-", 5) == 0)
     {
       r->format = g_strdup ("pdf");

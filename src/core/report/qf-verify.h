@@ -60,4 +60,25 @@ void            qf_verify_result_free   (QfVerifyResult      *result);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfVerifyResult, qf_verify_result_free)
 
+/* The largest file verify reads: a report Qualify writes is far smaller (docs/security.md, Reports
+ * and verification); anything larger, and anything not a regular file, is refused unread. */
+#define QF_VERIFY_MAX_BYTES (256 * 1024 * 1024)
+
+typedef enum
+{
+  QF_HTML_SIGNATURE_NONE,       /* no signature element: the report is not signed */
+  QF_HTML_SIGNATURE_MISPLACED,  /* one is there, but not once, not canonical or not where the writer puts it */
+  QF_HTML_SIGNATURE_FOUND,
+} QfHtmlSignatureBlock;
+
+/* The signature element of an HTML report, accepted only in the writer's form: the one
+ * occurrence of its opening tag, canonical base64 DER, its </script>, then "</body>\n</html>\n"
+ * and the end of the file. On FOUND, [*start, *end) is the element (the signed bytes are all the
+ * others) and *cms the decoded signature. text needs no NUL; size is its length. */
+QfHtmlSignatureBlock qf_verify_html_signature_block (const char  *text,
+                                                     gsize        size,
+                                                     gsize       *start,
+                                                     gsize       *end,
+                                                     GBytes     **cms);
+
 G_END_DECLS

@@ -13,11 +13,10 @@
 #include "qf-auth.h"
 #include "qf-json.h"
 #include "qf-netifaces.h"
+#include "qf-session-check.h"
 #include "qf-session.h"
 #include "qf-step.h"
 #include "qf-sysinfo.h"
-
-G_DEFINE_QUARK (qf-session-error-quark, qf_session_error)
 
 /* Live samples kept per step before decimation, and kept in the file after it. */
 #define MAX_RECORDED_SAMPLES 500000
@@ -302,13 +301,11 @@ qf_session_new_from_json (JsonObject  *root,
 
   g_return_val_if_fail (root != NULL, NULL);
 
-  if (g_strcmp0 (qf_json_get_string (root, "format", NULL), "qualify-session") != 0)
-    return format_error (error, display_name, _("its “format” is not “qualify-session”")), NULL;
-  if (qf_json_get_double (root, "schema_version", 0) > QF_SESSION_SCHEMA_VERSION)
+  /* The whole document first, as strictly as the report checks it: nothing below, nor a
+   * resumed run or a replay, meets a member of the wrong type, size or text. */
+  if (!qf_session_check (root, TRUE, error))
     {
-      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_FORMAT,
-                   _("%s was written by a newer Qualify (schema %g). Update Qualify to open it."),
-                   display_name, qf_json_get_double (root, "schema_version", 0));
+      g_prefix_error (error, "%s: ", display_name);
       return NULL;
     }
   if (qf_json_get_string (root, "id", NULL) == NULL || qf_json_get_string (root, "state", NULL) == NULL)
@@ -356,11 +353,11 @@ QfSession *
 qf_session_load (const char  *path,
                  GError     **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) local_error = NULL;
   g_autofree char *file = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(JsonNode) root = NULL;
   QfSession *self;
-  JsonNode *root;
+  gsize length;
 
   g_return_val_if_fail (path != NULL, NULL);
 
@@ -369,16 +366,12 @@ qf_session_load (const char  *path,
   else
     file = g_strdup (path);
 
-  if (!json_parser_load_from_mapped_file (parser, file, &local_error))
+  if (!qf_session_read_file (file, &text, &length, error))
+    return NULL;
+  root = qf_session_parse_text (text, length, error);
+  if (root == NULL)
     {
-      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_READ,
-                   _("Cannot read the session %s: %s"), file, local_error->message);
-      return NULL;
-    }
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      format_error (error, file, _("it is not a JSON object"));
+      g_prefix_error (error, "%s: ", file);
       return NULL;
     }
   self = qf_session_new_from_json (json_node_get_object (root), file, error);

@@ -251,6 +251,7 @@ new_document (QfProfile *profile)
   json_object_set_null_member (root, "training");
   json_object_set_null_member (root, "audit");
   json_object_set_array_member (root, "notes", initial_notes (profile));
+  json_object_set_null_member (root, "only");
   json_object_set_array_member (root, "steps", pending_steps (profile));
   json_object_set_null_member (root, "verdict");
   json_object_set_array_member (root, "advice", json_array_new ());
@@ -518,6 +519,46 @@ qf_session_set_people (QfSession  *self,
   json_object_set_string_member (self->root, "customer", customer ? customer : "");
   json_object_set_string_member (self->root, "site", site ? site : "");
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+void
+qf_session_set_only (QfSession         *self,
+                     const char *const *keys)
+{
+  JsonArray *only;
+
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  if (keys == NULL)
+    {
+      json_object_set_null_member (self->root, "only");
+      return;
+    }
+  only = json_array_new ();
+  for (guint i = 0; keys[i] != NULL; i++)
+    json_array_add_string_element (only, keys[i]);
+  json_object_set_array_member (self->root, "only", only);
+}
+
+GStrv
+qf_session_get_only (QfSession *self)
+{
+  JsonArray *only;
+  g_autoptr(GStrvBuilder) keys = NULL;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+
+  only = qf_json_get_array (self->root, "only");
+  if (only == NULL)
+    return NULL;
+  keys = g_strv_builder_new ();
+  for (guint i = 0; i < json_array_get_length (only); i++)
+    {
+      JsonNode *key = json_array_get_element (only, i);
+      if (JSON_NODE_HOLDS_VALUE (key) && json_node_get_value_type (key) == G_TYPE_STRING)
+        g_strv_builder_add (keys, json_node_get_string (key));
+    }
+  return g_strv_builder_end (keys);
 }
 
 void
@@ -1061,9 +1102,11 @@ guint
 qf_session_prepare_resume (QfSession *self)
 {
   guint remaining = 0, kept = 0;
+  g_auto(GStrv) only = NULL;
 
   g_return_val_if_fail (QF_IS_SESSION (self), 0);
 
+  only = qf_session_get_only (self);
   for (guint i = 0; i < qf_session_get_n_steps (self); i++)
     {
       QfStepStatus status = qf_session_get_step_status (self, i);
@@ -1074,7 +1117,9 @@ qf_session_prepare_resume (QfSession *self)
           continue;
         }
       reset_step (qf_session_get_step (self, i));
-      remaining++;
+      /* a test the session was not asked to run is left out again (the runner says so) */
+      if (only == NULL || g_strv_contains ((const char *const *) only, qf_session_get_step_key (self, i)))
+        remaining++;
     }
   if (kept > 0)
     {

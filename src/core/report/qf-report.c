@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "qf-paths.h"
-#include "qf-report-json.h"
 #include "qf-report-private.h"
 #include "qf-session-check.h"
 

@@ -15,6 +15,7 @@
 #include "qf-json.h"
 #include "qf-profile.h"
 #include "qf-runner.h"
+#include "qf-session-check.h"
 #include "qf-session-setup.h"
 #include "qf-session.h"
 #include "qf-verdict.h"
@@ -504,9 +505,9 @@ parse_options (RunOptions  *o,
     { "iface", 0, 0, G_OPTION_ARG_STRING, &o->iface, N_("Network interface under test"), N_("IF") },
     { "emulate", 0, 0, G_OPTION_ARG_STRING, &o->emulate_text, N_("Training with --peer builtin: the peer answers as this poor link would (never an acceptance)"), N_("delay=MS,jitter=MS,loss=PCT") },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &o->token_file, N_("The helper machine's access token (serve --token-file) for the network tests; only the path is kept in the session"), N_("FILE") },
-    { "operator", 0, 0, G_OPTION_ARG_STRING, &o->operator_name, N_("Name of the person testing"), N_("NAME") },
-    { "customer", 0, 0, G_OPTION_ARG_STRING, &o->customer, N_("Customer name for the report"), N_("NAME") },
-    { "site", 0, 0, G_OPTION_ARG_STRING, &o->site, N_("Site name for the report"), N_("NAME") },
+    { "operator", 0, 0, G_OPTION_ARG_FILENAME, &o->operator_name, N_("Name of the person testing"), N_("NAME") },
+    { "customer", 0, 0, G_OPTION_ARG_FILENAME, &o->customer, N_("Customer name for the report"), N_("NAME") },
+    { "site", 0, 0, G_OPTION_ARG_FILENAME, &o->site, N_("Site name for the report"), N_("NAME") },
     { "quick", 0, 0, G_OPTION_ARG_NONE, &o->quick, N_("Run the profile's quick variant (short durations, same limits)"), NULL },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &o->out, N_("Session folder (default: a new one under ~/.local/share/qualify/sessions)"), N_("DIR") },
     { "resume", 0, 0, G_OPTION_ARG_FILENAME, &o->resume, N_("Continue an interrupted session, keeping its finished steps"), N_("DIR") },
@@ -525,11 +526,38 @@ parse_options (RunOptions  *o,
                                entries, argc, argv, exit_code);
 }
 
-/* --emulate and --only, checked and taken apart; an error is reported. */
+/* A name option, taken as given (GOption would convert a STRING option from the locale's
+ * character set and refuse UTF-8 under LANG=C): UTF-8 as is, else text in the locale's
+ * character set, else refused with the option named. */
+static gboolean
+check_name_option (const char  *option,
+                   char       **value)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (*value != NULL && !g_utf8_validate (*value, -1, NULL))
+    {
+      char *converted = g_locale_to_utf8 (*value, -1, NULL, NULL, NULL);
+      if (converted != NULL)
+        {
+          g_free (*value);
+          *value = converted;
+        }
+    }
+  if (!qf_session_check_name (option, *value, &error))
+    return qf_cli_error ("run", error), FALSE;
+  return TRUE;
+}
+
+/* The names, --emulate and --only, checked and taken apart; an error is reported. */
 static gboolean
 check_run_options (RunOptions *o)
 {
   g_autoptr(GError) error = NULL;
+
+  if (!check_name_option ("--operator", &o->operator_name) || !check_name_option ("--customer", &o->customer)
+      || !check_name_option ("--site", &o->site))
+    return FALSE;
 
   if (o->emulate_text != NULL)
     {
@@ -589,6 +617,9 @@ resume_session (const RunOptions *o)
     return qf_cli_errorf ("run", _("the session in %s is already complete; start a new one with --profile"), o->resume), NULL;
   if (!qf_session_set_dir (session, o->resume, &error))
     return qf_cli_error ("run", error), NULL;
+  /* a new --only replaces the one the session was made with; without one, the stored choice holds */
+  if (o->only_keys != NULL)
+    qf_session_set_only (session, (const char *const *) o->only_keys);
   remaining = qf_session_prepare_resume (session);
   g_printerr (g_dngettext (GETTEXT_PACKAGE, "Resuming %s: %u test left to run.\n",
                            "Resuming %s: %u tests left to run.\n", remaining),

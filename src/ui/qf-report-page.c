@@ -10,6 +10,7 @@
 #include "qf-json.h"
 #include "qf-report.h"
 #include "qf-report-page.h"
+#include "qf-session-check.h"
 
 struct _QfReportPage
 {
@@ -138,6 +139,14 @@ export_clicked (QfReportPage *self)
 
   if (self->session == NULL || qf_session_get_dir (self->session) == NULL)
     return;
+  /* the names as the session would take them back: ≤ 200 characters, no control characters */
+  if (!qf_session_check_name (_("The operator's name"), gtk_editable_get_text (GTK_EDITABLE (self->operator_row)), &error)
+      || !qf_session_check_name (_("The customer's name"), gtk_editable_get_text (GTK_EDITABLE (self->customer_row)), &error)
+      || !qf_session_check_name (_("The site's name"), gtk_editable_get_text (GTK_EDITABLE (self->site_row)), &error))
+    {
+      adw_action_row_set_subtitle (self->export_row, error->message);
+      return;
+    }
   qf_session_set_people (self->session,
                          gtk_editable_get_text (GTK_EDITABLE (self->operator_row)),
                          gtk_editable_get_text (GTK_EDITABLE (self->customer_row)),
@@ -228,6 +237,14 @@ qf_report_page_init (QfReportPage *self)
   g_autofree char *language = NULL;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* names longer than a session takes cannot be typed */
+  for (guint i = 0; i < 3; i++)
+    {
+      AdwEntryRow *row = i == 0 ? self->operator_row : i == 1 ? self->customer_row : self->site_row;
+      GtkEditable *text = gtk_editable_get_delegate (GTK_EDITABLE (row));
+      if (GTK_IS_TEXT (text))
+        gtk_text_set_max_length (GTK_TEXT (text), QF_SESSION_MAX_NAME_CHARS);
+    }
   self->settings = g_settings_new (APP_ID);
   self->cancellable = g_cancellable_new ();
   language = g_settings_get_string (self->settings, "report-language");

@@ -7,6 +7,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-session-check.h"
 #include "qf-session.h"
 #include "qf-verdict.h"
 #include "qf-welcome-page.h"
@@ -279,6 +280,36 @@ qf_welcome_page_dispose (GObject *object)
   G_OBJECT_CLASS (qf_welcome_page_parent_class)->dispose (object);
 }
 
+/* A name row: at most QF_SESSION_MAX_NAME_CHARS characters can be typed; text the session
+ * would refuse (a control character pasted in) marks the row and says why in its tooltip, and
+ * starting the tests is refused with the same words (qf_session_setup). */
+static void
+name_changed (AdwEntryRow *row)
+{
+  g_autoptr(GError) error = NULL;
+  const char *title = adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row));
+
+  if (qf_session_check_name (title, gtk_editable_get_text (GTK_EDITABLE (row)), &error))
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (row), "error");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (row), NULL);
+      return;
+    }
+  gtk_widget_add_css_class (GTK_WIDGET (row), "error");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row), error->message);
+}
+
+static void
+limit_name_row (AdwEntryRow *row)
+{
+  GtkEditable *text = gtk_editable_get_delegate (GTK_EDITABLE (row));
+
+  if (GTK_IS_TEXT (text))
+    gtk_text_set_max_length (GTK_TEXT (text), QF_SESSION_MAX_NAME_CHARS);
+  g_signal_connect (row, "changed", G_CALLBACK (name_changed), NULL);
+  name_changed (row);
+}
+
 static void
 qf_welcome_page_finalize (GObject *object)
 {
@@ -330,6 +361,9 @@ qf_welcome_page_init (QfWelcomePage *self)
   g_settings_bind (self->settings, "operator", self->operator_row, "text", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "customer", self->customer_row, "text", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "site", self->site_row, "text", G_SETTINGS_BIND_DEFAULT);
+  limit_name_row (self->operator_row);
+  limit_name_row (self->customer_row);
+  limit_name_row (self->site_row);
   load_profiles (self);
   profile_selected (self);
   g_signal_connect_object (self->profile_row, "notify::selected", G_CALLBACK (profile_selected),

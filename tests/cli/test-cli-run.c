@@ -424,6 +424,166 @@ test_sigint_cancels_and_saves (void)
   g_assert_cmpstr (status_of (session, "rt"), ==, "cancelled");
 }
 
+/* ---- run: names as typed ----------------------------------------------------------------- */
+
+/* qualify-cli ARGS… under the C locale (LANG=C, LC_ALL=C); returns the exit status. */
+static int
+run_cli_c_locale (char             **err,
+                  const char *const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(GStrv) env = g_get_environ ();
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  env = g_environ_setenv (env, "LC_ALL", "C", TRUE);
+  env = g_environ_setenv (env, "LANG", "C", TRUE);
+  g_ptr_array_add (argv, (char *) g_getenv ("QUALIFY_CLI"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                               NULL, err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
+static void
+test_run_names (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("qf-cli-names-XXXXXX", NULL);
+  g_autofree char *long_name = g_strnfill (201, 'x');
+  g_autofree char *e1 = NULL, *e2 = NULL, *e3 = NULL, *e4 = NULL;
+  const char *cafe[] = { "run", "--profile", "arcs-wired", "--quick", "--peer", "builtin", "--only", "ping",
+                         "--operator", "café", "--site", "Halle Süd", "--out", dir, "--no-sign", NULL };
+  const char *latin1[] = { "run", "--profile", "arcs-wired", "--operator", "caf\xe9", NULL };
+  g_autoptr(JsonObject) session = NULL;
+  int rc;
+
+  /* over 200 characters, or a control character: refused with the option named, nothing made */
+  g_assert_cmpint (qf_test_run_cli (NULL, &e1, "run", "--profile", "arcs-wired", "--operator", long_name,
+                                    "--out", dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (e1, "--operator"));
+  g_assert_nonnull (strstr (e1, "200"));
+  g_assert_cmpint (qf_test_run_cli (NULL, &e2, "run", "--profile", "arcs-wired", "--site", "Hall\t3",
+                                    "--out", dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (e2, "--site"));
+  g_assert_false (g_file_test (g_build_filename (dir, "session.json", NULL), G_FILE_TEST_EXISTS));
+
+  /* UTF-8 names are taken as given under LANG=C */
+  rc = run_cli_c_locale (&e3, cafe);
+  g_test_message ("LANG=C stderr:\n%s", e3);
+  g_assert_cmpint (rc, !=, 2);
+  session = load_session (dir);
+  g_assert_nonnull (session);
+  g_assert_cmpstr (json_object_get_string_member (session, "operator"), ==, "café");
+  g_assert_cmpstr (json_object_get_string_member (session, "site"), ==, "Halle Süd");
+  /* bytes that are no text in UTF-8 nor in the locale: refused with the option named */
+  g_assert_cmpint (run_cli_c_locale (&e4, latin1), ==, 2);
+  g_assert_nonnull (strstr (e4, "--operator"));
+}
+
+/* ---- run: resume and replay read what report reads ----------------------------------------- */
+
+static char *
+file_text (const char *path)
+{
+  g_autofree char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return g_steal_pointer (&text);
+}
+
+static void
+save_session (const char *dir,
+              JsonObject *session)
+{
+  g_autofree char *path = g_build_filename (dir, "session.json", NULL);
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = json_node_init_object (json_node_alloc (), session);
+
+  json_generator_set_root (gen, root);
+  g_assert_true (json_generator_to_file (gen, path, NULL));
+}
+
+/* A session made with --only, interrupted before its test finished, resumed without --only:
+ * only the chosen test runs. */
+static void
+test_resume_only_session (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("qf-cli-resume-only-XXXXXX", NULL);
+  g_autofree char *err = NULL;
+  g_autoptr(JsonObject) made = NULL;
+  g_autoptr(JsonObject) resumed = NULL;
+  JsonArray *steps;
+  int rc;
+
+  rc = qf_test_run_cli (NULL, NULL, "run", "--profile", "arcs-wired", "--quick", "--peer", "builtin",
+                        "--only", "ping", "--out", dir, "--no-sign", NULL);
+  g_assert_cmpint (rc, !=, 2);
+  /* as if killed while ping ran: the file a SIGKILL leaves */
+  made = load_session (dir);
+  json_object_set_string_member (made, "state", "running");
+  steps = json_object_get_array_member (made, "steps");
+  for (guint i = 0; i < json_array_get_length (steps); i++)
+    json_object_set_string_member (json_array_get_object_element (steps, i), "status", "pending");
+  save_session (dir, made);
+
+  rc = qf_test_run_cli (NULL, &err, "run", "--resume", dir, "--no-sign", NULL);
+  g_test_message ("resume stderr:\n%s", err);
+  g_assert_cmpint (rc, !=, 2);
+  g_assert_nonnull (strstr (err, "1 test left"));
+  resumed = load_session (dir);
+  for (guint i = 0; i < json_array_get_length (steps); i++)
+    {
+      const char *key = json_object_get_string_member (json_array_get_object_element (steps, i), "key");
+      g_assert_cmpstr (status_of (resumed, key), ==, g_str_equal (key, "ping") ? "done" : "not-run");
+    }
+}
+
+/* Each wrong shape refused before any test runs, naming the file and key; the file untouched. */
+static void
+test_resume_replay_wrong_shape (void)
+{
+  g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "core", "fixtures", "sessions", "fail.json", NULL);
+  g_autofree char *good = file_text (fixture);
+  struct { const char *from; const char *to; const char *named; } cases[] = {
+    { "\"steps\": [", "\"steps\": [5, \"x\", ", "“steps[0]”" },
+    { "\"notes\": [", "\"notes\": [[\"a list\"], ", "“notes[0]”" },
+    { "\"pc\": {", "\"pc\": [1], \"pc_was\": {", "“pc”" },
+    { "\"result\": {", "\"result\": \"x\", \"result_was\": {", "“steps[0].result”" },
+    { "\"schema_version\": 1", "\"schema_version\": 99999999999999999999", "“schema_version”" },
+    { "\"operator\": \"", "\"operator\": \"\\u0000", "“operator”" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *dir = g_dir_make_tmp ("qf-cli-shape-XXXXXX", NULL);
+      g_autofree char *path = g_build_filename (dir, "session.json", NULL);
+      g_auto(GStrv) parts = g_strsplit (good, cases[i].from, 2);
+      g_autofree char *text = NULL, *after = NULL, *e1 = NULL, *e2 = NULL;
+
+      g_assert_cmpuint (g_strv_length (parts), ==, 2);
+      text = g_strconcat (parts[0], cases[i].to, parts[1], NULL);
+      /* resumable: not complete */
+      {
+        g_auto(GStrv) state = g_strsplit (text, "\"state\": \"complete\"", 2);
+        g_free (text);
+        text = g_strjoinv ("\"state\": \"running\"", state);
+      }
+      g_assert_true (g_file_set_contents (path, text, -1, NULL));
+      g_assert_cmpint (qf_test_run_cli (NULL, &e1, "run", "--resume", dir, NULL), ==, 2);
+      g_assert_nonnull (strstr (e1, path));
+      g_assert_nonnull (strstr (e1, cases[i].named));
+      g_assert_null (strchr (strchr (e1, '\n') + 1, '\n'));
+      g_assert_cmpint (qf_test_run_cli (NULL, &e2, "run", "--replay", path, "--speed", "1000", NULL), ==, 2);
+      g_assert_nonnull (strstr (e2, cases[i].named));
+      after = file_text (path);
+      g_assert_cmpstr (after, ==, text);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -444,5 +604,8 @@ main (int   argc,
   g_test_add_func ("/cli/run/emulate-training", test_run_emulate);
   g_test_add_func ("/cli/run/sigkill-then-resume", test_sigkill_then_resume);
   g_test_add_func ("/cli/run/sigint-cancels-and-saves", test_sigint_cancels_and_saves);
+  g_test_add_func ("/cli/run/names", test_run_names);
+  g_test_add_func ("/cli/run/resume-only-session", test_resume_only_session);
+  g_test_add_func ("/cli/run/resume-replay-wrong-shape", test_resume_replay_wrong_shape);
   return g_test_run ();
 }

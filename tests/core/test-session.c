@@ -9,6 +9,7 @@
 
 #include "qf-json.h"
 #include "qf-profile.h"
+#include "qf-session-check.h"
 #include "qf-session.h"
 
 static JsonObject *
@@ -462,6 +463,160 @@ test_demo_sessions (void)
     }
 }
 
+/* The session's text with one member replaced by raw JSON text (not checked by the parser
+ * here, so what a hand-edited file holds: big integers, \u0000, lone surrogates). */
+static char *
+variant_text (QfSession  *session,
+              gboolean    in_step,
+              const char *key,
+              const char *raw)
+{
+  g_autoptr(QfSession) copy = qf_session_new_from_json (qf_session_get_json (session), "copy", NULL);
+  JsonObject *target = in_step ? qf_session_get_step (copy, 0) : qf_session_get_json (copy);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) parts = NULL;
+
+  json_object_set_string_member (target, key, "@@VALUE@@");
+  text = qf_session_to_data (copy);
+  parts = g_strsplit (text, "\"@@VALUE@@\"", 2);
+  g_assert_cmpuint (g_strv_length (parts), ==, 2);
+  return g_strconcat (parts[0], raw, parts[1], NULL);
+}
+
+/* Every wrong shape, number and text a hand-edited session can hold is refused by the one
+ * check, naming the file and the key path, with no GLib critical (criticals are fatal here). */
+static void
+test_check_refuses (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+  g_autofree char *dir = make_dir ();
+  g_autofree char *file = g_build_filename (dir, "session.json", NULL);
+  g_autofree char *long_name = g_strnfill (201, 'x');
+  g_autofree char *long_raw = g_strdup_printf ("\"%s\"", long_name);
+  g_autofree char *long_text = g_strnfill (QF_SESSION_MAX_TEXT_CHARS + 1, 'y');
+  g_autofree char *long_text_raw = g_strdup_printf ("{\"note\": \"%s\"}", long_text);
+  struct { gboolean in_step; const char *key; const char *raw; const char *named; } cases[] = {
+    { FALSE, "steps", "[5, \"x\"]", "“steps[0]”" },
+    { FALSE, "notes", "[[1]]", "“notes[0]”" },
+    { FALSE, "pc", "[1]", "“pc”" },
+    { FALSE, "schema_version", "99999999999999999999", "“schema_version”" },
+    { FALSE, "schema_version", "-1", "“schema_version”" },
+    { FALSE, "schema_version", "1.5", "“schema_version”" },
+    { FALSE, "operator", "\"a\\u0000b\"", "“operator”" },
+    { FALSE, "customer", "\"a\\ud800b\"", "“customer”" },
+    { FALSE, "site", "\"a\\u0007b\"", "“site”" },
+    { FALSE, "operator", long_raw, "“operator”" },
+    { FALSE, "only", "[1]", "“only[0]”" },
+    { TRUE, "result", "\"x\"", "“steps[0].result”" },
+    { TRUE, "result", long_text_raw, "“steps[0].result.note”" },
+    { TRUE, "error", "{\"code\": 1e30}", "“steps[0].error.code”" },
+    { TRUE, "progress", "[[1, \"x\"]]", "“steps[0].progress[0]”" },
+    { TRUE, "live", "[[1, 2]]", "“steps[0].live[0]”" },
+    { TRUE, "samples", "{\"t_ns\": [1], \"value_ns\": [], \"channel\": [0]}", "“steps[0].samples.value_ns”" },
+    { TRUE, "partial", "\"yes\"", "“steps[0].partial”" },
+    { TRUE, "duration_s", "1e999", "“steps[0].duration_s”" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = variant_text (session, cases[i].in_step, cases[i].key, cases[i].raw);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(QfSession) loaded = NULL;
+
+      g_assert_true (g_file_set_contents (file, text, -1, NULL));
+      loaded = qf_session_load (dir, &error);
+      g_test_message ("%s: %s", cases[i].key, error != NULL ? error->message : "(loaded)");
+      g_assert_null (loaded);
+      g_assert_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_FORMAT);
+      g_assert_nonnull (strstr (error->message, file));
+      g_assert_nonnull (strstr (error->message, cases[i].named));
+    }
+  /* the same session as written loads */
+  {
+    g_autofree char *text = qf_session_to_data (session);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(QfSession) loaded = NULL;
+    g_assert_true (g_file_set_contents (file, text, -1, NULL));
+    loaded = qf_session_load (dir, &error);
+    g_assert_no_error (error);
+  }
+}
+
+/* Size and depth are refused before the file is parsed (a deep one crashed the parser). */
+static void
+test_check_bounds (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *file = g_build_filename (dir, "session.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) deep = g_string_new ("{\"format\": \"qualify-session\", \"x\": ");
+  g_autofree char *big = NULL;
+
+  for (guint i = 0; i < 200000; i++)
+    g_string_append_c (deep, '[');
+  g_assert_true (g_file_set_contents (file, deep->str, deep->len, NULL));
+  g_assert_null (qf_session_load (file, &error));
+  g_assert_nonnull (strstr (error->message, "32 levels"));
+  g_clear_error (&error);
+
+  big = g_malloc (QF_SESSION_MAX_FILE_BYTES + 2);
+  memset (big, ' ', QF_SESSION_MAX_FILE_BYTES + 1);
+  big[0] = '{';
+  big[QF_SESSION_MAX_FILE_BYTES] = '}';
+  g_assert_true (g_file_set_contents (file, big, QF_SESSION_MAX_FILE_BYTES + 1, NULL));
+  g_assert_null (qf_session_load (file, &error));
+  g_assert_nonnull (strstr (error->message, file));
+  g_assert_nonnull (strstr (error->message, "16 MiB"));
+}
+
+/* Names as typed: up to 200 characters (not bytes), one line, valid text. */
+static void
+test_check_names (void)
+{
+  g_autoptr(GString) name = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < QF_SESSION_MAX_NAME_CHARS; i++)
+    g_string_append (name, "é");
+  g_assert_true (qf_session_check_name ("--operator", name->str, &error));
+  g_assert_true (qf_session_check_name ("--operator", "café", &error));
+  g_assert_true (qf_session_check_name ("--operator", NULL, &error));
+  g_string_append (name, "é");
+  g_assert_false (qf_session_check_name ("--operator", name->str, &error));
+  g_assert_nonnull (strstr (error->message, "--operator"));
+  g_assert_nonnull (strstr (error->message, "200"));
+  g_clear_error (&error);
+  g_assert_false (qf_session_check_name ("--site", "Hall\t3", &error));
+  g_assert_nonnull (strstr (error->message, "U+0009"));
+  g_clear_error (&error);
+  g_assert_false (qf_session_check_name ("--customer", "caf\xe9", &error));
+  g_assert_nonnull (strstr (error->message, "--customer"));
+}
+
+/* The tests a session was asked to run are kept in it; resuming counts only those. */
+static void
+test_resume_only (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+  g_autoptr(QfSession) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = make_dir ();
+  g_auto(GStrv) only = NULL;
+  const char *const keys[] = { "rt", "ping", NULL };
+
+  qf_session_set_only (session, keys);
+  g_assert_true (qf_session_set_dir (session, dir, &error));
+  finish_rt (session, rt_result);
+  loaded = qf_session_load (dir, &error);
+  g_assert_no_error (error);
+  only = qf_session_get_only (loaded);
+  g_assert_nonnull (only);
+  g_assert_cmpstr (only[0], ==, "rt");
+  g_assert_cmpstr (only[1], ==, "ping");
+  g_assert_null (only[2]);
+  g_assert_cmpuint (qf_session_prepare_resume (loaded), ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -486,5 +641,9 @@ main (int   argc,
   g_test_add_func ("/core/session/default-dir", test_default_dir);
   g_test_add_func ("/core/session/demo-sessions", test_demo_sessions);
   g_test_add_func ("/core/session/network-from-sysfs", test_network_from_sysfs);
+  g_test_add_func ("/core/session/check-refuses", test_check_refuses);
+  g_test_add_func ("/core/session/check-bounds", test_check_bounds);
+  g_test_add_func ("/core/session/check-names", test_check_names);
+  g_test_add_func ("/core/session/resume-only", test_resume_only);
   return g_test_run ();
 }

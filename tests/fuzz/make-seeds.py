@@ -107,3 +107,39 @@ put('html-signature', 'wrapped', body + sig_open + b64[:64] + b'\n' + b64[64:] +
 put('html-signature', 'appended', body + element + after + b'<p>more</p>')
 put('html-signature', 'cut', body + element[:len(element) // 2])
 put('html-signature', 'empty', body + sig_open + b'</script>' + after)
+# Sessions of the wrong shape, as `run --resume` and `--replay` met them (each once raised a GLib
+# critical, re-ran tests or was read wrong), beside a small whole one they are variants of.
+session = {"format": "qualify-session", "schema_version": 1, "id": "f0", "state": "running",
+           "operator": "Li Wei", "customer": "", "site": "", "only": ["ping"],
+           "profile": {"id": "p", "version": 1, "name": "P", "description": "", "network_kind": "any",
+                       "tests": {"ping": {"params": {"count": 3}, "criteria": []}}},
+           "notes": [{"id": "quick", "text": "a note"}],
+           "steps": [{"key": "ping", "test": "ping", "title": "Ping", "params": {"count": 3},
+                      "status": "done", "duration_s": 0.5, "result": {"test": "ping"},
+                      "error": None, "partial": False, "progress": [[0.1, 0.5], [0.4, 1]],
+                      "live": [[0.1, {"avg_ms": 1.5}]],
+                      "samples": {"t_ns": [1000, 2000], "value_ns": [5, 6], "channel": [0, 0],
+                                  "recorded": 2, "dropped": 0}}]}
+put('session', 'small-whole.json', json.dumps(session, indent=1))
+variants = {
+    'steps-not-objects': ('steps', [5, "x"]), 'note-a-list': ('notes', [["a"]]),
+    'pc-a-list': ('pc', [1]), 'schema-huge': ('schema_version', '@99999999999999999999'),
+    'operator-nul': ('operator', '@"a\\u0000b"'), 'operator-surrogate': ('operator', '@"a\\ud800"'),
+    'site-control': ('site', 'a\u0007b'), 'only-numbers': ('only', [1, 2]),
+    'deep': ('pc', '@' + '[' * 1000 + ']' * 1000),
+}
+step_variants = {
+    'result-text': ('result', 'x'), 'progress-flat': ('progress', [1, 2]),
+    'live-no-object': ('live', [[1, 2]]), 'error-code-huge': ('error', {"code": 1e30}),
+    'samples-short': ('samples', {"t_ns": [1, 2], "value_ns": [1], "channel": [0, 0]}),
+    'partial-text': ('partial', 'yes'),
+}
+for name, (key, value) in list(variants.items()) + [('step-' + k, v) for k, v in step_variants.items()]:
+    doc = json.loads(json.dumps(session))
+    target = doc['steps'][0] if name.startswith('step-') else doc
+    raw = isinstance(value, str) and value.startswith('@')
+    target[key] = '@@RAW@@' if raw else value
+    text = json.dumps(doc, indent=1)
+    if raw:
+        text = text.replace('"@@RAW@@"', value[1:])
+    put('session', 'wrong-' + name + '.json', text)

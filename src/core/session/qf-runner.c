@@ -694,6 +694,9 @@ qf_runner_start (QfRunner  *self,
       self->peer = g_strdup (qf_builtin_peer_get_host (self->builtin_peer));
     }
 
+  /* without a choice of its own, a resumed session runs the tests it was asked for */
+  if (self->only == NULL)
+    self->only = qf_session_get_only (self->session);
   n_steps = qf_session_get_n_steps (self->session);
   for (guint i = 0; i < n_steps; i++)
     {

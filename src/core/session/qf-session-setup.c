@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-session-check.h"
 #include "qf-session-setup.h"
 
 G_DEFINE_QUARK (qf-session-setup-error-quark, qf_session_setup_error)
@@ -98,11 +99,17 @@ qf_session_setup (const QfSessionChoices  *choices,
 
   g_return_val_if_fail (choices != NULL && QF_IS_PROFILE (choices->profile), NULL);
 
+  /* the names go into the report as typed: the same limits as a loaded session's */
+  if (!qf_session_check_name (_("The operator's name"), choices->operator_name, error)
+      || !qf_session_check_name (_("The customer's name"), choices->customer, error)
+      || !qf_session_check_name (_("The site's name"), choices->site, error))
+    return NULL;
   profile = qf_session_setup_run_profile (choices->profile, choices->quick, error);
   if (profile == NULL)
     return NULL;
   session = qf_session_new (profile);
   qf_session_set_people (session, choices->operator_name, choices->customer, choices->site);
+  qf_session_set_only (session, choices->only);
   if (!qf_session_capture_system (session, choices->root, error))
     return NULL;
   set_peer (session, choices);

@@ -13,11 +13,10 @@
 #include "qf-auth.h"
 #include "qf-json.h"
 #include "qf-netifaces.h"
+#include "qf-session-check.h"
 #include "qf-session.h"
 #include "qf-step.h"
 #include "qf-sysinfo.h"
-
-G_DEFINE_QUARK (qf-session-error-quark, qf_session_error)
 
 /* Live samples kept per step before decimation, and kept in the file after it. */
 #define MAX_RECORDED_SAMPLES 500000
@@ -252,6 +251,7 @@ new_document (QfProfile *profile)
   json_object_set_null_member (root, "training");
   json_object_set_null_member (root, "audit");
   json_object_set_array_member (root, "notes", initial_notes (profile));
+  json_object_set_null_member (root, "only");
   json_object_set_array_member (root, "steps", pending_steps (profile));
   json_object_set_null_member (root, "verdict");
   json_object_set_array_member (root, "advice", json_array_new ());
@@ -302,13 +302,11 @@ qf_session_new_from_json (JsonObject  *root,
 
   g_return_val_if_fail (root != NULL, NULL);
 
-  if (g_strcmp0 (qf_json_get_string (root, "format", NULL), "qualify-session") != 0)
-    return format_error (error, display_name, _("its “format” is not “qualify-session”")), NULL;
-  if (qf_json_get_double (root, "schema_version", 0) > QF_SESSION_SCHEMA_VERSION)
+  /* The whole document first, as strictly as the report checks it: nothing below, nor a
+   * resumed run or a replay, meets a member of the wrong type, size or text. */
+  if (!qf_session_check (root, TRUE, error))
     {
-      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_FORMAT,
-                   _("%s was written by a newer Qualify (schema %g). Update Qualify to open it."),
-                   display_name, qf_json_get_double (root, "schema_version", 0));
+      g_prefix_error (error, "%s: ", display_name);
       return NULL;
     }
   if (qf_json_get_string (root, "id", NULL) == NULL || qf_json_get_string (root, "state", NULL) == NULL)
@@ -356,11 +354,11 @@ QfSession *
 qf_session_load (const char  *path,
                  GError     **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) local_error = NULL;
   g_autofree char *file = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(JsonNode) root = NULL;
   QfSession *self;
-  JsonNode *root;
+  gsize length;
 
   g_return_val_if_fail (path != NULL, NULL);
 
@@ -369,16 +367,12 @@ qf_session_load (const char  *path,
   else
     file = g_strdup (path);
 
-  if (!json_parser_load_from_mapped_file (parser, file, &local_error))
+  if (!qf_session_read_file (file, &text, &length, error))
+    return NULL;
+  root = qf_session_parse_text (text, length, error);
+  if (root == NULL)
     {
-      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_READ,
-                   _("Cannot read the session %s: %s"), file, local_error->message);
-      return NULL;
-    }
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      format_error (error, file, _("it is not a JSON object"));
+      g_prefix_error (error, "%s: ", file);
       return NULL;
     }
   self = qf_session_new_from_json (json_node_get_object (root), file, error);
@@ -525,6 +519,46 @@ qf_session_set_people (QfSession  *self,
   json_object_set_string_member (self->root, "customer", customer ? customer : "");
   json_object_set_string_member (self->root, "site", site ? site : "");
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+void
+qf_session_set_only (QfSession         *self,
+                     const char *const *keys)
+{
+  JsonArray *only;
+
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  if (keys == NULL)
+    {
+      json_object_set_null_member (self->root, "only");
+      return;
+    }
+  only = json_array_new ();
+  for (guint i = 0; keys[i] != NULL; i++)
+    json_array_add_string_element (only, keys[i]);
+  json_object_set_array_member (self->root, "only", only);
+}
+
+GStrv
+qf_session_get_only (QfSession *self)
+{
+  JsonArray *only;
+  g_autoptr(GStrvBuilder) keys = NULL;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+
+  only = qf_json_get_array (self->root, "only");
+  if (only == NULL)
+    return NULL;
+  keys = g_strv_builder_new ();
+  for (guint i = 0; i < json_array_get_length (only); i++)
+    {
+      JsonNode *key = json_array_get_element (only, i);
+      if (JSON_NODE_HOLDS_VALUE (key) && json_node_get_value_type (key) == G_TYPE_STRING)
+        g_strv_builder_add (keys, json_node_get_string (key));
+    }
+  return g_strv_builder_end (keys);
 }
 
 void
@@ -1068,9 +1102,11 @@ guint
 qf_session_prepare_resume (QfSession *self)
 {
   guint remaining = 0, kept = 0;
+  g_auto(GStrv) only = NULL;
 
   g_return_val_if_fail (QF_IS_SESSION (self), 0);
 
+  only = qf_session_get_only (self);
   for (guint i = 0; i < qf_session_get_n_steps (self); i++)
     {
       QfStepStatus status = qf_session_get_step_status (self, i);
@@ -1081,7 +1117,9 @@ qf_session_prepare_resume (QfSession *self)
           continue;
         }
       reset_step (qf_session_get_step (self, i));
-      remaining++;
+      /* a test the session was not asked to run is left out again (the runner says so) */
+      if (only == NULL || g_strv_contains ((const char *const *) only, qf_session_get_step_key (self, i)))
+        remaining++;
     }
   if (kept > 0)
     {

@@ -71,6 +71,12 @@ void         qf_session_set_people         (QfSession    *self,
                                             const char   *operator_name,
                                             const char   *customer,
                                             const char   *site);
+/* The tests this session was asked to run (`run --only`, the plan page's choice), kept so that
+ * resuming it runs only those; NULL: every test of the profile. */
+void         qf_session_set_only           (QfSession    *self,
+                                            const char *const *keys);
+/* A new NULL-terminated copy, or NULL when every test was asked for. */
+GStrv        qf_session_get_only           (QfSession    *self);
 /* kind: "remote", "builtin" or "none". */
 void         qf_session_set_peer           (QfSession    *self,
                                             const char   *address,
@@ -164,7 +170,7 @@ void         qf_session_record_samples     (QfSession    *self,
 
 /* Prepares a loaded session to continue: steps that are not done or skipped become pending
  * again (their partial data dropped); done and skipped ones are kept. Returns how many
- * steps remain. */
+ * steps remain to run (of those qf_session_get_only names, when it names any). */
 guint        qf_session_prepare_resume     (QfSession    *self);
 /* Ends the session: state complete (or cancelled), finished time, comparison with the previous
  * session of this PC found in base_dir (NULL: the default base); saves. */

@@ -295,6 +295,59 @@ test_samples_decimated (void)
   }
 }
 
+/* A day-long step reports progress four times a second: what the session keeps stays bounded,
+ * covers the whole step, and the saved file is one Qualify reads back. */
+static void
+test_long_step_bounded (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+  g_autoptr(JsonObject) result = parse (rt_result);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("qf-session-long-XXXXXX", NULL);
+  g_autofree char *file = NULL, *data = NULL;
+  g_autoptr(QfSession) back = NULL;
+  JsonArray *progress, *live;
+  gsize length = 0;
+
+  qf_session_begin_step (session, 0, NULL);
+  for (guint i = 0; i < 24 * 3600 * 4; i++)
+    {
+      g_autoptr(JsonObject) figures = json_object_new ();
+      json_object_set_double_member (figures, "max_us", 40.0 + i % 17);
+      json_object_set_double_member (figures, "avg_us", 12.5);
+      json_object_set_double_member (figures, "cycles", (gdouble) i * 1000.0);
+      qf_session_record_progress (session, 0, i / 4.0, i / (24.0 * 3600 * 4), figures);
+    }
+  qf_session_finish_step (session, 0, QF_STEP_STATUS_DONE, result, FALSE, NULL, NULL, 86400, NULL);
+  progress = qf_json_get_array (qf_session_get_step (session, 0), "progress");
+  live = qf_json_get_array (qf_session_get_step (session, 0), "live");
+  g_assert_cmpuint (json_array_get_length (progress), <=, 1024);
+  g_assert_cmpuint (json_array_get_length (live), <=, 1024);
+  g_assert_cmpuint (json_array_get_length (progress), >=, 512);
+  /* the first and the last report stay: a replay covers the whole step */
+  g_assert_cmpfloat (json_array_get_double_element (json_array_get_array_element (progress, 0), 0), ==, 0.0);
+  g_assert_cmpfloat (json_array_get_double_element (
+                       json_array_get_array_element (progress, json_array_get_length (progress) - 1), 0),
+                     ==, (24 * 3600 * 4 - 1) / 4.0);
+  for (guint i = 1; i < json_array_get_length (live); i++)
+    g_assert_cmpfloat (json_array_get_double_element (json_array_get_array_element (live, i), 0), >,
+                       json_array_get_double_element (json_array_get_array_element (live, i - 1), 0));
+
+  g_assert_true (qf_session_set_dir (session, dir, &error));
+  g_assert_no_error (error);
+  g_assert_true (qf_session_save (session, &error));
+  g_assert_no_error (error);
+  file = g_build_filename (qf_session_get_dir (session), "session.json", NULL);
+  g_assert_true (g_file_get_contents (file, &data, &length, NULL));
+  g_assert_cmpuint (length, <, QF_SESSION_MAX_FILE_BYTES / 8);
+  back = qf_session_load (file, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (back);
+  g_unlink (file);
+  g_rmdir (qf_session_get_dir (session));
+  g_rmdir (dir);
+}
+
 static void
 test_comparison (void)
 {
@@ -637,6 +690,7 @@ main (int   argc,
   g_test_add_func ("/core/session/network-advice", test_network_advice);
   g_test_add_func ("/core/session/resume-keeps-done-steps", test_resume_keeps_done_steps);
   g_test_add_func ("/core/session/samples-decimated", test_samples_decimated);
+  g_test_add_func ("/core/session/long-step-bounded", test_long_step_bounded);
   g_test_add_func ("/core/session/comparison", test_comparison);
   g_test_add_func ("/core/session/default-dir", test_default_dir);
   g_test_add_func ("/core/session/demo-sessions", test_demo_sessions);

@@ -21,6 +21,11 @@
 /* Live samples kept per step before decimation, and kept in the file after it. */
 #define MAX_RECORDED_SAMPLES 500000
 #define MAX_SAVED_SAMPLES    4000
+/* Progress reports and live-figure objects kept per step. A step reports a few times a second,
+ * so a day-long step would otherwise write a session larger than QF_SESSION_MAX_FILE_BYTES,
+ * one Qualify would then refuse to read back. At the bound every other entry is dropped (the
+ * first and the last stay), so a replay still covers the whole step at half the resolution. */
+#define MAX_SAVED_POINTS     1024
 
 struct _QfSession
 {
@@ -1038,6 +1043,26 @@ qf_session_finish_step (QfSession    *self,
   return step_changed (self, index, error);
 }
 
+/* Appends point to list, first halving the list when it holds MAX_SAVED_POINTS. */
+static void
+append_thinned (JsonArray *list,
+                JsonArray *point)
+{
+  guint n = json_array_get_length (list);
+
+  if (n >= MAX_SAVED_POINTS)
+    {
+      /* Remove the odd entries below the last one, from the end backwards. */
+      gint last_odd = (gint) n - 2;
+
+      if (last_odd % 2 == 0)
+        last_odd--;
+      for (gint i = last_odd; i >= 1; i -= 2)
+        json_array_remove_element (list, (guint) i);
+    }
+  json_array_add_array_element (list, point);
+}
+
 void
 qf_session_record_progress (QfSession  *self,
                             guint       index,
@@ -1059,13 +1084,13 @@ qf_session_record_progress (QfSession  *self,
   point = json_array_new ();
   json_array_add_double_element (point, t_s);
   json_array_add_double_element (point, fraction);
-  json_array_add_array_element (progress, point);
+  append_thinned (progress, point);
   if (live != NULL)
     {
       point = json_array_new ();
       json_array_add_double_element (point, t_s);
       json_array_add_object_element (point, qf_json_object_deep_copy (live));
-      json_array_add_array_element (live_array, point);
+      append_thinned (live_array, point);
     }
 }
 

@@ -4,9 +4,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "qf-advice.h"
 #include "qf-audit.h"
@@ -422,6 +424,51 @@ sanitize (const char *text)
   return copy;
 }
 
+/* Sessions made on one day share "<date>-<host>-<id8>"; a later one gets "-2", "-3", … */
+#define MAX_SAME_NAME 100
+
+static gboolean
+folder_error (GError     **error,
+              const char  *path,
+              int          saved_errno)
+{
+  g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
+               _("Cannot create the session folder %s: %s"), path, g_strerror (saved_errno));
+  return FALSE;
+}
+
+/* A new folder below the default base that no other session has: mkdir() is exclusive, so
+ * two sessions started in the same second (or with the same first 8 id digits) never share. */
+static char *
+make_new_default_dir (QfSession  *self,
+                      GError    **error)
+{
+  g_autofree char *base = qf_session_get_default_base ();
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *date = g_date_time_format (now, "%Y-%m-%d");
+  JsonObject *pc = qf_json_get_object (self->root, "pc");
+  g_autofree char *host = sanitize (qf_json_get_string (pc, "hostname", g_get_host_name ()));
+  g_autofree char *id8 = g_strndup (qf_session_get_id (self), 8);
+  g_autofree char *stem = g_strdup_printf ("%s-%s-%s", date, host, id8);
+
+  /* Folders we create are private to the operator (docs/security.md); the session and its
+   * reports inside stay 0644. */
+  if (g_mkdir_with_parents (base, 0700) != 0)
+    return folder_error (error, base, errno), NULL;
+  for (guint n = 1; n <= MAX_SAME_NAME; n++)
+    {
+      g_autofree char *name = n == 1 ? g_strdup (stem) : g_strdup_printf ("%s-%u", stem, n);
+      g_autofree char *path = g_build_filename (base, name, NULL);
+
+      if (g_mkdir (path, 0700) == 0)
+        return g_steal_pointer (&path);
+      if (errno != EEXIST)
+        return folder_error (error, path, errno), NULL;
+    }
+  folder_error (error, base, EEXIST);
+  return NULL;
+}
+
 gboolean
 qf_session_set_dir (QfSession   *self,
                     const char  *dir,
@@ -431,32 +478,64 @@ qf_session_set_dir (QfSession   *self,
 
   g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
 
-  if (dir != NULL)
-    path = g_canonicalize_filename (dir, NULL);
+  if (dir == NULL)
+    path = make_new_default_dir (self, error);
   else
     {
-      g_autofree char *base = qf_session_get_default_base ();
-      g_autoptr(GDateTime) now = g_date_time_new_now_local ();
-      g_autofree char *date = g_date_time_format (now, "%Y-%m-%d");
-      JsonObject *pc = qf_json_get_object (self->root, "pc");
-      g_autofree char *host = sanitize (qf_json_get_string (pc, "hostname", g_get_host_name ()));
-      g_autofree char *id8 = g_strndup (qf_session_get_id (self), 8);
-      g_autofree char *name = g_strdup_printf ("%s-%s-%s", date, host, id8);
-
-      path = g_build_filename (base, name, NULL);
+      path = g_canonicalize_filename (dir, NULL);
+      /* An existing folder keeps the mode its owner gave it. */
+      if (g_mkdir_with_parents (path, 0700) != 0)
+        return folder_error (error, path, errno);
     }
-  /* Folders we create are private to the operator (docs/security.md); the session and its
-   * reports inside stay 0644. An existing --out folder keeps the mode its owner gave it. */
-  if (g_mkdir_with_parents (path, 0700) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
-                   _("Cannot create the session folder %s: %s"), path, g_strerror (saved));
-      return FALSE;
-    }
+  if (path == NULL)
+    return FALSE;
   g_free (self->dir);
   self->dir = g_steal_pointer (&path);
   return qf_session_save (self, error);
+}
+
+gboolean
+qf_session_set_new_dir (QfSession   *self,
+                        const char  *dir,
+                        GError     **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *file = NULL;
+  int fd;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
+
+  if (dir == NULL)
+    return qf_session_set_dir (self, NULL, error);
+  path = g_canonicalize_filename (dir, NULL);
+  if (g_mkdir_with_parents (path, 0700) != 0)
+    return folder_error (error, path, errno);
+  /* Claimed with O_EXCL (a dangling symlink counts too), so of two runs given the same folder
+   * at once only one gets it; the first save replaces the empty claim atomically. */
+  file = g_build_filename (path, "session.json", NULL);
+  fd = open (file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST)
+    {
+      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_EXISTS,
+                   _("%s already holds a session; it is left as it is. Continue that session, or choose another folder."),
+                   path);
+      return FALSE;
+    }
+  if (fd < 0)
+    {
+      g_autofree char *why = g_strdup_printf ("%s: %s", file, g_strerror (errno));
+      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
+                   _("Cannot save the session: %s"), why);
+      return FALSE;
+    }
+  close (fd);
+  g_free (self->dir);
+  self->dir = g_steal_pointer (&path);
+  if (qf_session_save (self, error))
+    return TRUE;
+  g_unlink (file);   /* our empty claim, not a session */
+  g_clear_pointer (&self->dir, g_free);
+  return FALSE;
 }
 
 const char *

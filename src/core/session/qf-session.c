@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -494,6 +493,69 @@ qf_session_set_dir (QfSession   *self,
   return qf_session_save (self, error);
 }
 
+static gboolean
+exists_error (GError     **error,
+              const char  *dir)
+{
+  g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_EXISTS,
+               _("%s already holds a session; it is left as it is. Continue that session, or choose another folder."),
+               dir);
+  return FALSE;
+}
+
+/* Saves the session as dir/file_name, atomically (temp file, fsync, rename, fsync). */
+static gboolean
+save_as (QfSession   *self,
+         const char  *file_name,
+         GError     **error)
+{
+  g_autofree char *path = g_build_filename (self->dir, file_name, NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  json_object_set_string_member (self->root, "app_version", PACKAGE_VERSION);
+  data = qf_session_to_data (self);
+  if (!qf_file_write_atomic (path, data, strlen (data), 0644, &local_error))
+    {
+      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
+                   _("Cannot save the session: %s"), local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Publishes dir/claim_name as dir/session.json only if there is none (a dangling symlink counts):
+ * link() never replaces, so of two runs given one folder at once only one gets it, and a reader
+ * never sees a half-written or empty session.json. Where hard links are refused (FAT, some
+ * network file systems) the check before the rename is all there is. */
+static gboolean
+publish_claim (QfSession   *self,
+               const char  *claim_name,
+               GError     **error)
+{
+  g_autofree char *claim = g_build_filename (self->dir, claim_name, NULL);
+  g_autofree char *file = g_build_filename (self->dir, "session.json", NULL);
+  int saved = 0;
+
+  if (link (claim, file) == 0)
+    g_unlink (claim);
+  else if (errno == EEXIST)
+    return g_unlink (claim), exists_error (error, self->dir);
+  else if (g_file_test (file, G_FILE_TEST_EXISTS) || g_file_test (file, G_FILE_TEST_IS_SYMLINK))
+    return g_unlink (claim), exists_error (error, self->dir);
+  else if (g_rename (claim, file) != 0)
+    saved = errno;
+  if (saved != 0)
+    {
+      g_autofree char *why = g_strdup_printf ("%s: %s", file, g_strerror (saved));
+      g_unlink (claim);
+      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
+                   _("Cannot save the session: %s"), why);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 qf_session_set_new_dir (QfSession   *self,
                         const char  *dir,
@@ -501,7 +563,7 @@ qf_session_set_new_dir (QfSession   *self,
 {
   g_autofree char *path = NULL;
   g_autofree char *file = NULL;
-  int fd;
+  g_autofree char *claim_name = NULL;
 
   g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
 
@@ -510,30 +572,14 @@ qf_session_set_new_dir (QfSession   *self,
   path = g_canonicalize_filename (dir, NULL);
   if (g_mkdir_with_parents (path, 0700) != 0)
     return folder_error (error, path, errno);
-  /* Claimed with O_EXCL (a dangling symlink counts too), so of two runs given the same folder
-   * at once only one gets it; the first save replaces the empty claim atomically. */
   file = g_build_filename (path, "session.json", NULL);
-  fd = open (file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0 && errno == EEXIST)
-    {
-      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_EXISTS,
-                   _("%s already holds a session; it is left as it is. Continue that session, or choose another folder."),
-                   path);
-      return FALSE;
-    }
-  if (fd < 0)
-    {
-      g_autofree char *why = g_strdup_printf ("%s: %s", file, g_strerror (errno));
-      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
-                   _("Cannot save the session: %s"), why);
-      return FALSE;
-    }
-  close (fd);
+  if (g_file_test (file, G_FILE_TEST_EXISTS) || g_file_test (file, G_FILE_TEST_IS_SYMLINK))
+    return exists_error (error, path);
   g_free (self->dir);
   self->dir = g_steal_pointer (&path);
-  if (qf_session_save (self, error))
+  claim_name = g_strdup_printf (".session.json.new-%s", qf_session_get_id (self));
+  if (save_as (self, claim_name, error) && publish_claim (self, claim_name, error))
     return TRUE;
-  g_unlink (file);   /* our empty claim, not a session */
   g_clear_pointer (&self->dir, g_free);
   return FALSE;
 }
@@ -549,24 +595,11 @@ gboolean
 qf_session_save (QfSession  *self,
                  GError    **error)
 {
-  g_autofree char *path = NULL;
-  g_autofree char *data = NULL;
-  g_autoptr(GError) local_error = NULL;
-
   g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
 
   if (self->dir == NULL)
     return TRUE;
-  json_object_set_string_member (self->root, "app_version", PACKAGE_VERSION);
-  path = g_build_filename (self->dir, "session.json", NULL);
-  data = qf_session_to_data (self);
-  if (!qf_file_write_atomic (path, data, strlen (data), 0644, &local_error))
-    {
-      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
-                   _("Cannot save the session: %s"), local_error->message);
-      return FALSE;
-    }
-  return TRUE;
+  return save_as (self, "session.json", error);
 }
 
 /* ---- simple members ----------------------------------------------------------------------- */

@@ -229,7 +229,7 @@ parse_rt_options (RtOptions  *o,
     { "hdd-bytes", 0, 0, G_OPTION_ARG_STRING, &o->load_hdd_bytes,
       N_("Bytes per file of an hdd worker (default 1G)"), N_("SIZE") },
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &o->load_dir,
-      N_("Directory for the hdd workers' files (default: a new temporary one)"), N_("PATH") },
+      N_("Directory for the hdd workers' unnamed files (default: the temporary directory)"), N_("PATH") },
     { NULL }
   };
   int n_args = g_strv_length (args);

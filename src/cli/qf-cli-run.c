@@ -404,7 +404,11 @@ run_loop (QfRunner  *runner,
 
   if (qf_runner_get_save_error (runner) != NULL)
     {
-      g_propagate_error (error, g_error_copy (qf_runner_get_save_error (runner)));
+      /* the runner stopped at the first failed save; session.json is the last good one */
+      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
+                   _("%s. The run stopped there; %s/session.json keeps what was saved before. Make room on that disk (or make the folder writable again), then continue with “qualify-cli run --resume %s”."),
+                   qf_runner_get_save_error (runner)->message, qf_session_get_dir (session),
+                   qf_session_get_dir (session));
       return QF_CLI_EXIT_ERROR;
     }
   if (state.interrupted)
@@ -688,6 +692,9 @@ new_session (const RunOptions *o,
   if (g_error_matches (error, QF_SESSION_SETUP_ERROR, QF_SESSION_SETUP_ERROR_NO_QUICK_VARIANT))
     return qf_cli_errorf ("run", _("profile “%s” has no quick variant; run it without --quick"),
                           qf_profile_get_id (profile)), NULL;
+  if (g_error_matches (error, QF_SESSION_ERROR, QF_SESSION_ERROR_EXISTS))
+    return qf_cli_errorf ("run", _("%s already holds a session, left as it is; continue it with “qualify-cli run --resume %s”, or choose another folder with --out"),
+                          o->out, o->out), NULL;
   if (session == NULL)
     return qf_cli_error ("run", error), NULL;
   if (o->iface != NULL)

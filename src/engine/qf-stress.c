@@ -35,7 +35,9 @@ G_DEFINE_QUARK (qf-stress-error-quark, qf_stress_error)
 #define HDD_SYNC_EVERY (4u << 20)            /* fdatasync interval without O_DIRECT */
 #define DIRECT_ALIGN   4096u
 #define POLL_NS        (100 * QF_NSEC_PER_MSEC)
-#define DIR_PREFIX     "qualify-stress-"
+#define OLD_DIR_PREFIX   "qualify-stress-"   /* folders of earlier versions, cleaned up */
+#define HDD_FILE_PREFIX  ".qf-hdd-"
+#define HDD_PROBE_PREFIX ".qf-hdd-probe-"
 
 typedef enum { KIND_CPU, KIND_IO, KIND_VM, KIND_HDD, N_KINDS } Kind;
 
@@ -64,7 +66,6 @@ struct QfStress
   guint           counts[N_KINDS];
   char           *root;
   char           *hdd_dir;
-  gboolean        hdd_dir_created;
   WorkerShared   *shared;
   gsize           shared_size;
   guint           n_slots;
@@ -304,43 +305,57 @@ choose_temp_base (void)
   return tmp;
 }
 
-/* Removes "qualify-stress-PID-*" directories whose PID no longer runs (a run killed with
- * SIGKILL cannot remove its own). Their files were unnamed or unlinked already; a named fallback
- * file that survived a crash between create and unlink is removed too. */
+/* Whether name is "<prefix><PID><end>…" for a PID that no longer runs (a run killed with SIGKILL
+ * cannot tidy up after itself). */
+static gboolean
+names_dead_run (const char *name,
+                const char *prefix,
+                char        end)
+{
+  char *rest;
+  gint64 pid;
+
+  if (!g_str_has_prefix (name, prefix))
+    return FALSE;
+  pid = g_ascii_strtoll (name + strlen (prefix), &rest, 10);
+  if (pid <= 0 || pid > G_MAXINT || *rest != end || pid == getpid ())
+    return FALSE;
+  return kill ((pid_t) pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Removes our named hdd files (".qf-hdd-PID-SLOT", ".qf-hdd-probe-PID") whose PID no longer runs:
+ * they exist only where O_TMPFILE is refused, between their creation and the unlink right after. */
 static void
-clean_stale_dirs (const char *base)
+clean_stale_files (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (names_dead_run (name, HDD_FILE_PREFIX, '-') || names_dead_run (name, HDD_PROBE_PREFIX, '\0'))
+      {
+        g_autofree char *path = g_build_filename (dir, name, NULL);
+        g_unlink (path);
+      }
+}
+
+/* Cleans what killed runs left in base: their stale named files and, from versions that loaded
+ * the disk in a "qualify-stress-PID-XXXXXX" folder of their own, those folders. */
+static void
+clean_stale (const char *base)
 {
   g_autoptr(GDir) dir = g_dir_open (base, 0, NULL);
   const char *name;
 
-  if (dir == NULL)
-    return;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = NULL;
-      char *end;
-      gint64 pid;
-
-      if (!g_str_has_prefix (name, DIR_PREFIX))
-        continue;
-      pid = g_ascii_strtoll (name + strlen (DIR_PREFIX), &end, 10);
-      if (pid <= 0 || *end != '-' || pid == getpid ())
-        continue;
-      if (kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
-        continue;
-      path = g_build_filename (base, name, NULL);
+  clean_stale_files (base);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    if (names_dead_run (name, OLD_DIR_PREFIX, '-'))
       {
-        g_autoptr(GDir) sub = g_dir_open (path, 0, NULL);
-        const char *child;
-        while (sub != NULL && (child = g_dir_read_name (sub)) != NULL)
-          if (g_str_has_prefix (child, ".qf-hdd-"))
-            {
-              g_autofree char *file = g_build_filename (path, child, NULL);
-              g_unlink (file);
-            }
+        g_autofree char *path = g_build_filename (base, name, NULL);
+
+        clean_stale_files (path);
+        g_rmdir (path);   /* only when empty: anything else in it is not ours */
       }
-      g_rmdir (path);
-    }
 }
 
 static gboolean
@@ -358,7 +373,7 @@ check_writable (const char  *dir,
     }
   if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)
     {
-      probe = g_strdup_printf ("%s/.qf-hdd-probe-%d", dir, (int) getpid ());
+      probe = g_strdup_printf ("%s/" HDD_PROBE_PREFIX "%d", dir, (int) getpid ());
       fd = open (probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
       if (fd >= 0)
         {
@@ -448,39 +463,23 @@ check_memory (QfStress  *stress,
   return TRUE;
 }
 
+/* The hdd workers write their unnamed (or at once unlinked) files straight into the directory,
+ * --dir or the temp base: no folder of our own, so even a run killed with SIGKILL leaves no
+ * entry behind. */
 static gboolean
 prepare_hdd_dir (QfStress    *stress,
                  const char  *dir,
                  GError     **error)
 {
-  if (dir != NULL)
+  if (dir != NULL && !g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
-      if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
-        {
-          g_set_error (error, QF_STRESS_ERROR, QF_STRESS_ERROR_DISK,
-                       _("%s is not a directory. Give an existing directory on the disk to load with --dir."),
-                       dir);
-          return FALSE;
-        }
-      stress->hdd_dir = g_strdup (dir);
+      g_set_error (error, QF_STRESS_ERROR, QF_STRESS_ERROR_DISK,
+                   _("%s is not a directory. Give an existing directory on the disk to load with --dir."),
+                   dir);
+      return FALSE;
     }
-  else
-    {
-      const char *base = choose_temp_base ();
-      g_autofree char *tmpl = g_strdup_printf ("%s/" DIR_PREFIX "%d-XXXXXX", base, (int) getpid ());
-
-      clean_stale_dirs (base);
-      if (g_mkdtemp (tmpl) == NULL)
-        {
-          int saved = errno;
-          g_set_error (error, QF_STRESS_ERROR, QF_STRESS_ERROR_DISK,
-                       _("Cannot create a directory for the disk load in %s: %s. Choose one with --dir."),
-                       base, g_strerror (saved));
-          return FALSE;
-        }
-      stress->hdd_dir = g_steal_pointer (&tmpl);
-      stress->hdd_dir_created = TRUE;
-    }
+  stress->hdd_dir = g_strdup (dir != NULL ? dir : choose_temp_base ());
+  clean_stale (stress->hdd_dir);
   return check_writable (stress->hdd_dir, error) && check_disk_space (stress, error);
 }
 
@@ -584,7 +583,7 @@ spawn (QfStress  *stress,
   g_assert (w.slot < stress->n_slots);
   sh = &stress->shared[w.slot];
   if (kind == KIND_HDD)
-    g_snprintf (sh->path, sizeof sh->path, "%s/.qf-hdd-%d-%u", stress->hdd_dir,
+    g_snprintf (sh->path, sizeof sh->path, "%s/" HDD_FILE_PREFIX "%d-%u", stress->hdd_dir,
                 (int) stress->parent_pid, w.slot);
   pid = fork ();
   if (pid < 0)
@@ -874,8 +873,6 @@ qf_stress_free (QfStress *stress)
   qf_stress_stop (stress);
   if (stress->shared != NULL)
     munmap (stress->shared, stress->shared_size);
-  if (stress->hdd_dir_created)
-    g_rmdir (stress->hdd_dir);
   g_clear_pointer (&stress->meminfo, qf_procstat_free);
   g_clear_pointer (&stress->mem_snap, qf_procstat_snapshot_free);
   g_array_unref (stress->workers);

@@ -14,9 +14,11 @@
  *
  * No leftovers: workers set PR_SET_PDEATHSIG = SIGKILL, so they die with the thread that started
  * them, even when the parent is killed with SIGKILL; a stop sends SIGKILL and reaps every worker
- * before returning. The default hdd directory is a new "qualify-stress-PID-XXXXXX" below the
- * temp dir (/var/tmp when the temp dir is a tmpfs, which is RAM, not disk); it is removed at the
- * end, and ones left by a killed run are removed by the next run.
+ * before returning. The hdd files go straight into the directory (--dir, or by default the temp
+ * dir, /var/tmp when the temp dir is a tmpfs, which is RAM, not disk): no folder of their own, so
+ * even SIGKILL leaves no entry behind. A named fallback file that a killed run left between its
+ * creation and its unlink, and the "qualify-stress-PID-*" folders earlier versions used, are
+ * removed by the next run.
  *
  * Safety on a customer's PC, checked before any worker starts and while they run:
  *   - memory: vm × vm_bytes must not exceed MemAvailable − margin (default 10 % of MemTotal);
@@ -62,7 +64,7 @@ typedef struct
   guint64     vm_bytes;           /* per vm worker (0 = default) */
   gdouble     vm_hang_s;          /* hold time before unmapping: < 0 none (default), 0 forever */
   guint64     hdd_bytes;          /* per file of an hdd worker (0 = default) */
-  const char *dir;                /* hdd directory; NULL = new temp subdirectory */
+  const char *dir;                /* hdd directory; NULL = the temp dir (see above) */
   gdouble     timeout_s;          /* run() length; 0 = until cancelled (needs steps ≤ 1) */
   guint       steps;              /* 0 or 1 = full load at once; K = raise in K steps */
   gdouble     mem_margin_pct;     /* of MemTotal (0 = default 10) */

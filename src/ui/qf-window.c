@@ -449,6 +449,21 @@ rerun_requested (QfWindow   *self,
   start_tests (self, only);
 }
 
+/* A failed save stopped the run: the cause, and what to do, where the operator cannot miss it. */
+static void
+show_save_failure (QfWindow     *self,
+                   QfRunner     *runner,
+                   const GError *error)
+{
+  const char *dir = qf_session_get_dir (qf_runner_get_session (runner));
+  g_autofree char *body = g_strdup_printf (_("%s\n\nThe run stopped here, so that no result goes unrecorded. The session in %s keeps everything saved before. Make room on that disk (or make the folder writable again), then continue the session with Resume on the first page."),
+                                           error->message, dir != NULL ? dir : "");
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), _("The session could not be saved"), body);
+
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 run_finished (QfWindow *self,
               gboolean  cancelled)
@@ -457,7 +472,7 @@ run_finished (QfWindow *self,
 
   self->run_done = TRUE;
   if (runner != NULL && qf_runner_get_save_error (runner) != NULL)
-    qf_window_toast (self, qf_runner_get_save_error (runner)->message);
+    show_save_failure (self, runner, qf_runner_get_save_error (runner));
   if (self->close_when_stopped)
     {
       gtk_window_destroy (GTK_WINDOW (self));

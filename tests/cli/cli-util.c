@@ -1,6 +1,8 @@
 /* cli-util.c — see cli-util.h. */
 #include "config.h"
 
+#include <glib/gstdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "cli-util.h"
@@ -63,4 +65,52 @@ qf_test_parse_json (const char *text)
   g_assert_nonnull (root);
   g_assert_true (JSON_NODE_HOLDS_OBJECT (root));
   return json_object_ref (json_node_get_object (root));
+}
+
+gboolean
+qf_test_others_can_run (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  struct stat st;
+
+  if (stat (path, &st) != 0 || !(st.st_mode & S_IXOTH))
+    return FALSE;
+  while (!g_str_equal (dir, "/") && !g_str_equal (dir, "."))
+    {
+      char *parent;
+
+      if (stat (dir, &st) != 0 || !(st.st_mode & S_IXOTH))
+        return FALSE;
+      parent = g_path_get_dirname (dir);
+      g_free (dir);
+      dir = parent;
+    }
+  return TRUE;
+}
+
+char *
+qf_test_cli_for_others (const char  *dir,
+                        char       **why)
+{
+  const char *cli = g_getenv ("QUALIFY_CLI");
+  g_autofree char *copy = g_build_filename (dir, "qualify-cli", NULL);
+  g_autofree char *data = NULL;
+  gsize len;
+
+  g_assert_nonnull (cli);
+  if (qf_test_others_can_run (cli))
+    return g_strdup (cli);
+  if (!g_file_get_contents (cli, &data, &len, NULL) || !g_file_set_contents (copy, data, len, NULL)
+      || g_chmod (copy, 0755) != 0)
+    {
+      *why = g_strdup_printf ("other users cannot reach %s, and it cannot be copied to %s", cli, dir);
+      return NULL;
+    }
+  if (!qf_test_others_can_run (copy))
+    {
+      *why = g_strdup_printf ("other users can reach neither %s nor its copy in %s", cli, dir);
+      g_unlink (copy);
+      return NULL;
+    }
+  return g_steal_pointer (&copy);
 }

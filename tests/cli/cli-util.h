@@ -13,6 +13,16 @@ int         qf_test_run_cli    (char       **out,
                                 const char  *first_arg,
                                 ...) G_GNUC_NULL_TERMINATED;
 
+/* Whether other users (such as nobody) can run path: the file executable by others and every
+ * folder above it searchable by them (a clone under /root, mode 0700, is not). */
+gboolean    qf_test_others_can_run (const char *path);
+
+/* A qualify-cli that other users can run: $QUALIFY_CLI when they can, else a copy of it in dir
+ * (mode 0755; the build links no library of its own, so the binary is all it needs). NULL when
+ * neither works, with *why saying why for g_test_skip(). */
+char       *qf_test_cli_for_others (const char  *dir,
+                                    char       **why);
+
 /* Parses text as exactly one JSON object; fails the test otherwise. */
 JsonObject *qf_test_parse_json (const char  *text);
 

@@ -280,29 +280,6 @@ test_sigint_stops (void)
   assert_result_consistent (obj, json_object_get_int_member (obj, "cycles"));
 }
 
-/* Whether user nobody can run path: every directory above it searchable and the file
- * executable by others (a checkout under /root is not). */
-static gboolean
-others_can_run (const char *path)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  struct stat st;
-
-  if (stat (path, &st) != 0 || !(st.st_mode & S_IXOTH))
-    return FALSE;
-  while (!g_str_equal (dir, "/") && !g_str_equal (dir, "."))
-    {
-      char *parent;
-
-      if (stat (dir, &st) != 0 || !(st.st_mode & S_IXOTH))
-        return FALSE;
-      parent = g_path_get_dirname (dir);
-      g_free (dir);
-      dir = parent;
-    }
-  return TRUE;
-}
-
 /* Runs in the child between fork and exec: no real-time rights at all. */
 static void
 drop_rt_rights (gpointer data)
@@ -323,7 +300,10 @@ drop_rt_rights (gpointer data)
 static void
 test_unprivileged_is_invalid (void)
 {
-  const char *argv[] = { g_getenv ("QUALIFY_CLI"), "rt", "-l", "100", "--json", NULL };
+  g_autofree char *dir = g_dir_make_tmp ("qf-rt-nobody-XXXXXX", NULL);
+  g_autofree char *copy = g_build_filename (dir, "qualify-cli", NULL);
+  g_autofree char *cli = NULL, *why = NULL;
+  const char *argv[] = { NULL, "rt", "-l", "100", "--json", NULL };
   g_autofree char *bus = g_strdup_printf ("unix:path=/nonexistent/qf-rt-%d", (int) getpid ());
   g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "DBUS_SYSTEM_BUS_ADDRESS", bus, TRUE);
   g_autoptr(GError) error = NULL;
@@ -332,13 +312,22 @@ test_unprivileged_is_invalid (void)
   struct passwd *nobody = getuid () == 0 ? getpwnam ("nobody") : NULL;
   int status;
 
-  if (getuid () == 0 && (nobody == NULL || !others_can_run (argv[0])))
+  g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
+  if (getuid () == 0 && nobody == NULL)
+    why = g_strdup ("needs user “nobody”");
+  else
+    cli = getuid () == 0 ? qf_test_cli_for_others (dir, &why) : g_strdup (g_getenv ("QUALIFY_CLI"));
+  if (cli == NULL)
     {
-      g_test_skip ("needs user “nobody” and a qualify-cli that nobody may run");
+      g_rmdir (dir);
+      g_test_skip (why);
       return;
     }
+  argv[0] = cli;
   g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_DEFAULT, drop_rt_rights, nobody, &out, &err,
                 &status, &error);
+  g_unlink (copy);
+  g_rmdir (dir);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (status));
   g_assert_cmpint (WEXITSTATUS (status), ==, 0);
@@ -398,13 +387,24 @@ test_rtkit_grants (void)
   g_auto(GStrv) envp = NULL;
   struct passwd *nobody = getpwnam ("nobody");
   g_autofree char *gdbus = NULL;
+  g_autofree char *cli = NULL, *why = NULL;
+  g_autofree char *copy = g_build_filename (dir, "qualify-cli", NULL);
   GPid bus_pid = 0, mock_pid = 0;
   int status = 0;
 
-  if (getuid () != 0 || nobody == NULL || !others_can_run (g_getenv ("QUALIFY_CLI")))
+  g_assert_nonnull (dir);
+  g_chmod (dir, 0755);
+  if (getuid () != 0 || nobody == NULL)
     {
-      g_test_skip ("needs root (the rtkit stand-in changes a thread's policy), user nobody and a "
-                   "qualify-cli that nobody may run");
+      g_rmdir (dir);
+      g_test_skip ("needs root (the rtkit stand-in changes a thread's policy) and user nobody");
+      return;
+    }
+  cli = qf_test_cli_for_others (dir, &why);
+  if (cli == NULL)
+    {
+      g_rmdir (dir);
+      g_test_skip (why);
       return;
     }
   if (!g_file_test ("/usr/bin/dbus-daemon", G_FILE_TEST_IS_EXECUTABLE) ||
@@ -413,10 +413,10 @@ test_rtkit_grants (void)
       !g_spawn_check_wait_status (status, NULL))
     {
       g_test_skip ("needs dbus-daemon, gdbus and python3-dbusmock");
+      g_unlink (copy);
+      g_rmdir (dir);
       return;
     }
-  g_assert_nonnull (dir);
-  g_chmod (dir, 0755);
   socket_path = g_build_filename (dir, "system_bus_socket", NULL);
   address = g_strdup_printf ("unix:path=%s", socket_path);
   conf_path = g_build_filename (dir, "bus.conf", NULL);
@@ -436,7 +436,7 @@ test_rtkit_grants (void)
                                 mock, NULL };
     const char *wait_argv[] = { "gdbus", "wait", "--system", "--timeout", "10",
                                 "org.freedesktop.RealtimeKit1", NULL };
-    const char *cli_argv[] = { g_getenv ("QUALIFY_CLI"), "rt", "-l", "100", "--json", NULL };
+    const char *cli_argv[] = { cli, "rt", "-l", "100", "--json", NULL };
 
     g_assert_true (spawn_async (bus_argv, envp, &bus_pid));
     for (guint i = 0; i < 100 && !g_file_test (socket_path, G_FILE_TEST_EXISTS); i++)
@@ -455,6 +455,7 @@ test_rtkit_grants (void)
   stop_child (bus_pid);
   g_unlink (conf_path);
   g_unlink (socket_path);
+  g_unlink (copy);
   g_rmdir (dir);
 
   g_assert_no_error (error);

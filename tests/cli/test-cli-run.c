@@ -140,6 +140,48 @@ test_run_errors (void)
   g_assert_nonnull (strstr (e5, "qf-no-such-if0"));
 }
 
+/* `run --out DIR` never replaces the session (and reports) DIR holds: exit 2, a message naming
+ * DIR with --resume, every file left byte for byte and nothing added. */
+static void
+test_run_out_holds_session (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("qf-cli-out-XXXXXX", NULL);
+  g_autofree char *profile = g_build_filename (dir, "short-rt.json", NULL);
+  g_autofree char *out_dir = g_build_filename (dir, "session", NULL);
+  g_autofree char *session_path = g_build_filename (out_dir, "session.json", NULL);
+  g_autofree char *report_path = g_build_filename (out_dir, "report.html", NULL);
+  g_autofree char *first = NULL, *err = NULL, *before = NULL, *after = NULL, *report = NULL;
+  gsize before_len, after_len, report_len;
+  guint n_entries = 0;
+  int rc;
+
+  g_assert_true (g_file_set_contents (profile,
+    "{\"id\": \"short-rt\", \"version\": 1, \"name\": \"Short RT\", \"description\": \"\", \"network_kind\": \"any\","
+    " \"tests\": {\"rt\": {\"params\": {\"loops\": 100}, \"criteria\": []}}}", -1, NULL));
+  rc = qf_test_run_cli (NULL, &first, "run", "--profile", profile, "--out", out_dir, "--no-sign", NULL);
+  g_test_message ("first run: exit %d\n%s", rc, first);
+  g_assert_cmpint (rc, !=, 2);
+  g_assert_true (g_file_get_contents (session_path, &before, &before_len, NULL));
+  g_assert_true (g_file_get_contents (report_path, &report, &report_len, NULL));
+
+  rc = qf_test_run_cli (NULL, &err, "run", "--profile", profile, "--out", out_dir, "--no-sign", NULL);
+  g_test_message ("second run: exit %d\n%s", rc, err);
+  g_assert_cmpint (rc, ==, 2);
+  g_assert_nonnull (strstr (err, out_dir));
+  g_assert_nonnull (strstr (err, "--resume"));
+  g_assert_true (g_file_get_contents (session_path, &after, &after_len, NULL));
+  g_assert_cmpmem (after, after_len, before, before_len);
+  g_clear_pointer (&after, g_free);
+  g_assert_true (g_file_get_contents (report_path, &after, &after_len, NULL));
+  g_assert_cmpmem (after, after_len, report, report_len);
+  {
+    g_autoptr(GDir) d = g_dir_open (out_dir, 0, NULL);
+    while (g_dir_read_name (d) != NULL)
+      n_entries++;
+  }
+  g_assert_cmpuint (n_entries, ==, 3);   /* session.json, report.pdf, report.html */
+}
+
 /* ---- run: training with an emulated link -------------------------------------------------- */
 
 static void
@@ -600,6 +642,7 @@ main (int   argc,
   g_test_add_func ("/cli/profiles/show", test_profiles_show);
   g_test_add_func ("/cli/profiles/check", test_profiles_check);
   g_test_add_func ("/cli/run/errors", test_run_errors);
+  g_test_add_func ("/cli/run/out-holds-a-session", test_run_out_holds_session);
   g_test_add_func ("/cli/run/quick-builtin-end-to-end", test_run_quick_builtin);
   g_test_add_func ("/cli/run/emulate-training", test_run_emulate);
   g_test_add_func ("/cli/run/sigkill-then-resume", test_sigkill_then_resume);

@@ -156,34 +156,53 @@ children_of (gint ppid)
   return pids;
 }
 
+/* Starts qualify-cli ARGS, with TMPDIR=tmpdir when it is not NULL. */
 static GPid
-spawn_cli (const char **args)
+spawn_cli_in (const char **args,
+              const char  *tmpdir)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
+  g_auto(GStrv) envp = g_get_environ ();
   GPid pid;
 
+  if (tmpdir != NULL)
+    envp = g_environ_setenv (envp, "TMPDIR", tmpdir, TRUE);
   g_ptr_array_add (argv, (char *) g_getenv ("QUALIFY_CLI"));
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) args[i]);
   g_ptr_array_add (argv, NULL);
-  g_spawn_async (NULL, (char **) argv->pdata, NULL,
+  g_spawn_async (NULL, (char **) argv->pdata, envp,
                  G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
                  NULL, NULL, &pid, &error);
   g_assert_no_error (error);
   return pid;
 }
 
-static void
-test_sigkill_leaves_nothing (void)
+static GPid
+spawn_cli (const char **args)
 {
-  g_autofree char *dir = g_dir_make_tmp ("qf-cli-stress-XXXXXX", NULL);
+  return spawn_cli_in (args, NULL);
+}
+
+/* SIGKILL of the CLI during a load with every kind of worker: no worker survives and the disk
+ * load leaves no entry at all in its directory: --dir, or with default_dir the temp dir (made
+ * below /var/tmp, which is where the load goes when the temp dir is a tmpfs). */
+static void
+sigkill_leaves_nothing (gboolean default_dir)
+{
+  g_autofree char *dir = g_strdup ("/var/tmp/qf-cli-stress-XXXXXX");
   const char *args[] = { "stress", "--cpu", "1", "--io", "1", "--vm", "1", "--vm-bytes", "4M",
-                         "--hdd", "1", "--hdd-bytes", "2M", "--dir", dir, "--timeout", "30",
+                         "--hdd", "1", "--hdd-bytes", "2M", "--timeout", "30", "--dir", dir,
                          NULL };
   g_autoptr(GArray) workers = NULL;
-  GPid pid = spawn_cli (args);
+  GPid pid;
   int status;
+
+  g_assert_nonnull (g_mkdtemp (dir));
+  if (default_dir)
+    args[G_N_ELEMENTS (args) - 3] = NULL;   /* no --dir */
+  pid = spawn_cli_in (args, default_dir ? dir : NULL);
 
   /* Wait (at most 5 s) until the four workers run. */
   for (guint i = 0; i < 100; i++)
@@ -212,12 +231,25 @@ test_sigkill_leaves_nothing (void)
     }
   for (guint k = 0; k < workers->len; k++)
     g_assert_false (pid_alive (g_array_index (workers, gint, k)));
-  /* The disk worker's files were unnamed or unlinked at once. */
+  /* The disk worker's files were unnamed or unlinked at once, and had no folder of their own. */
   {
     g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-    g_assert_null (g_dir_read_name (d));
+    const char *left = g_dir_read_name (d);
+    g_assert_cmpstr (left, ==, NULL);
   }
   g_rmdir (dir);
+}
+
+static void
+test_sigkill_leaves_nothing (void)
+{
+  sigkill_leaves_nothing (FALSE);
+}
+
+static void
+test_sigkill_default_dir_leaves_nothing (void)
+{
+  sigkill_leaves_nothing (TRUE);
 }
 
 static void
@@ -375,6 +407,8 @@ main (int   argc,
   g_test_add_func ("/cli/stress/json", test_stress_json);
   g_test_add_func ("/cli/stress/monitor-json", test_monitor_json);
   g_test_add_func ("/cli/stress/sigkill-leaves-nothing", test_sigkill_leaves_nothing);
+  g_test_add_func ("/cli/stress/sigkill-default-dir-leaves-nothing",
+                   test_sigkill_default_dir_leaves_nothing);
   g_test_add_func ("/cli/stress/sigterm-stops", test_sigterm_stops);
   g_test_add_func ("/cli/stress/vm-refusal", test_vm_refusal);
   g_test_add_func ("/cli/stress/full-dir", test_full_dir);

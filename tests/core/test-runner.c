@@ -4,6 +4,7 @@
  * Uses the rt step with short runs; skipped when this build has no rt step. */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <locale.h>
 #include <string.h>
 
@@ -37,6 +38,7 @@ typedef struct
   gint64     finished_ns;
   gint       cancel_at_start;   /* cancel when this step starts (-1: never) */
   gint       skip_at_start;
+  gint       break_dir_at_start;   /* make saving fail when this step starts (-1: never) */
   QfRunner  *runner;
 } Trace;
 
@@ -56,6 +58,17 @@ skip_later (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* From now on nothing can be saved in dir, even as root: the folder moves to dir.kept and a
+ * plain file takes its name. */
+static void
+break_session_dir (const char *dir)
+{
+  g_autofree char *kept = g_strconcat (dir, ".kept", NULL);
+
+  g_assert_cmpint (g_rename (dir, kept), ==, 0);
+  g_assert_true (g_file_set_contents (dir, "not a folder", -1, NULL));
+}
+
 static void
 on_started (QfRunner *runner, guint index, Trace *trace)
 {
@@ -64,6 +77,8 @@ on_started (QfRunner *runner, guint index, Trace *trace)
     g_timeout_add (300, cancel_later, trace);
   if ((gint) index == trace->skip_at_start)
     g_timeout_add (300, skip_later, trace);
+  if ((gint) index == trace->break_dir_at_start)
+    break_session_dir (qf_session_get_dir (qf_runner_get_session (runner)));
 }
 
 static void
@@ -164,6 +179,24 @@ have_rt (void)
   return TRUE;
 }
 
+/* Runs a new session of PROFILE_TEXT (saved in dir unless NULL) to its end; FALSE (skipped)
+ * when this build has no rt step. */
+static gboolean
+run_new_session (Trace       *trace,
+                 int          first_loops,
+                 const char  *dir,
+                 QfSession  **session,
+                 QfRunner   **runner)
+{
+  if (!have_rt ())
+    return FALSE;
+  *session = new_session (first_loops, dir);
+  *runner = qf_runner_new (*session);
+  run (*runner, trace);
+  g_assert_true (trace->finished);
+  return TRUE;
+}
+
 static void
 test_runs_in_order (void)
 {
@@ -171,15 +204,10 @@ test_runs_in_order (void)
   g_autoptr(QfSession) session = NULL;
   g_autoptr(QfSession) saved = NULL;
   g_autoptr(QfRunner) runner = NULL;
-  Trace trace = { .cancel_at_start = -1, .skip_at_start = -1 };
+  Trace trace = { .cancel_at_start = -1, .skip_at_start = -1, .break_dir_at_start = -1 };
 
-  if (!have_rt ())
+  if (!run_new_session (&trace, 300, dir, &session, &runner))
     return;
-  session = new_session (300, dir);
-  runner = qf_runner_new (session);
-  run (runner, &trace);
-
-  g_assert_true (trace.finished);
   g_assert_false (trace.cancelled);
   /* step 1 is not in this build: finished without starting, in its place */
   g_assert_cmpstr (trace.order->str, ==, "s0 f0 f1 s2 f2 ");
@@ -203,7 +231,7 @@ test_runs_in_order (void)
   /* replay of the recording: same events, same verdicts, nothing written */
   {
     g_autoptr(QfRunner) replay = qf_runner_new_replay (saved, 20);
-    Trace again = { .cancel_at_start = -1, .skip_at_start = -1 };
+    Trace again = { .cancel_at_start = -1, .skip_at_start = -1, .break_dir_at_start = -1 };
 
     run (replay, &again);
     g_assert_true (again.finished);
@@ -223,7 +251,7 @@ test_cancel_within_a_second (void)
   g_autoptr(QfSession) session = NULL;
   g_autoptr(QfSession) saved = NULL;
   g_autoptr(QfRunner) runner = NULL;
-  Trace trace = { .cancel_at_start = 0, .skip_at_start = -1 };
+  Trace trace = { .cancel_at_start = 0, .skip_at_start = -1, .break_dir_at_start = -1 };
   gint64 cancel_ns;
 
   if (!have_rt ())
@@ -253,8 +281,8 @@ test_skip_and_only (void)
   g_autoptr(QfSession) only_session = NULL;
   g_autoptr(QfRunner) runner = NULL;
   g_autoptr(QfRunner) only_runner = NULL;
-  Trace trace = { .cancel_at_start = -1, .skip_at_start = 0 };
-  Trace only_trace = { .cancel_at_start = -1, .skip_at_start = -1 };
+  Trace trace = { .cancel_at_start = -1, .skip_at_start = 0, .break_dir_at_start = -1 };
+  Trace only_trace = { .cancel_at_start = -1, .skip_at_start = -1, .break_dir_at_start = -1 };
   const char *only[] = { "second", NULL };
 
   if (!have_rt ())
@@ -277,6 +305,41 @@ test_skip_and_only (void)
   g_assert_cmpint (qf_session_get_step_status (only_session, 2), ==, QF_STEP_STATUS_DONE);
   g_assert_cmpstr (only_trace.order->str, ==, "f0 f1 s2 f2 ");
   g_string_free (only_trace.order, TRUE);
+}
+
+/* A save that fails stops the run at once: the step that could not be recorded ends cancelled,
+ * no later step starts, the error is kept, and session.json keeps the last state that was saved
+ * (the first step running, the later ones pending), so the run can be resumed. */
+static void
+test_failed_save_stops (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("qf-runner-XXXXXX", NULL);
+  g_autofree char *kept = g_strconcat (dir, ".kept", NULL);
+  g_autoptr(QfSession) session = NULL;
+  g_autoptr(QfSession) saved = NULL;
+  g_autoptr(QfRunner) runner = NULL;
+  g_autoptr(GError) error = NULL;
+  Trace trace = { .cancel_at_start = -1, .skip_at_start = -1, .break_dir_at_start = 0 };
+  const GError *save_error;
+
+  if (!run_new_session (&trace, 300, dir, &session, &runner))
+    return;
+  g_assert_true (trace.cancelled);
+  g_assert_cmpstr (trace.order->str, ==, "s0 f0 ");
+  save_error = qf_runner_get_save_error (runner);
+  g_assert_nonnull (save_error);
+  g_test_message ("%s", save_error->message);
+  g_assert_true (g_error_matches (save_error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE));
+  g_assert_cmpint (qf_session_get_step_status (session, 2), ==, QF_STEP_STATUS_PENDING);
+
+  saved = qf_session_load (kept, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (qf_session_get_state (saved), ==, "running");
+  g_assert_cmpint (qf_session_get_step_status (saved, 0), ==, QF_STEP_STATUS_RUNNING);
+  g_assert_cmpint (qf_session_get_step_status (saved, 1), ==, QF_STEP_STATUS_PENDING);
+  g_assert_cmpint (qf_session_get_step_status (saved, 2), ==, QF_STEP_STATUS_PENDING);
+  g_string_free (trace.order, TRUE);
+  g_unlink (dir);
 }
 
 /* Dropping a running runner (a window closed mid-test) stops the step and joins the thread. */
@@ -329,7 +392,7 @@ test_training_emulation (void)
   g_autoptr(QfRunner) runner = NULL;
   g_autoptr(QfRunner) refused = NULL;
   const QfLinkPreset *poor = qf_builtin_peer_find_preset ("poor-wireless");
-  Trace trace = { .cancel_at_start = -1, .skip_at_start = -1 };
+  Trace trace = { .cancel_at_start = -1, .skip_at_start = -1, .break_dir_at_start = -1 };
   JsonObject *training, *result;
   JsonArray *notes;
   gboolean noted = FALSE;
@@ -418,6 +481,7 @@ main (int   argc,
   g_test_add_func ("/core/runner/cancel-within-a-second", test_cancel_within_a_second);
   g_test_add_func ("/core/runner/skip-and-only", test_skip_and_only);
   g_test_add_func ("/core/runner/dispose-while-running", test_dispose_while_running);
+  g_test_add_func ("/core/runner/failed-save-stops-the-run", test_failed_save_stops);
   g_test_add_func ("/core/runner/training-emulated-link", test_training_emulation);
   return g_test_run ();
 }

@@ -423,6 +423,44 @@ test_default_dir (void)
   g_assert_nonnull (strstr (base, "-desk-01-"));
 }
 
+/* A new session never takes another's folder: a default folder whose name is taken (same day,
+ * host and first 8 id digits) gets "-2"; a given folder that holds a session.json is refused
+ * with the file left byte for byte; an empty one is used. */
+static void
+test_new_dir_never_shared (void)
+{
+  g_autoptr(QfSession) first = new_session ();
+  g_autoptr(QfSession) twin = NULL;
+  g_autoptr(QfSession) other = new_session ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL, *before = NULL, *after = NULL;
+  g_autofree char *empty = g_dir_make_tmp ("qf-session-new-XXXXXX", NULL);
+  gsize before_len, after_len;
+
+  g_assert_true (qf_session_set_new_dir (first, NULL, &error));
+  twin = qf_session_new_from_json (qf_session_get_json (first), "twin", &error);
+  g_assert_no_error (error);
+  g_assert_true (qf_session_set_new_dir (twin, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (qf_session_get_dir (twin), !=, qf_session_get_dir (first));
+  g_assert_true (g_str_has_prefix (qf_session_get_dir (twin), qf_session_get_dir (first)));
+  g_assert_true (g_str_has_suffix (qf_session_get_dir (twin), "-2"));
+
+  path = g_build_filename (qf_session_get_dir (first), "session.json", NULL);
+  g_assert_true (g_file_get_contents (path, &before, &before_len, NULL));
+  g_assert_false (qf_session_set_new_dir (other, qf_session_get_dir (first), &error));
+  g_assert_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_EXISTS);
+  g_assert_nonnull (strstr (error->message, qf_session_get_dir (first)));
+  g_assert_null (qf_session_get_dir (other));
+  g_assert_true (g_file_get_contents (path, &after, &after_len, NULL));
+  g_assert_cmpmem (after, after_len, before, before_len);
+  g_clear_error (&error);
+
+  g_assert_true (qf_session_set_new_dir (other, empty, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (qf_session_get_dir (other), ==, empty);
+}
+
 /* A session folder Qualify creates is 0700; session.json in it is 0644 (docs/security.md). */
 static void
 test_private_dir (void)
@@ -693,6 +731,7 @@ main (int   argc,
   g_test_add_func ("/core/session/long-step-bounded", test_long_step_bounded);
   g_test_add_func ("/core/session/comparison", test_comparison);
   g_test_add_func ("/core/session/default-dir", test_default_dir);
+  g_test_add_func ("/core/session/new-dir-never-shared", test_new_dir_never_shared);
   g_test_add_func ("/core/session/demo-sessions", test_demo_sessions);
   g_test_add_func ("/core/session/network-from-sysfs", test_network_from_sysfs);
   g_test_add_func ("/core/session/check-refuses", test_check_refuses);

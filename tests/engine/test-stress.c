@@ -17,6 +17,16 @@
 #include "qf-stress.h"
 #include "../qf-test-time.h"
 
+/* The engine's default hdd directory is the temp dir unless that is a tmpfs (RAM). */
+static gboolean
+temp_dir_is_ram (void)
+{
+  struct statfs sf;
+
+  return statfs (g_get_tmp_dir (), &sf) == 0
+         && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
+}
+
 static gboolean
 pid_alive (gint pid)
 {
@@ -132,16 +142,18 @@ test_each_kind (void)
     /* The files were unnamed or unlinked at once: nothing is left. */
     g_assert_cmpuint (count_entries (dir), ==, 0);
   }
+  if (!temp_dir_is_ram ())
   {
-    /* Default directory: a fresh temp subdirectory, removed at the end. */
+    /* Default directory: the temp dir itself (main() gives the test its own, on a disk), with
+     * no folder of our own that a SIGKILL could leave behind. */
     QfStressConfig c = { .hdd = 1, .hdd_bytes = 1 << 20, .timeout_s = qf_test_s (0.2) };
-    g_autofree char *used = NULL;
+    guint before = count_entries (g_get_tmp_dir ());
     run_one (&c, &r, &s);
-    used = g_strdup (r->hdd_dir);
-    g_assert_nonnull (strstr (used, "qualify-stress-"));
-    g_assert_true (g_file_test (used, G_FILE_TEST_IS_DIR));
+    g_assert_cmpuint (r->bytes_written, >, 0);
+    g_assert_cmpstr (r->hdd_dir, ==, g_get_tmp_dir ());
+    g_assert_cmpuint (count_entries (g_get_tmp_dir ()), ==, before);
     qf_stress_free (s);
-    g_assert_false (g_file_test (used, G_FILE_TEST_EXISTS));
+    g_assert_cmpuint (count_entries (g_get_tmp_dir ()), ==, before);
   }
   g_rmdir (dir);
 }
@@ -327,42 +339,60 @@ test_disk_limits (void)
   g_rmdir (dir);
 }
 
-/* A run killed with SIGKILL leaves its empty "qualify-stress-PID-*" directory; the next run with
- * the default directory removes it. */
+/* What killed runs may leave in the hdd directory is removed by the next run, and only that:
+ * a named fallback file of a dead PID (a crash between its creation and its unlink), and the
+ * "qualify-stress-PID-*" folder earlier versions made. A live PID's items and any other name
+ * stay. */
 static void
 test_stale_dir_cleaned (void)
 {
   g_autoptr(GError) error = NULL;
   const char *base = g_get_tmp_dir ();
-  g_autofree char *stale = NULL;
-  g_autofree char *alive = NULL;
-  struct statfs sf;
   QfStressConfig c = { .hdd = 1, .hdd_bytes = 1 << 20, .timeout_s = 0.1 };
   QfStress *stress;
   pid_t dead = fork ();
+  struct { const char *prefix, *suffix; gboolean live, folder, stays; } items[] = {
+    { "qualify-stress-", "-TEST01", FALSE, TRUE, FALSE },
+    { ".qf-hdd-", "-0", FALSE, FALSE, FALSE },
+    { ".qf-hdd-probe-", "", FALSE, FALSE, FALSE },
+    { "qualify-stress-", "-TEST02", TRUE, TRUE, TRUE },
+    { ".qf-hdd-", "-1", TRUE, FALSE, TRUE },
+    { "qf-hdd-", "-0", FALSE, FALSE, TRUE },      /* not our name */
+  };
+  char *paths[G_N_ELEMENTS (items)];
 
-  if (statfs (base, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC))
-    {
-      g_test_skip ("the temp dir is a tmpfs, so the disk load goes to /var/tmp");
-      if (dead == 0)
-        _exit (0);
-      waitpid (dead, NULL, 0);
-      return;
-    }
   if (dead == 0)
     _exit (0);
+  if (temp_dir_is_ram ())
+    {
+      waitpid (dead, NULL, 0);
+      g_test_skip ("the temp dir is a tmpfs, so the disk load goes to /var/tmp");
+      return;
+    }
   g_assert_cmpint (waitpid (dead, NULL, 0), ==, dead);
-  stale = g_strdup_printf ("%s/qualify-stress-%d-TEST01", base, (int) dead);
-  alive = g_strdup_printf ("%s/qualify-stress-%d-TEST02", base, (int) getppid ());
-  g_assert_cmpint (g_mkdir (stale, 0700), ==, 0);
-  g_assert_cmpint (g_mkdir (alive, 0700), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (items); i++)
+    {
+      paths[i] = g_strdup_printf ("%s/%s%d%s", base, items[i].prefix,
+                                  items[i].live ? (int) getppid () : (int) dead, items[i].suffix);
+      if (items[i].folder)
+        g_assert_cmpint (g_mkdir (paths[i], 0700), ==, 0);
+      else
+        g_assert_true (g_file_set_contents (paths[i], "", 0, NULL));
+    }
 
   stress = qf_stress_new (&c, &error);
   g_assert_no_error (error);
-  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
-  g_assert_true (g_file_test (alive, G_FILE_TEST_IS_DIR));   /* its owner still runs */
+  for (guint i = 0; i < G_N_ELEMENTS (items); i++)
+    {
+      g_test_message ("%s", paths[i]);
+      g_assert_cmpint (g_file_test (paths[i], G_FILE_TEST_EXISTS), ==, items[i].stays);
+      if (items[i].folder)
+        g_rmdir (paths[i]);
+      else
+        g_unlink (paths[i]);
+      g_free (paths[i]);
+    }
   qf_stress_free (stress);
-  g_rmdir (alive);
 }
 
 static void

@@ -1,6 +1,6 @@
 /* test-faults.c — faults Qualify must survive with nothing lost (issue 11, docs/security.md):
  * SIGTERM to `qualify-cli run` during a step with worker processes, a corrupted or truncated
- * session file, and a full disk while saving a session or writing a report (a small tmpfs this
+ * session file, and a full disk while saving a session, during a run or writing a report (a small tmpfs this
  * test mounts; root only, skipped otherwise). */
 #include <errno.h>
 #include <fcntl.h>
@@ -405,6 +405,87 @@ test_disk_full_report (void)
   tmpfs_unmount (&t);
 }
 
+/* The disk fills while `qualify-cli run` is in its first step: the run stops at the save that
+ * fails (the later steps never start), exits 2 naming the cause and the fix, and session.json is
+ * the last one saved (first step running, the others pending), whole, with no temp file. */
+static void
+test_disk_full_during_run (void)
+{
+  Tmpfs t = { 0 };
+  g_autofree char *dir = g_dir_make_tmp ("qf-fault-run-XXXXXX", NULL);
+  g_autofree char *profile = g_build_filename (dir, "three-rt.json", NULL);
+  g_autofree char *out_dir = NULL, *err = NULL, *left = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) session = NULL;
+  gboolean running = FALSE;
+  int err_fd, wstatus;
+  GPid pid;
+
+  if (!tmpfs_mount (&t, 2048))
+    return;
+  out_dir = g_build_filename (t.mnt, "session", NULL);
+  g_assert_true (g_file_set_contents (profile,
+    "{\"id\": \"three-rt\", \"version\": 1, \"name\": \"Three RT\", \"description\": \"\","
+    " \"network_kind\": \"any\", \"tests\": {"
+    " \"first\": {\"step\": \"rt\", \"params\": {\"loops\": 4000, \"interval_us\": 1000}, \"criteria\": []},"
+    " \"second\": {\"step\": \"rt\", \"params\": {\"loops\": 100}, \"criteria\": []},"
+    " \"third\": {\"step\": \"rt\", \"params\": {\"loops\": 100}, \"criteria\": []}}}", -1, NULL));
+  g_ptr_array_add (argv, (char *) g_getenv ("QUALIFY_CLI"));
+  for (const char *const *a = (const char *const[]) { "run", "--profile", profile, "--out", out_dir, NULL };
+       *a != NULL; a++)
+    g_ptr_array_add (argv, (char *) *a);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_async_with_pipes (dir, (char **) argv->pdata, NULL,
+                            G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                            NULL, NULL, &pid, NULL, NULL, &err_fd, &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < 600 && !running; i++)   /* at most 30 s */
+    {
+      g_autoptr(JsonObject) s = load_session (out_dir);
+      running = s != NULL && g_str_equal (status_of (s, "first"), "running");
+      if (!running)
+        g_usleep (50 * 1000);
+    }
+  if (!running)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, &wstatus, 0);
+      close (err_fd);
+      tmpfs_unmount (&t);
+      g_test_skip ("the first rt step did not start within 30 s");
+      return;
+    }
+  tmpfs_fill (&t);
+  {
+    g_autoptr(GIOChannel) channel = g_io_channel_unix_new (err_fd);
+    g_io_channel_set_close_on_unref (channel, TRUE);
+    g_io_channel_read_to_end (channel, &err, NULL, &error);
+    g_assert_no_error (error);
+  }
+  g_assert_cmpint (waitpid (pid, &wstatus, 0), ==, pid);
+  g_test_message ("stderr:\n%s", err);
+  g_assert_true (WIFEXITED (wstatus));
+  g_assert_cmpint (WEXITSTATUS (wstatus), ==, 2);
+  g_assert_nonnull (strstr (err, g_strerror (ENOSPC)));
+  g_assert_nonnull (strstr (err, "--resume"));
+  g_assert_nonnull (strstr (err, out_dir));
+  g_assert_null (strstr (err, "[2/3]"));   /* the second step never started */
+  g_assert_null (strstr (err, "CRITICAL"));
+
+  session = load_session (out_dir);
+  g_assert_nonnull (session);
+  g_assert_cmpstr (status_of (session, "first"), ==, "running");
+  g_assert_cmpstr (status_of (session, "second"), ==, "pending");
+  g_assert_cmpstr (status_of (session, "third"), ==, "pending");
+  left = list_dir (out_dir);
+  g_assert_cmpstr (left, ==, "session.json");
+  tmpfs_unmount (&t);
+  g_unlink (profile);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -419,6 +500,7 @@ main (int   argc,
   g_test_add_func ("/fault/session/damaged-file-refused-and-kept", test_damaged_session);
   g_test_add_func ("/fault/disk-full/session-save-keeps-previous", test_disk_full_session_save);
   g_test_add_func ("/fault/disk-full/report-keeps-previous", test_disk_full_report);
+  g_test_add_func ("/fault/disk-full/run-stops-at-first-failed-save", test_disk_full_during_run);
   g_test_add_func ("/fault/run/sigterm-during-stress", test_sigterm_during_stress);
   return g_test_run ();
 }

@@ -81,6 +81,10 @@ struct _QfRunner
   gint           step_cancel;     /* atomic; the current step's ctx->cancel */
   gint           current;         /* under lock; -1 when none */
   GHashTable    *skip;            /* under lock: indexes asked to be skipped */
+  GCond          handled_cond;    /* signalled when n_handled grows or the run is cancelled */
+  guint          n_handled;       /* under lock: events the main context has handled */
+  gint           n_posted;        /* atomic: events posted */
+  gint           save_failed;     /* atomic: a save failed, the run stops */
 
   /* Main thread. */
   gboolean       running;
@@ -184,6 +188,7 @@ qf_runner_finalize (GObject *object)
   g_free (self->peer);
   g_free (self->iface);
   g_mutex_clear (&self->lock);
+  g_cond_clear (&self->handled_cond);
 
   G_OBJECT_CLASS (qf_runner_parent_class)->finalize (object);
 }
@@ -218,6 +223,7 @@ static void
 qf_runner_init (QfRunner *self)
 {
   g_mutex_init (&self->lock);
+  g_cond_init (&self->handled_cond);
   self->current = -1;
   self->main_current = -1;
   self->events = g_async_queue_new_full ((GDestroyNotify) event_free);
@@ -282,8 +288,11 @@ qf_runner_cancel (QfRunner *self)
 {
   g_return_if_fail (QF_IS_RUNNER (self));
 
+  g_mutex_lock (&self->lock);
   g_atomic_int_set (&self->plan_cancel, 1);
   g_atomic_int_set (&self->step_cancel, 1);
+  g_cond_broadcast (&self->handled_cond);
+  g_mutex_unlock (&self->lock);
 }
 
 void
@@ -301,15 +310,24 @@ qf_runner_skip (QfRunner *self,
 
 /* ---- main-context side -------------------------------------------------------------------- */
 
+/* A failed save stops the run at once: what follows could not be recorded, and session.json
+ * keeps the last state that was saved, so the run can be resumed once the cause is fixed. The
+ * first error is kept (later saves fail for the same reason). */
 static void
 keep_save_error (QfRunner *self,
                  GError   *error)
 {
   if (error == NULL)
     return;
-  g_warning ("%s", error->message);
-  g_clear_error (&self->save_error);
+  if (self->save_error != NULL)
+    {
+      g_error_free (error);
+      return;
+    }
+  g_debug ("%s", error->message);   /* the caller shows it: qf_runner_get_save_error() */
   self->save_error = error;
+  g_atomic_int_set (&self->save_failed, 1);
+  qf_runner_cancel (self);
 }
 
 static void
@@ -429,6 +447,10 @@ drain_events (QfRunner *self)
     {
       handle_event (self, event);
       event_free (event);
+      g_mutex_lock (&self->lock);
+      self->n_handled++;
+      g_cond_broadcast (&self->handled_cond);
+      g_mutex_unlock (&self->lock);
     }
 }
 
@@ -437,11 +459,30 @@ drain_events (QfRunner *self)
 /* Worker thread. The main context takes the events in order on its next tick (every 50 ms):
  * the queue is the only thing the two threads share, so dropping the runner never leaves a
  * callback pointing at it. */
+/* Worker thread, or the step's own threads for progress. */
 static void
 post (QfRunner *self,
       Event    *event)
 {
+  g_atomic_int_inc (&self->n_posted);
   g_async_queue_push (self->events, event);
+}
+
+/* Worker thread. Waits until the main context has handled (and saved) the events posted so far,
+ * so nothing more happens after a save that failed; a cancel ends the wait. The drain source is
+ * woken at once rather than on its next 50 ms tick (it lives until the worker is joined).
+ * FALSE when the run is to stop. */
+static gboolean
+wait_until_saved (QfRunner *self)
+{
+  guint n_posted = (guint) g_atomic_int_get (&self->n_posted);
+
+  g_source_set_ready_time (self->drain_source, 0);
+  g_mutex_lock (&self->lock);
+  while (self->n_handled < n_posted && !g_atomic_int_get (&self->plan_cancel))
+    g_cond_wait (&self->handled_cond, &self->lock);
+  g_mutex_unlock (&self->lock);
+  return !g_atomic_int_get (&self->plan_cancel);
 }
 
 typedef struct
@@ -484,6 +525,15 @@ end_event (guint         index,
   return event;
 }
 
+/* Worker thread. Why a step was cancelled. */
+static const char *
+cancel_reason (QfRunner *self)
+{
+  if (g_atomic_int_get (&self->save_failed))
+    return _("Stopped: the session could not be saved.");
+  return _("Cancelled by the operator.");
+}
+
 static gpointer
 worker (gpointer data)
 {
@@ -503,7 +553,7 @@ worker (gpointer data)
       gint64 start_ns;
       QfRing *ring;
 
-      if (g_atomic_int_get (&self->plan_cancel))
+      if (!wait_until_saved (self))
         {
           cancelled = TRUE;
           break;
@@ -549,6 +599,14 @@ worker (gpointer data)
       event->start_ns = start_ns;
       event->ring = ring;
       post (self, event);
+      /* the step runs once it is recorded as running, and never after a failed save */
+      if (!wait_until_saved (self))
+        {
+          event = end_event (item->index, QF_STEP_STATUS_CANCELLED, cancel_reason (self));
+          event->ring = ring;
+          post (self, event);
+          break;
+        }
 
       progress.runner = self;
       progress.index = item->index;
@@ -573,7 +631,7 @@ worker (gpointer data)
         event = end_event (item->index, QF_STEP_STATUS_SKIPPED, _("Skipped by the operator."));
       else if (g_atomic_int_get (&self->plan_cancel) ||
                g_error_matches (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED))
-        event = end_event (item->index, QF_STEP_STATUS_CANCELLED, _("Cancelled by the operator."));
+        event = end_event (item->index, QF_STEP_STATUS_CANCELLED, cancel_reason (self));
       else
         event = end_event (item->index, QF_STEP_STATUS_FAILED,
                            error != NULL ? error->message : _("The test failed without saying why."));
@@ -676,6 +734,8 @@ qf_runner_start (QfRunner  *self,
   self->context = g_main_context_ref_thread_default ();
   g_atomic_int_set (&self->plan_cancel, 0);
   g_atomic_int_set (&self->step_cancel, 0);
+  g_atomic_int_set (&self->save_failed, 0);
+  g_clear_error (&self->save_error);
   g_hash_table_remove_all (self->skip);
   g_ptr_array_set_size (self->plan, 0);
 

@@ -4,7 +4,7 @@
  * marked "not-run" with that reason, never imitated. Steps run on the runner's own GThread (not
  * GTask's shared pool); everything they report (start, progress, samples, end) reaches the main
  * context the runner was started from, in order, as signals, and the session is saved after every
- * state change of a step. Cancel stops the current step (it ends within its own stop bound, 1 s
+ * state change of a step; a step starts only once the state before it is saved. Cancel stops the current step (it ends within its own stop bound, 1 s
  * for every shipped step), marks it cancelled, saves, and ends the run; skip ends or avoids one
  * step and goes on with the next.
  *
@@ -70,7 +70,9 @@ void       qf_runner_skip        (QfRunner           *self,
 gboolean   qf_runner_is_running  (QfRunner           *self);
 /* Index of the running step or -1. */
 gint       qf_runner_get_current (QfRunner           *self);
-/* The error of the last failed save, or NULL. */
+/* The error of the first failed save, or NULL. A failed save stops the run at once: the step
+ * running ends cancelled, no later step starts, "finished" comes with cancelled TRUE, and
+ * session.json keeps the last state that could be saved (resume continues from there). */
 const GError *qf_runner_get_save_error (QfRunner     *self);
 
 G_END_DECLS

@@ -120,7 +120,7 @@ qf_session_setup (const QfSessionChoices  *choices,
       && !qf_session_set_token_file (session, choices->token_file, error))
     return NULL;
   add_notes (session, choices);
-  if (!qf_session_set_dir (session, choices->out_dir, error))
+  if (!qf_session_set_new_dir (session, choices->out_dir, error))
     return NULL;
   return g_steal_pointer (&session);
 }

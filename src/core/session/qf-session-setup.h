@@ -41,7 +41,8 @@ typedef struct
   QfNetIface                 *iface;
   const char                 *iface_name;
   const char                 *token_file;     /* the helper machine's access token file */
-  const char                 *out_dir;        /* NULL: a new folder under the default base */
+  const char                 *out_dir;        /* NULL: a new folder under the default base;
+                                               * one holding a session is refused */
   gboolean                    rerun;          /* one test again from an earlier session */
   const char *const          *only;           /* run only these step keys; NULL: all */
   const QfResponderEmulation *emulation;      /* training: the built-in peer's emulated link */
@@ -53,7 +54,8 @@ QfProfile *qf_session_setup_run_profile (QfProfile               *profile,
                                          gboolean                 quick,
                                          GError                 **error);
 /* A new session from the choices, saved in its folder; NULL with error when a choice cannot
- * be used (no quick variant, no such interface, unreadable PC or token file, folder). */
+ * be used (no quick variant, no such interface, unreadable PC or token file, folder;
+ * QF_SESSION_ERROR_EXISTS when out_dir holds a session already). */
 QfSession *qf_session_setup             (const QfSessionChoices  *choices,
                                          GError                 **error);
 /* A runner for session with the choices' only and emulation. */

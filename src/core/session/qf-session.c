@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "qf-advice.h"
 #include "qf-audit.h"
@@ -421,6 +422,51 @@ sanitize (const char *text)
   return copy;
 }
 
+/* Sessions made on one day share "<date>-<host>-<id8>"; a later one gets "-2", "-3", … */
+#define MAX_SAME_NAME 100
+
+static gboolean
+folder_error (GError     **error,
+              const char  *path,
+              int          saved_errno)
+{
+  g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
+               _("Cannot create the session folder %s: %s"), path, g_strerror (saved_errno));
+  return FALSE;
+}
+
+/* A new folder below the default base that no other session has: mkdir() is exclusive, so
+ * two sessions started in the same second (or with the same first 8 id digits) never share. */
+static char *
+make_new_default_dir (QfSession  *self,
+                      GError    **error)
+{
+  g_autofree char *base = qf_session_get_default_base ();
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *date = g_date_time_format (now, "%Y-%m-%d");
+  JsonObject *pc = qf_json_get_object (self->root, "pc");
+  g_autofree char *host = sanitize (qf_json_get_string (pc, "hostname", g_get_host_name ()));
+  g_autofree char *id8 = g_strndup (qf_session_get_id (self), 8);
+  g_autofree char *stem = g_strdup_printf ("%s-%s-%s", date, host, id8);
+
+  /* Folders we create are private to the operator (docs/security.md); the session and its
+   * reports inside stay 0644. */
+  if (g_mkdir_with_parents (base, 0700) != 0)
+    return folder_error (error, base, errno), NULL;
+  for (guint n = 1; n <= MAX_SAME_NAME; n++)
+    {
+      g_autofree char *name = n == 1 ? g_strdup (stem) : g_strdup_printf ("%s-%u", stem, n);
+      g_autofree char *path = g_build_filename (base, name, NULL);
+
+      if (g_mkdir (path, 0700) == 0)
+        return g_steal_pointer (&path);
+      if (errno != EEXIST)
+        return folder_error (error, path, errno), NULL;
+    }
+  folder_error (error, base, EEXIST);
+  return NULL;
+}
+
 gboolean
 qf_session_set_dir (QfSession   *self,
                     const char  *dir,
@@ -430,32 +476,111 @@ qf_session_set_dir (QfSession   *self,
 
   g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
 
-  if (dir != NULL)
-    path = g_canonicalize_filename (dir, NULL);
+  if (dir == NULL)
+    path = make_new_default_dir (self, error);
   else
     {
-      g_autofree char *base = qf_session_get_default_base ();
-      g_autoptr(GDateTime) now = g_date_time_new_now_local ();
-      g_autofree char *date = g_date_time_format (now, "%Y-%m-%d");
-      JsonObject *pc = qf_json_get_object (self->root, "pc");
-      g_autofree char *host = sanitize (qf_json_get_string (pc, "hostname", g_get_host_name ()));
-      g_autofree char *id8 = g_strndup (qf_session_get_id (self), 8);
-      g_autofree char *name = g_strdup_printf ("%s-%s-%s", date, host, id8);
-
-      path = g_build_filename (base, name, NULL);
+      path = g_canonicalize_filename (dir, NULL);
+      /* An existing folder keeps the mode its owner gave it. */
+      if (g_mkdir_with_parents (path, 0700) != 0)
+        return folder_error (error, path, errno);
     }
-  /* Folders we create are private to the operator (docs/security.md); the session and its
-   * reports inside stay 0644. An existing --out folder keeps the mode its owner gave it. */
-  if (g_mkdir_with_parents (path, 0700) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
-                   _("Cannot create the session folder %s: %s"), path, g_strerror (saved));
-      return FALSE;
-    }
+  if (path == NULL)
+    return FALSE;
   g_free (self->dir);
   self->dir = g_steal_pointer (&path);
   return qf_session_save (self, error);
+}
+
+static gboolean
+exists_error (GError     **error,
+              const char  *dir)
+{
+  g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_EXISTS,
+               _("%s already holds a session; it is left as it is. Continue that session, or choose another folder."),
+               dir);
+  return FALSE;
+}
+
+/* Saves the session as dir/file_name, atomically (temp file, fsync, rename, fsync). */
+static gboolean
+save_as (QfSession   *self,
+         const char  *file_name,
+         GError     **error)
+{
+  g_autofree char *path = g_build_filename (self->dir, file_name, NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  json_object_set_string_member (self->root, "app_version", PACKAGE_VERSION);
+  data = qf_session_to_data (self);
+  if (!qf_file_write_atomic (path, data, strlen (data), 0644, &local_error))
+    {
+      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
+                   _("Cannot save the session: %s"), local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Publishes dir/claim_name as dir/session.json only if there is none (a dangling symlink counts):
+ * link() never replaces, so of two runs given one folder at once only one gets it, and a reader
+ * never sees a half-written or empty session.json. Where hard links are refused (FAT, some
+ * network file systems) the check before the rename is all there is. */
+static gboolean
+publish_claim (QfSession   *self,
+               const char  *claim_name,
+               GError     **error)
+{
+  g_autofree char *claim = g_build_filename (self->dir, claim_name, NULL);
+  g_autofree char *file = g_build_filename (self->dir, "session.json", NULL);
+  int saved = 0;
+
+  if (link (claim, file) == 0)
+    g_unlink (claim);
+  else if (errno == EEXIST)
+    return g_unlink (claim), exists_error (error, self->dir);
+  else if (g_file_test (file, G_FILE_TEST_EXISTS) || g_file_test (file, G_FILE_TEST_IS_SYMLINK))
+    return g_unlink (claim), exists_error (error, self->dir);
+  else if (g_rename (claim, file) != 0)
+    saved = errno;
+  if (saved != 0)
+    {
+      g_autofree char *why = g_strdup_printf ("%s: %s", file, g_strerror (saved));
+      g_unlink (claim);
+      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
+                   _("Cannot save the session: %s"), why);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+qf_session_set_new_dir (QfSession   *self,
+                        const char  *dir,
+                        GError     **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *file = NULL;
+  g_autofree char *claim_name = NULL;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
+
+  if (dir == NULL)
+    return qf_session_set_dir (self, NULL, error);
+  path = g_canonicalize_filename (dir, NULL);
+  if (g_mkdir_with_parents (path, 0700) != 0)
+    return folder_error (error, path, errno);
+  file = g_build_filename (path, "session.json", NULL);
+  if (g_file_test (file, G_FILE_TEST_EXISTS) || g_file_test (file, G_FILE_TEST_IS_SYMLINK))
+    return exists_error (error, path);
+  g_free (self->dir);
+  self->dir = g_steal_pointer (&path);
+  claim_name = g_strdup_printf (".session.json.new-%s", qf_session_get_id (self));
+  if (save_as (self, claim_name, error) && publish_claim (self, claim_name, error))
+    return TRUE;
+  g_clear_pointer (&self->dir, g_free);
+  return FALSE;
 }
 
 const char *
@@ -469,24 +594,11 @@ gboolean
 qf_session_save (QfSession  *self,
                  GError    **error)
 {
-  g_autofree char *path = NULL;
-  g_autofree char *data = NULL;
-  g_autoptr(GError) local_error = NULL;
-
   g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
 
   if (self->dir == NULL)
     return TRUE;
-  json_object_set_string_member (self->root, "app_version", PACKAGE_VERSION);
-  path = g_build_filename (self->dir, "session.json", NULL);
-  data = qf_session_to_data (self);
-  if (!qf_file_write_atomic (path, data, strlen (data), 0644, &local_error))
-    {
-      g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
-                   _("Cannot save the session: %s"), local_error->message);
-      return FALSE;
-    }
-  return TRUE;
+  return save_as (self, "session.json", error);
 }
 
 /* ---- simple members ----------------------------------------------------------------------- */

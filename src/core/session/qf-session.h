@@ -29,6 +29,7 @@ typedef enum
   QF_SESSION_ERROR_READ,      /* cannot read the file */
   QF_SESSION_ERROR_FORMAT,    /* not a session file, or a newer schema */
   QF_SESSION_ERROR_WRITE,     /* cannot create the directory or save */
+  QF_SESSION_ERROR_EXISTS,    /* a new session's folder already holds a session */
 } QfSessionError;
 
 #define QF_TYPE_SESSION (qf_session_get_type ())
@@ -52,9 +53,15 @@ char        *qf_session_to_data            (QfSession    *self);
 
 /* $XDG_DATA_HOME/qualify/sessions */
 char        *qf_session_get_default_base   (void);
-/* Uses dir (created when missing) or, when dir is NULL, a new
- * $XDG_DATA_HOME/qualify/sessions/<date>-<host>-<id8>/; then saves. */
+/* Uses dir (created when missing; resume passes the session's own) or, when dir is NULL, a new
+ * $XDG_DATA_HOME/qualify/sessions/<date>-<host>-<id8>[-N]/ that no other session has; then
+ * saves. */
 gboolean     qf_session_set_dir            (QfSession    *self,
+                                            const char   *dir,
+                                            GError      **error);
+/* The same for a new session, which never takes another's place: QF_SESSION_ERROR_EXISTS when
+ * dir already holds a session.json (left untouched, as is everything else in dir). */
+gboolean     qf_session_set_new_dir        (QfSession    *self,
                                             const char   *dir,
                                             GError      **error);
 const char  *qf_session_get_dir            (QfSession    *self);

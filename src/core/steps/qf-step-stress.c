@@ -4,7 +4,7 @@
  *
  * Params: cpu, io, vm, hdd (workers, 0 … 1024), vm_bytes, hdd_bytes (bytes or a size such as
  * "1G"; defaults 256M and 1G as stress), vm_hang_s (hold time; absent = none, 0 = forever),
- * dir (hdd directory; default a new temp subdirectory), timeout_s (10; 0 = until stopped),
+ * dir (hdd directory; default the temp dir, see qf-stress.h), timeout_s (10; 0 = until stopped),
  * steps (0/1 = full load
  * at once, K = raise in K steps), monitor_interval_s (1), mem_margin_pct, disk_margin_pct (10),
  * root (tests: read ROOT/proc).

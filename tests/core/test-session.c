@@ -348,6 +348,46 @@ test_long_step_bounded (void)
   g_rmdir (dir);
 }
 
+/* Text Qualify did not type reaches a session (a peer's error message, a driver's name): what it
+ * saves is always a session it reads back, with the bad characters shown as U+FFFD. */
+static void
+test_foreign_text_scrubbed (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) step_error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED,
+                                                       "peer said \x1b[31mno\x1b[0m \xff\xfe");
+  g_autofree char *dir = g_dir_make_tmp ("qf-session-scrub-XXXXXX", NULL);
+  g_autofree char *file = NULL;
+  g_autoptr(QfSession) back = NULL;
+  GString *long_text = g_string_new (NULL);
+  g_autoptr(JsonObject) result = parse (rt_result);
+  const char *message, *driver;
+
+  for (guint i = 0; i < QF_SESSION_MAX_TEXT_CHARS + 10; i++)
+    g_string_append_c (long_text, 'a');
+  json_object_set_string_member (result, "driver", long_text->str);
+  g_string_free (long_text, TRUE);
+  qf_session_begin_step (session, 0, NULL);
+  qf_session_finish_step (session, 0, QF_STEP_STATUS_FAILED, result, FALSE, step_error, NULL, 1, NULL);
+  g_assert_true (qf_session_set_dir (session, dir, &error));
+  g_assert_no_error (error);
+  file = g_build_filename (qf_session_get_dir (session), "session.json", NULL);
+  back = qf_session_load (file, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (back);
+  message = qf_json_get_string (qf_json_get_object (qf_session_get_step (back, 0), "error"), "message", "");
+  g_assert_true (g_utf8_validate (message, -1, NULL));
+  g_assert_null (strchr (message, '\x1b'));
+  g_assert_nonnull (strstr (message, "\xef\xbf\xbd[31mno"));
+  driver = qf_json_get_string (qf_json_get_object (qf_session_get_step (back, 0), "result"), "driver", "");
+  g_assert_cmpuint (g_utf8_strlen (driver, -1), ==, QF_SESSION_MAX_TEXT_CHARS);
+  g_assert_true (g_str_has_suffix (driver, "\xe2\x80\xa6"));
+  g_unlink (file);
+  g_rmdir (qf_session_get_dir (session));
+  g_rmdir (dir);
+}
+
 static void
 test_comparison (void)
 {
@@ -729,6 +769,7 @@ main (int   argc,
   g_test_add_func ("/core/session/resume-keeps-done-steps", test_resume_keeps_done_steps);
   g_test_add_func ("/core/session/samples-decimated", test_samples_decimated);
   g_test_add_func ("/core/session/long-step-bounded", test_long_step_bounded);
+  g_test_add_func ("/core/session/foreign-text-scrubbed", test_foreign_text_scrubbed);
   g_test_add_func ("/core/session/comparison", test_comparison);
   g_test_add_func ("/core/session/default-dir", test_default_dir);
   g_test_add_func ("/core/session/new-dir-never-shared", test_new_dir_never_shared);

@@ -297,6 +297,66 @@ text_problem (const char *what,
   return NULL;
 }
 
+/* text made acceptable to text_problem (multiline, max_chars): invalid bytes and control
+ * characters become U+FFFD, and a text too long is cut with "…". NULL when text is fine. */
+static char *
+scrubbed_text (const char *text,
+               guint       max_chars)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, -1);
+  GString *out = g_string_new (NULL);
+  guint n = 0;
+
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (++n >= max_chars)
+        {
+          g_string_append_unichar (out, 0x2026);
+          break;
+        }
+      if (g_unichar_type (c) == G_UNICODE_CONTROL && c != '\t' && c != '\n')
+        c = 0xFFFD;
+      g_string_append_unichar (out, c);
+    }
+  return g_string_free (out, FALSE);
+}
+
+void
+qf_session_scrub_text (JsonNode *node)
+{
+  g_return_if_fail (node != NULL);
+
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *member;
+
+      json_object_iter_init (&iter, json_node_get_object (node));
+      while (json_object_iter_next (&iter, &name, &member))
+        qf_session_scrub_text (member);
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        qf_session_scrub_text (json_array_get_element (array, i));
+    }
+  else if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      const char *text = json_node_get_string (node);
+      g_autofree char *problem = text_problem ("", text, QF_SESSION_MAX_TEXT_CHARS, TRUE);
+
+      if (problem != NULL)
+        {
+          g_autofree char *fixed = scrubbed_text (text, QF_SESSION_MAX_TEXT_CHARS);
+          json_node_set_string (node, fixed);
+        }
+    }
+}
+
 gboolean
 qf_session_check_name (const char  *field,
                        const char  *text,

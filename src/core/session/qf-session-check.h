@@ -51,4 +51,11 @@ gboolean  qf_session_check_name (const char  *field,
                                  const char  *text,
                                  GError     **error);
 
+/* Makes every string value under node one qf_session_check accepts as text: invalid UTF-8 and
+ * control characters (other than tab and line break) become U+FFFD, a text over
+ * QF_SESSION_MAX_TEXT_CHARS is cut with "…". Texts Qualify did not type itself reach a session
+ * (an error message a peer sent, a driver's name): a session Qualify writes must always be one
+ * it reads back. Names typed by a person are checked at input instead (qf_session_check_name). */
+void      qf_session_scrub_text (JsonNode    *node);
+
 G_END_DECLS

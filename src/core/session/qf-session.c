@@ -401,7 +401,11 @@ qf_session_get_json (QfSession *self)
 char *
 qf_session_to_data (QfSession *self)
 {
+  g_autoptr(JsonNode) node = NULL;
+
   g_return_val_if_fail (QF_IS_SESSION (self), NULL);
+  node = json_node_init_object (json_node_alloc (), self->root);
+  qf_session_scrub_text (node);
   return qf_json_to_text (self->root, TRUE);
 }
 

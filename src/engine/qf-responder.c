@@ -568,7 +568,12 @@ accept_connection (QfResponder *self)
   for (index = 0; index < self->n_conns; index++)
     if (self->conns[index].fd < 0)
       break;
-  g_assert (index < self->n_conns);   /* proven ≤ max_clients, unproven < QF_ADMISSION_TOTAL */
+  if (G_UNLIKELY (index == self->n_conns))
+    {
+      /* Cannot happen (proven ≤ max_clients, unproven < QF_ADMISSION_TOTAL); never overrun. */
+      close (fd);
+      return;
+    }
   qf_admission_add (&self->unproven, index, (struct sockaddr *) &ss, qf_clock_now_ns ());
   setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   c = &self->conns[index];

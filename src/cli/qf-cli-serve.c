@@ -255,8 +255,9 @@ parse_serve_options (QfServe   *serve,
     { "iface", 0, 0, G_OPTION_ARG_STRING, &serve->iface,
       N_("Serve on this network interface only"), N_("IF") },
     { "max-clients", 0, 0, G_OPTION_ARG_INT, &serve->max_clients,
-      N_("Serve at most N clients at once (default 64); bandwidth tests run one at a time "
-         "and may open at most N streams"), N_("N") },
+      N_("Serve at most N clients at once (default 64; a connection counts once it has proven "
+         "the access token or, without one, sent its first request); bandwidth tests run one "
+         "at a time and may open at most N streams"), N_("N") },
     { "max-test-seconds", 0, 0, G_OPTION_ARG_INT, &serve->max_test_seconds,
       N_("End a test that runs longer than S seconds (default 3600); refuse bandwidth tests "
          "that ask for longer"), N_("S") },

@@ -521,30 +521,25 @@ io_exact (int          fd,
 }
 
 gboolean
-qf_auth_bw_server_challenge (int          fd,
-                             GBytes      *token,
-                             const char  *cookie,
-                             gint64       deadline_ns,
-                             const gint  *stop,
-                             GError     **error)
+qf_auth_bw_challenge (guint8  *challenge,
+                      GError **error)
 {
-  guint8 challenge[1 + QF_AUTH_NONCE_SIZE];
-  guint8 answer[QF_AUTH_MAC_SIZE], mac[QF_AUTH_MAC_SIZE];
-
-  g_return_val_if_fail (token != NULL && cookie != NULL, FALSE);
-
   challenge[0] = QF_AUTH_BW_CHALLENGE_STATE;
-  if (!qf_auth_random (challenge + 1, QF_AUTH_NONCE_SIZE, error)
-      || !io_exact (fd, TRUE, challenge, sizeof challenge, deadline_ns, stop, error)
-      || !io_exact (fd, FALSE, answer, sizeof answer, deadline_ns, stop, error))
-    return FALSE;
+  return qf_auth_random (challenge + 1, QF_AUTH_NONCE_SIZE, error);
+}
+
+gboolean
+qf_auth_bw_answer_ok (GBytes       *token,
+                      const guint8 *challenge,
+                      const char   *cookie,
+                      const guint8 *answer)
+{
+  guint8 mac[QF_AUTH_MAC_SIZE];
+
+  g_return_val_if_fail (token != NULL && challenge != NULL && cookie != NULL, FALSE);
+
   bw_mac (token, challenge + 1, cookie, mac);
-  if (!qf_auth_equal (answer, mac, sizeof mac))
-    {
-      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION, _("wrong access token"));
-      return FALSE;
-    }
-  return TRUE;
+  return qf_auth_equal (answer, mac, sizeof mac);
 }
 
 gboolean

@@ -131,17 +131,20 @@ gboolean qf_auth_client_handshake (int          fd,
 #define QF_AUTH_BW_COOKIE_MARK      "qfa1"
 #define QF_AUTH_BW_CHALLENGE_STATE  81      /* 'Q': no iperf3 state has this value */
 #define QF_AUTH_IPERF3_IE_AUTHTEST  142     /* iperf3's IEAUTHTEST */
+#define QF_AUTH_BW_CHALLENGE_SIZE   (1 + QF_AUTH_NONCE_SIZE)
 
 void     qf_auth_bw_mark_cookie       (char        *cookie);
 gboolean qf_auth_bw_cookie_is_marked  (const char  *cookie);
-/* Server, after reading a marked cookie: sends the challenge, reads and checks the answer.
- * FALSE with QF_NET_ERROR_PERMISSION for a wrong token, another code when the peer broke off. */
-gboolean qf_auth_bw_server_challenge  (int          fd,
-                                       GBytes      *token,
-                                       const char  *cookie,
-                                       gint64       deadline_ns,
-                                       const gint  *stop,
-                                       GError     **error);
+/* Server, after reading a marked cookie: the QF_AUTH_BW_CHALLENGE_SIZE bytes to send (the state
+ * and a fresh nonce). The server sends them without waiting and reads the answer when it comes
+ * (its loop serves other connections meanwhile, qf-iperf3.c). */
+gboolean qf_auth_bw_challenge         (guint8       *challenge,
+                                       GError      **error);
+/* Whether answer (QF_AUTH_MAC_SIZE bytes) proves the token for that challenge and cookie. */
+gboolean qf_auth_bw_answer_ok         (GBytes       *token,
+                                       const guint8 *challenge,
+                                       const char   *cookie,
+                                       const guint8 *answer);
 /* Client, after reading QF_AUTH_BW_CHALLENGE_STATE: reads the nonce and sends the answer. */
 gboolean qf_auth_bw_client_answer     (int          fd,
                                        GBytes      *token,

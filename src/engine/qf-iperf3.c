@@ -16,12 +16,26 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-admission.h"
 #include "qf-auth.h"
 #include "qf-bw-streams-private.h"
 #include "qf-clock.h"
 #include "qf-iperf3-private.h"
 #include "qf-iperf3-proto-private.h"
 #include "qf-net.h"
+
+/* A control connection that has not proven itself (qf-admission.h): its cookie and, with a
+ * token, its answer to the challenge, read as they arrive while the loop serves the others. */
+typedef struct
+{
+  int                     fd;          /* -1 = free */
+  struct sockaddr_storage addr;
+  char                    cookie[QF_IPERF3_COOKIE_SIZE];
+  guint8                  challenge[QF_AUTH_BW_CHALLENGE_SIZE];
+  guint8                  answer[QF_AUTH_MAC_SIZE];
+  gsize                   have;        /* bytes of the cookie, then of the answer */
+  gboolean                challenged;
+} Pending;
 
 struct QfIperf3Server
 {
@@ -40,6 +54,9 @@ struct QfIperf3Server
   gint64          idle_timeout_ns;   /* no byte moving for this long ends a test */
   GBytes         *token;             /* access token (qf-auth.h); NULL = none needed */
   gboolean        allow_classic;     /* with a token: still serve stock iperf3 clients */
+  Pending         pending[QF_ADMISSION_TOTAL];
+  QfAdmission     unproven;          /* the pending connections, oldest first */
+  QfLogLimit      log_limit;         /* every line is about a connection (qf-admission.h) */
 };
 
 typedef struct
@@ -80,12 +97,25 @@ logf_ (QfIperf3Server *server,
   g_autofree char *line = NULL;
   va_list args;
 
-  if (server->log == NULL)
+  if (server->log == NULL || !qf_log_limit_take (&server->log_limit, qf_clock_now_ns ()))
     return;
   va_start (args, format);
   line = g_strdup_vprintf (format, args);
   va_end (args);
   server->log (line, server->log_data);
+}
+
+/* The line that sums up what the log limit held back, when one is due. */
+static void
+log_summary (QfIperf3Server *server,
+             gboolean        force)
+{
+  g_autofree char *line = server->log != NULL
+                          ? qf_log_limit_summary (&server->log_limit, qf_clock_now_ns (), force)
+                          : NULL;
+
+  if (line != NULL)
+    server->log (line, server->log_data);
 }
 
 static int
@@ -132,6 +162,8 @@ qf_iperf3_server_new (const char  *bind_address,
   int rc;
 
   server->listen_fd = -1;
+  for (guint i = 0; i < G_N_ELEMENTS (server->pending); i++)
+    server->pending[i].fd = -1;
   server->max_streams = 2 * QF_IPERF3_MAX_STREAMS;
   server->idle_timeout_ns = QF_IPERF3_IDLE_TIMEOUT_S * QF_NSEC_PER_SEC;
   hints.ai_family = bind_address != NULL ? AF_UNSPEC : AF_INET6;
@@ -171,7 +203,7 @@ qf_iperf3_server_new (const char  *bind_address,
     }
   if (server->listen_fd < 0)
     return NULL;
-  if (listen (server->listen_fd, 16) != 0)
+  if (listen (server->listen_fd, 128) != 0)
     {
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO, _("Cannot listen on port %u: %s."),
                    port, g_strerror (errno));
@@ -285,6 +317,9 @@ qf_iperf3_server_free (QfIperf3Server *server)
     return;
   if (server->listen_fd >= 0)
     close (server->listen_fd);
+  for (guint i = 0; i < G_N_ELEMENTS (server->pending); i++)
+    if (server->pending[i].fd >= 0)
+      close (server->pending[i].fd);
   g_free (server->iface);
   g_clear_pointer (&server->token, g_bytes_unref);
   g_free (server);
@@ -295,10 +330,15 @@ deny (QfIperf3Server *server,
       int             fd)
 {
   signed char state = QF_IPERF3_ACCESS_DENIED;
+  char sink[512];
 
   /* Counted first, so whoever reads the answer sees the count. */
   g_atomic_int_inc (&server->refused);
   send (fd, &state, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  /* What the client sent is read first: closing with unread bytes would reset the connection,
+   * and the client could lose the answer. */
+  for (guint i = 0; i < 4 && recv (fd, sink, sizeof sink, MSG_DONTWAIT) > 0; i++)
+    ;
   close (fd);
 }
 
@@ -319,15 +359,16 @@ deny_pending (QfIperf3Server *server)
 }
 
 static void
-server_error (Test *t,
-              int   ie)
+server_error (QfIperf3Server *server,
+              int             ctrl,
+              int             ie)
 {
   signed char state = QF_IPERF3_SERVER_ERROR;
   guint32 codes[2] = { GUINT32_TO_BE ((guint32) ie), 0 };
 
-  g_atomic_int_inc (&t->server->refused);
-  if (_qf_iperf3_write_state (t->ctrl, state, NULL))
-    _qf_iperf3_write_exact (t->ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
+  g_atomic_int_inc (&server->refused);
+  if (_qf_iperf3_write_state (ctrl, state, NULL))
+    _qf_iperf3_write_exact (ctrl, codes, sizeof codes, qf_clock_now_ns () + QF_NSEC_PER_SEC,
                             NULL, _("error code"), NULL);
 }
 
@@ -344,7 +385,7 @@ check_limits (Test    *t,
 
   if (n > server->max_streams)
     {
-      server_error (t, QF_IPERF3_IE_NUMSTREAMS);
+      server_error (t->server, t->ctrl, QF_IPERF3_IE_NUMSTREAMS);
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("the test asks for %u data streams; this responder allows %u at once"),
                    n, server->max_streams);
@@ -352,7 +393,7 @@ check_limits (Test    *t,
     }
   if (server->max_test_s > 0 && t->p.time_s + t->p.omit_s > (gint64) server->max_test_s)
     {
-      server_error (t, QF_IPERF3_IE_DURATION);
+      server_error (t->server, t->ctrl, QF_IPERF3_IE_DURATION);
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
                    _("the test asks for %lld s; this responder allows tests of at most %u s"),
                    (long long) t->p.time_s + (long long) t->p.omit_s, server->max_test_s);
@@ -559,7 +600,7 @@ accept_streams (Test    *t,
       udp_fd = open_udp_listener (server, error);
       if (udp_fd < 0)
         {
-          server_error (t, QF_IPERF3_IE_CREATESTREAM);
+          server_error (t->server, t->ctrl, QF_IPERF3_IE_CREATESTREAM);
           return FALSE;
         }
     }
@@ -839,11 +880,14 @@ run_test (Test    *t,
   return TRUE;
 }
 
+/* Serves a control connection that proved itself (its cookie read, the token checked): from
+ * PARAM_EXCHANGE to the results, one test. */
 static void
-serve_one (QfIperf3Server *server,
-           int             ctrl,
+serve_one (QfIperf3Server                *server,
+           int                            ctrl,
            const struct sockaddr_storage *peer,
-           const gint     *cancel)
+           const char                    *cookie,
+           const gint                    *cancel)
 {
   g_autofree Test *t = g_new0 (Test, 1);
   g_autoptr(GError) error = NULL;
@@ -855,29 +899,11 @@ serve_one (QfIperf3Server *server,
   t->cancel = cancel;
   t->ctrl = ctrl;
   describe_peer (peer, t->peer_name, sizeof t->peer_name);
+  memcpy (t->cookie, cookie, sizeof t->cookie);
   for (guint i = 0; i < G_N_ELEMENTS (t->streams); i++)
     t->streams[i].fd = -1;
   setsockopt (ctrl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 
-  deadline = qf_clock_now_ns () + 5 * QF_NSEC_PER_SEC;
-  wait_ctrl (t, deadline);
-  if (!_qf_iperf3_read_exact (ctrl, t->cookie, sizeof t->cookie, deadline, cancel, _("cookie"),
-                              &error))
-    goto out;
-  t->cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
-  if (server->token != NULL && qf_auth_bw_cookie_is_marked (t->cookie)
-      && !qf_auth_bw_server_challenge (ctrl, server->token, t->cookie, deadline, cancel, &error))
-    {
-      server_error (t, QF_AUTH_IPERF3_IE_AUTHTEST);
-      goto out;
-    }
-  if (server->token != NULL && !qf_auth_bw_cookie_is_marked (t->cookie) && !server->allow_classic)
-    {
-      g_set_error (&error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,
-                   _("no access token (stock iperf3 cannot prove one; see serve --allow-classic)"));
-      server_error (t, QF_AUTH_IPERF3_IE_AUTHTEST);
-      goto out;
-    }
   if (!_qf_iperf3_write_state (ctrl, QF_IPERF3_PARAM_EXCHANGE, &error))
     goto out;
   deadline = qf_clock_now_ns () + 10 * QF_NSEC_PER_SEC;
@@ -886,7 +912,7 @@ serve_one (QfIperf3Server *server,
                                  _("test parameters"), &error);
   if (params == NULL || !_qf_iperf3_parse_params (params, &t->p, &error))
     {
-      server_error (t, QF_IPERF3_IE_RECVPARAMS);
+      server_error (server, ctrl, QF_IPERF3_IE_RECVPARAMS);
       goto out;
     }
   if (!check_limits (t, &error))
@@ -905,37 +931,237 @@ out:
   close (ctrl);
 }
 
+/* ---- connections that have not proven themselves (qf-admission.h) -------------------------- */
+
+/* Closes an unproven connection; why (NULL: nothing to say) goes to the log. */
+static void
+pending_close (QfIperf3Server *server,
+               guint           id,
+               const char     *why)
+{
+  Pending *p = &server->pending[id];
+
+  if (why != NULL)
+    {
+      char who[INET6_ADDRSTRLEN + 8];
+
+      describe_peer (&p->addr, who, sizeof who);
+      logf_ (server, _("Bandwidth test from %s refused or ended early: %s"), who, why);
+    }
+  qf_admission_remove (&server->unproven, id);
+  close (p->fd);
+  p->fd = -1;
+}
+
+/* Refuses an unproven connection with iperf3's "test authorization failed". */
+static void
+pending_refuse (QfIperf3Server *server,
+                guint           id,
+                const char     *why)
+{
+  server_error (server, server->pending[id].fd, QF_AUTH_IPERF3_IE_AUTHTEST);
+  pending_close (server, id, why);
+}
+
+/* A whole cookie arrived: TRUE when that proves the connection (no token needed, or a stock
+ * client with --allow-classic); a marked cookie gets the challenge, other ones the refusal. */
+static gboolean
+pending_cookie (QfIperf3Server *server,
+                guint           id)
+{
+  Pending *p = &server->pending[id];
+  g_autoptr(GError) error = NULL;
+
+  p->cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
+  if (server->token == NULL)
+    return TRUE;
+  if (!qf_auth_bw_cookie_is_marked (p->cookie))
+    {
+      if (server->allow_classic)
+        return TRUE;
+      pending_refuse (server, id, _("no access token (stock iperf3 cannot prove one; see serve "
+                                    "--allow-classic)"));
+      return FALSE;
+    }
+  /* 33 bytes fit any fresh socket's send buffer. */
+  if (!qf_auth_bw_challenge (p->challenge, &error)
+      || send (p->fd, p->challenge, sizeof p->challenge, MSG_NOSIGNAL | MSG_DONTWAIT)
+         != (ssize_t) sizeof p->challenge)
+    {
+      pending_close (server, id, error != NULL ? error->message : g_strerror (errno));
+      return FALSE;
+    }
+  p->challenged = TRUE;
+  p->have = 0;
+  return FALSE;
+}
+
+/* Reads what an unproven connection sent; TRUE when it has now proven itself. */
+static gboolean
+pending_readable (QfIperf3Server *server,
+                  guint           id)
+{
+  Pending *p = &server->pending[id];
+  guint8 *buf = p->challenged ? p->answer : (guint8 *) p->cookie;
+  gsize want = p->challenged ? sizeof p->answer : sizeof p->cookie;
+  ssize_t n = recv (p->fd, buf + p->have, want - p->have, MSG_DONTWAIT);
+
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return FALSE;
+  if (n <= 0)
+    {
+      /* As on the latency port, a connection that closes having sent nothing is not logged. */
+      pending_close (server, id, p->have == 0 && !p->challenged
+                                 ? NULL : _("the client closed the connection before it began"));
+      return FALSE;
+    }
+  p->have += n;
+  if (p->have < want)
+    return FALSE;
+  if (!p->challenged)
+    return pending_cookie (server, id);
+  if (!qf_auth_bw_answer_ok (server->token, p->challenge, p->cookie, p->answer))
+    {
+      pending_refuse (server, id, _("wrong access token"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Takes the next control connection off the listen queue into the unproven pool, making room
+ * as qf_admission_victim says. FALSE with error when the socket cannot accept any more. */
+static gboolean
+accept_pending (QfIperf3Server  *server,
+                GError         **error)
+{
+  struct sockaddr_storage peer;
+  socklen_t peer_len = sizeof peer;
+  int fd = accept4 (server->listen_fd, (struct sockaddr *) &peer, &peer_len,
+                    SOCK_CLOEXEC | SOCK_NONBLOCK);
+  gint victim;
+  guint id;
+
+  if (fd < 0)
+    {
+      if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED || errno == EMFILE
+          || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+        {
+          if (errno == EMFILE || errno == ENFILE)
+            g_usleep (100000);
+          return TRUE;
+        }
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO,
+                   _("The bandwidth responder cannot accept connections: %s."), g_strerror (errno));
+      return FALSE;
+    }
+  victim = qf_admission_victim (&server->unproven, (struct sockaddr *) &peer);
+  if (victim >= 0)
+    {
+      g_atomic_int_inc (&server->refused);
+      pending_close (server, (guint) victim,
+                     _("dropped: it had not proven itself and newer connections from the same "
+                       "place (or too many in all) are waiting"));
+    }
+  for (id = 0; server->pending[id].fd >= 0; id++)
+    ;   /* there is room: at most QF_ADMISSION_TOTAL - 1 are left */
+  memset (&server->pending[id], 0, sizeof server->pending[id]);
+  server->pending[id].fd = fd;
+  server->pending[id].addr = peer;
+  qf_admission_add (&server->unproven, id, (struct sockaddr *) &peer, qf_clock_now_ns ());
+  return TRUE;
+}
+
+/* Closes the connections that did not prove themselves in time. */
+static void
+expire_pending (QfIperf3Server *server)
+{
+  gint id;
+
+  while ((id = qf_admission_expired (&server->unproven, qf_clock_now_ns ())) >= 0)
+    {
+      g_atomic_int_inc (&server->refused);
+      pending_close (server, (guint) id, server->token != NULL
+                                         ? _("no access token within 2 s")
+                                         : _("no cookie within 2 s"));
+    }
+}
+
+/* A connection proved itself: it runs the test, and the others still unproven are turned away
+ * as busy (as iperf3 does with every client during a test) rather than left to time out. */
+static void
+serve_proven (QfIperf3Server *server,
+              guint           id,
+              const gint     *cancel)
+{
+  Pending p = server->pending[id];
+
+  qf_admission_remove (&server->unproven, id);
+  server->pending[id].fd = -1;
+  while (server->unproven.n > 0)
+    {
+      guint other = server->unproven.entries[0].id;
+      deny (server, server->pending[other].fd);
+      server->pending[other].fd = -1;
+      qf_admission_remove (&server->unproven, other);
+    }
+  serve_one (server, p.fd, &p.addr, p.cookie, cancel);
+}
+
+/* Waits up to 200 ms for the listen socket and the unproven connections; serves the first that
+ * proves itself. FALSE with error when the listen socket failed. */
+static gboolean
+serve_turn (QfIperf3Server  *server,
+            const gint      *cancel,
+            GError         **error)
+{
+  struct pollfd pfd[1 + QF_ADMISSION_TOTAL];
+  guint ids[1 + QF_ADMISSION_TOTAL], n = 0;
+  gint64 wait_ns = MIN (qf_admission_next_ns (&server->unproven, qf_clock_now_ns ()),
+                        200 * QF_NSEC_PER_MSEC);
+
+  pfd[n++] = (struct pollfd) { server->listen_fd, POLLIN, 0 };
+  for (guint i = 0; i < server->unproven.n; i++, n++)
+    {
+      ids[n] = server->unproven.entries[i].id;
+      pfd[n] = (struct pollfd) { server->pending[ids[n]].fd, POLLIN, 0 };
+    }
+  if (poll (pfd, n, (int) ((wait_ns + QF_NSEC_PER_MSEC - 1) / QF_NSEC_PER_MSEC)) > 0)
+    {
+      /* The connections already here first, then the listen queue (bounded per turn). */
+      for (guint i = 1; i < n; i++)
+        if (pfd[i].revents && server->pending[ids[i]].fd == pfd[i].fd
+            && pending_readable (server, ids[i]))
+          {
+            serve_proven (server, ids[i], cancel);
+            return TRUE;
+          }
+      for (guint i = 0; pfd[0].revents && i < QF_ADMISSION_TOTAL; i++)
+        {
+          struct pollfd more = { server->listen_fd, POLLIN, 0 };
+          if (i > 0 && poll (&more, 1, 0) <= 0)
+            break;
+          if (!accept_pending (server, error))
+            return FALSE;
+        }
+    }
+  expire_pending (server);
+  log_summary (server, FALSE);
+  return TRUE;
+}
+
 gboolean
 qf_iperf3_server_run (QfIperf3Server  *server,
                       const gint      *cancel,
                       GError         **error)
 {
+  gboolean ok = TRUE;
+
   g_return_val_if_fail (server != NULL, FALSE);
 
-  while (cancel == NULL || !g_atomic_int_get (cancel))
-    {
-      struct pollfd pfd = { server->listen_fd, POLLIN, 0 };
-      struct sockaddr_storage peer;
-      socklen_t peer_len = sizeof peer;
-      int fd;
-
-      if (poll (&pfd, 1, 200) <= 0)
-        continue;
-      fd = accept4 (server->listen_fd, (struct sockaddr *) &peer, &peer_len, SOCK_CLOEXEC);
-      if (fd < 0)
-        {
-          if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED || errno == EMFILE
-              || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-            {
-              if (errno == EMFILE || errno == ENFILE)
-                g_usleep (100000);
-              continue;
-            }
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO,
-                       _("The bandwidth responder cannot accept connections: %s."), g_strerror (errno));
-          return FALSE;
-        }
-      serve_one (server, fd, &peer, cancel);
-    }
-  return TRUE;
+  while (ok && (cancel == NULL || !g_atomic_int_get (cancel)))
+    ok = serve_turn (server, cancel, error);
+  while (server->unproven.n > 0)
+    pending_close (server, server->unproven.entries[0].id, NULL);
+  log_summary (server, TRUE);
+  return ok;
 }

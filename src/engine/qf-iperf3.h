@@ -4,7 +4,10 @@
  * (default 5201) and the same UDP port, one test at a time, as iperf3 -s does: cookie checks,
  * stream numbering 1, 3, 4 …, UDP stream setup, omit, results exchange
  * (../shared/docs/interop.md §1). Parameter JSON over 8 KiB, malformed JSON and wrong stream
- * cookies are refused and the next client is served.
+ * cookies are refused and the next client is served. A control connection takes the test only
+ * once it has sent its cookie (and, with a token, proven it); until then it waits at most
+ * QF_ADMISSION_DEADLINE_NS in a bounded pool (qf-admission.h), so idle connections hold nothing.
+ * Log lines go through that file's log limit.
  *
  * Threads: qf_iperf3_server_run() blocks its caller and serves until *cancel becomes nonzero
  * (it then returns within 1 s); each test adds one thread per data stream. The log function is

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "qf-admission.h"
 #include "qf-auth.h"
 #include "qf-clock.h"
 #include "qf-cycle.h"
@@ -33,7 +34,6 @@
 #define UDP_IDLE_END_NS          (2 * QF_NSEC_PER_SEC)   /* a UDP test ends after 2 s of silence */
 #define SPIN_IDLE_END_NS         (1 * QF_NSEC_PER_SEC)
 #define TCP_IDLE_END_NS          (30 * QF_NSEC_PER_SEC)
-#define AUTH_END_NS              (5 * QF_NSEC_PER_SEC)    /* to prove the token (or start, classic) */
 #define HOUSEKEEPING_NS          (100 * QF_NSEC_PER_MSEC)
 #define MAX_HELD                 16384
 #define MAX_HELD_BYTES           (32 * 1024 * 1024)
@@ -80,6 +80,7 @@ typedef struct
   gint64                  last_due_ns;    /* emulated replies keep their order on a stream */
   guint                   auth;           /* AUTH_* */
   guint8                  nonce[QF_AUTH_NONCE_SIZE];
+  gboolean                proven;         /* holds a --max-clients slot (else in self->unproven) */
 } Conn;
 
 typedef struct
@@ -117,15 +118,17 @@ struct QfResponder
   int                udp_fd;
   GAsyncQueue       *log_outbox;  /* while running: lines for the caller's thread */
   gsize              max_msg;
-  Conn              *conns;
+  Conn              *conns;        /* max_clients proven + QF_ADMISSION_TOTAL unproven */
   UdpPeer           *peers;
   guint              n_conns, n_peers;
+  guint              n_proven;
+  QfAdmission        unproven;     /* connections that hold no slot yet (qf-admission.h) */
+  QfLogLimit         log_limit;
   guint8            *udp_buf;
   Held              *held;         /* binary min-heap on due_ns */
   guint              n_held;
   gsize              held_bytes;
   GRand             *rand;
-  gint64             last_reject_log_ns;
   gboolean           spin_udp;     /* a UDP client asked for busy-polling (housekeeping) */
   guint             *spinners;     /* indexes of the connections that asked to be busy-polled */
   guint              n_spinners;
@@ -143,6 +146,21 @@ respond_log (QfResponder *self,
              const char  *format,
              ...) G_GNUC_PRINTF (2, 3);
 
+/* Takes line. While running, the loop's thread may not call out (qf_net_run_on_own_fd_table):
+ * the line goes to the thread that called qf_responder_run (deliver_log). */
+static void
+log_line (QfResponder *self,
+          char        *line)
+{
+  if (self->log_outbox != NULL)
+    g_async_queue_push (self->log_outbox, line);
+  else
+    {
+      self->config.log (line, self->config.log_data);
+      g_free (line);
+    }
+}
+
 static void
 respond_log (QfResponder *self,
              const char  *format,
@@ -151,33 +169,37 @@ respond_log (QfResponder *self,
   g_autofree char *line = NULL;
   va_list args;
 
-  if (self->config.log == NULL)
+  if (self->config.log == NULL || !qf_log_limit_take (&self->log_limit, qf_clock_now_ns ()))
     return;
   va_start (args, format);
   line = g_strdup_vprintf (format, args);
   va_end (args);
-  /* While running, the loop's thread may not call out (qf_net_run_on_own_fd_table): the line
-   * goes to the thread that called qf_responder_run (deliver_log). */
-  if (self->log_outbox != NULL)
-    g_async_queue_push (self->log_outbox, g_steal_pointer (&line));
-  else
-    self->config.log (line, self->config.log_data);
+  log_line (self, g_steal_pointer (&line));
 }
 
-/* Rejections can come in floods (a port scan, a broken client): log at most one a second. */
+/* Every line respond_log writes is about a connection or a peer, and strangers can cause them
+ * by the thousand (a port scan, a flood): through the log limit (qf-admission.h), whose summary
+ * says how many were left out. */
+static void
+log_summary (QfResponder *self,
+             gint64       now_ns,
+             gboolean     force)
+{
+  char *line = self->config.log != NULL
+               ? qf_log_limit_summary (&self->log_limit, now_ns, force) : NULL;
+
+  if (line != NULL)
+    log_line (self, line);
+}
+
 static void
 log_reject (QfResponder           *self,
             const struct sockaddr *addr,
             const char            *why)
 {
-  gint64 now = qf_clock_now_ns ();
-  g_autofree char *who = NULL;
+  g_autofree char *who = qf_net_address_to_string (addr, TRUE);
 
   self->stats.rejected++;
-  if (self->last_reject_log_ns != 0 && now - self->last_reject_log_ns < QF_NSEC_PER_SEC)
-    return;
-  self->last_reject_log_ns = now;
-  who = qf_net_address_to_string (addr, TRUE);
   respond_log (self, _("rejected %s: %s"), who, why);
 }
 
@@ -366,7 +388,7 @@ qf_responder_new (const QfResponderConfig  *config,
   self->epfd = -1;
   self->tcp_fd = -1;
   self->udp_fd = -1;
-  self->n_conns = self->config.max_clients;
+  self->n_conns = self->config.max_clients + QF_ADMISSION_TOTAL;
   self->n_peers = self->config.max_clients;
   self->conns = g_new0 (Conn, self->n_conns);
   self->spinners = g_new0 (guint, self->n_conns);
@@ -434,6 +456,11 @@ conn_close (QfResponder *self,
   close (c->fd);
   c->fd = -1;
   c->generation++;
+  if (c->proven)
+    self->n_proven--;
+  else
+    qf_admission_remove (&self->unproven, index);
+  c->proven = FALSE;
   if (c->spin)
     for (guint i = 0; i < self->n_spinners; i++)
       if (self->spinners[i] == index)
@@ -501,6 +528,23 @@ refuse_udp (QfResponder           *self,
   sendto (self->udp_fd, msg, sizeof msg, MSG_DONTWAIT, addr, addr_len);
 }
 
+/* The message for an unproven connection that is closed: what it did not do. */
+static const char *
+unproven_why (QfResponder *self,
+              gboolean     evicted)
+{
+  if (evicted)
+    return self->token != NULL
+           ? _("dropped: no access token yet and newer connections from the same place (or "
+               "too many in all) are waiting")
+           : _("dropped: no request yet and newer connections from the same place (or too "
+               "many in all) are waiting");
+  return self->token != NULL
+         ? _("ended: no access token within 2 s") : _("ended: no request within 2 s");
+}
+
+/* A new connection takes no --max-clients slot: it waits in the pool of unproven ones
+ * (qf-admission.h), where the oldest from the same source, or of all, makes room for it. */
 static void
 accept_connection (QfResponder *self)
 {
@@ -508,22 +552,29 @@ accept_connection (QfResponder *self)
   socklen_t len = sizeof ss;
   struct epoll_event ev = { 0 };
   int fd, one = 1;
+  gint victim;
   guint index;
   Conn *c;
 
   fd = accept4 (self->tcp_fd, (struct sockaddr *) &ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (fd < 0)
     return;
+  victim = qf_admission_victim (&self->unproven, (struct sockaddr *) &ss);
+  if (victim >= 0)
+    {
+      self->stats.rejected++;
+      conn_close (self, (guint) victim, unproven_why (self, TRUE));
+    }
   for (index = 0; index < self->n_conns; index++)
     if (self->conns[index].fd < 0)
       break;
-  if (index == self->n_conns)
+  if (G_UNLIKELY (index == self->n_conns))
     {
-      log_reject (self, (struct sockaddr *) &ss, _("too many clients (see --max-clients)"));
-      refuse_tcp (fd, QF_AUTH_REASON_BUSY, self->config.max_clients);
+      /* Cannot happen (proven ≤ max_clients, unproven < QF_ADMISSION_TOTAL); never overrun. */
       close (fd);
       return;
     }
+  qf_admission_add (&self->unproven, index, (struct sockaddr *) &ss, qf_clock_now_ns ());
   setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   c = &self->conns[index];
   c->fd = fd;
@@ -794,6 +845,27 @@ conn_handle_message (QfResponder            *self,
   return conn_flush (self, index);
 }
 
+/* The connection proved itself (the token, or without one its first request): it takes a
+ * --max-clients slot, or is told the responder is busy and closed (FALSE). */
+static gboolean
+conn_prove (QfResponder *self,
+            guint        index)
+{
+  Conn *c = &self->conns[index];
+
+  if (self->n_proven >= self->config.max_clients)
+    {
+      log_reject (self, (struct sockaddr *) &c->addr, _("too many clients (see --max-clients)"));
+      refuse_tcp (c->fd, QF_AUTH_REASON_BUSY, self->config.max_clients);
+      conn_close (self, index, NULL);
+      return FALSE;
+    }
+  qf_admission_remove (&self->unproven, index);
+  c->proven = TRUE;
+  self->n_proven++;
+  return TRUE;
+}
+
 /* One access-token message on a TCP connection (qf-auth.h); FALSE when the connection was
  * closed. */
 static gboolean
@@ -844,6 +916,8 @@ conn_auth_message (QfResponder  *self,
           conn_refuse (self, index, QF_AUTH_REASON_TOKEN_WRONG, _("refused: wrong access token"));
           return FALSE;
         }
+      if (!conn_prove (self, index))
+        return FALSE;
       c->auth = AUTH_OPEN;
       qf_auth_write (out, QF_AUTH_ACCEPT, 0, 0, QF_AUTH_HEADER_SIZE);
       return conn_queue (self, index, out, QF_AUTH_HEADER_SIZE) && conn_flush (self, index);
@@ -922,6 +996,8 @@ conn_readable (QfResponder *self,
             }
           c->auth = AUTH_OPEN;
         }
+      if (!c->proven && !conn_prove (self, index))
+        return TRUE;
       if (!conn_handle_message (self, index, c->in + off, &h))
         return TRUE;
       off += h.length;
@@ -1176,8 +1252,10 @@ sole_blocking_client (QfResponder *self)
   for (guint i = 0; i < self->n_peers; i++)
     if (self->peers[i].in_use)
       return -1;
+  /* Unproven connections wait in the epoll set (looked at every FAST_WAIT_NS at most): idle
+   * strangers do not change how a client is served. */
   for (guint i = 0; i < self->n_conns; i++)
-    if (self->conns[i].fd >= 0)
+    if (self->conns[i].fd >= 0 && self->conns[i].proven)
       {
         if (found >= 0 || self->conns[i].want_out || self->conns[i].spin)
           return -1;
@@ -1242,7 +1320,15 @@ housekeeping (QfResponder *self,
               gint64       now_ns)
 {
   gint64 max_ns = (gint64) self->config.max_test_seconds * QF_NSEC_PER_SEC;
+  gint expired;
 
+  /* Connections that did not prove themselves in time (qf-admission.h). */
+  while ((expired = qf_admission_expired (&self->unproven, now_ns)) >= 0)
+    {
+      self->stats.rejected++;
+      conn_close (self, (guint) expired, unproven_why (self, FALSE));
+    }
+  log_summary (self, now_ns, FALSE);
   self->spin_udp = FALSE;
   for (guint i = 0; i < self->n_conns; i++)
     {
@@ -1254,12 +1340,6 @@ housekeeping (QfResponder *self,
           g_autofree char *why = g_strdup_printf (_("ended: longer than %u s (see --max-test-seconds)"),
                                                   self->config.max_test_seconds);
           conn_close (self, i, why);
-          continue;
-        }
-      /* Nor one that does not prove the token: a stranger holds no slot for long. */
-      if (c->auth != AUTH_OPEN && now_ns - c->start_ns > AUTH_END_NS)
-        {
-          conn_close (self, i, _("ended: no access token within 5 s"));
           continue;
         }
       /* A connection that sends nothing (or half a message) must not hold a slot for an hour. */
@@ -1321,6 +1401,7 @@ run_thread (gpointer     data,
   self->wake = qf_wake_timer_new (FAST_WAIT_NS);
   run->ok = run_loop (self, run->stop, run->error);
   close_all_conns (self);
+  log_summary (self, qf_clock_now_ns (), TRUE);
   g_clear_pointer (&self->wake, qf_wake_timer_free);
   self->log_outbox = NULL;
 }

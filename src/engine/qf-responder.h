@@ -18,7 +18,10 @@
  * Access token (qf-auth.h): with a token, a TCP connection must prove it before its first
  * ping-pong message and a UDP peer before its first request; others get a REFUSE in sockperf's
  * framing (our clients print why) and are dropped with one log line, unless allow_classic.
- * A client beyond max_clients gets a REFUSE (busy) the same way, then the connection is closed.
+ * A TCP connection takes one of max_clients slots only once it has proven the token (or, without
+ * one, sent its first request); until then it waits at most QF_ADMISSION_DEADLINE_NS in a bounded
+ * pool of its own (qf-admission.h). A client that proves itself while every slot is taken gets a
+ * REFUSE (busy) the same way, then the connection is closed.
  */
 #pragma once
 
@@ -34,7 +37,7 @@ typedef struct
 } QfResponderEmulation;
 
 /* Called on the thread that called qf_responder_run, one line per finished test or per
- * rejected client. */
+ * rejected client, through a log limit (qf-admission.h) whose summary line counts the rest. */
 typedef void (*QfResponderLogFunc) (const char *line,
                                     gpointer    user_data);
 

@@ -433,17 +433,23 @@ test_serve_limits (void)
     g_assert_nonnull (strstr (err, "--max-clients"));
   }
   {
-    /* A client that connected and says nothing holds the port (for up to 5 s). */
+    /* A client that sent its cookie and then says nothing holds the port (for up to 10 s,
+     * waiting for its parameters; one that sends nothing at all holds nothing). */
+    static const char cookie[37] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     struct sockaddr_in a = { 0 };
     int silent = socket (AF_INET, SOCK_STREAM, 0);
     g_autofree char *out = NULL, *err = NULL;
     g_autofree char *iperf3 = g_find_program_in_path ("iperf3");
+    signed char state = 0;
     gint64 t0;
 
     a.sin_family = AF_INET;
     a.sin_port = htons (port);
     a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
     g_assert_cmpint (connect (silent, (struct sockaddr *) &a, sizeof a), ==, 0);
+    g_assert_cmpint (send (silent, cookie, sizeof cookie, 0), ==, sizeof cookie);
+    g_assert_cmpint (recv (silent, &state, 1, MSG_WAITALL), ==, 1);
+    g_assert_cmpint (state, ==, 9);   /* PARAM_EXCHANGE: the port is this client's */
     t0 = g_get_monotonic_time ();
     g_assert_cmpint (qf_test_run_cli (&out, &err, "bandwidth", "127.0.0.1", "-p", port_text,
                                       "-t", "1", NULL), ==, 2);

@@ -1,22 +1,33 @@
 #!/usr/bin/python3
 # test-cli-token.py — `qualify-cli serve --token-file` and the clients' --token-file end to end on
-# loopback (tests/cli, issue 11): right token measures, wrong or missing token refused with a
-# clear message (exit 2), token files readable by others refused, the token in no output, log or
-# session file; clients beyond --max-clients told the responder is busy. Speaks TAP.
+# loopback (tests/cli): right token measures, wrong or missing token refused with a clear message
+# (exit 2), token files readable by others refused, the token in no output, log or session file;
+# clients beyond --max-clients told the responder is busy; idle connections that never prove
+# themselves hold no slot and are closed within the 2 s deadline; a flood of connections writes
+# a bounded log. Speaks TAP.
 
 import json
 import os
 import random
+import struct
 import shutil
+import select
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
 TOKEN = "qf-token-" + os.urandom(12).hex()
+try:
+    SCALE = max(1.0, float(os.environ.get("QF_TEST_TIME_SCALE", "1")))
+except ValueError:
+    SCALE = 1.0
+DEADLINE_S = 2.0          # an unproven connection is closed after this (qf-admission.h)
+PER_SOURCE = 16           # unproven connections one address may keep waiting
 
 results = []
 children = []
@@ -97,6 +108,85 @@ def stop(p):
 
 def one_line(err):
     return len(err.strip().splitlines()) == 1
+
+
+def ping_message(seq=1, length=14):
+    """A sockperf ping-pong request (client and pong-request flags)."""
+    return struct.pack(">QHI", seq, 0x0001 | 0x0002, length).ljust(14, b"\0")
+
+
+def closed_by(sock, deadline):
+    """Whether the server closes sock (EOF or reset, after whatever it sent) by deadline; looks
+    once even past the deadline, so one late socket does not fail the ones after it."""
+    sock.setblocking(False)
+    while True:
+        r, _, _ = select.select([sock], [], [], 0.05)
+        try:
+            if r and sock.recv(256) == b"":
+                return True
+        except BlockingIOError:
+            pass
+        except ConnectionResetError:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+
+
+def hammer(port, stop_flag, opened):
+    """Opens idle connections from another loopback address (127.0.0.2) until told to stop, as
+    an attacker re-opening them would, keeping the newest 40 open; bounded."""
+    held = []
+    while not stop_flag.is_set() and opened[0] < 5000:
+        try:
+            held.append(socket.create_connection(("127.0.0.1", port), timeout=1,
+                                                 source_address=("127.0.0.2", 0)))
+            opened[0] += 1
+        except OSError:
+            time.sleep(0.01)
+        while len(held) > 40:
+            held.pop(0).close()
+    for h in held:
+        h.close()
+
+
+def idle_hold_nothing(label, port, client_args):
+    """More idle connections than --max-clients and than one source may keep waiting, and more
+    opened all the time from another address: the client (client_args) succeeds promptly, and
+    every idle connection is closed within the deadline."""
+    t0 = time.monotonic()
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(PER_SOURCE + 8)]
+    stop_flag, opened = threading.Event(), [0]
+    thread = threading.Thread(target=hammer, args=(port, stop_flag, opened))
+    try:
+        time.sleep(0.2)
+        thread.start()
+        t1 = time.monotonic()
+        rc, out, err = cli(*client_args, timeout=60)
+        took = time.monotonic() - t1
+        stop_flag.set()
+        thread.join()
+        tap(rc == 0 and took < 5 * SCALE and opened[0] > 0,
+            f"{label}: served in {took:.1f} s with {len(idle)} idle connections open and "
+            f"{opened[0]} more opened meanwhile", err)
+        closed = sum(closed_by(s, t0 + DEADLINE_S + 2 * SCALE) for s in idle)
+        tap(closed == len(idle),
+            f"{label}: the server closed {closed} of {len(idle)} idle connections within "
+            f"{DEADLINE_S:.0f} s", f"{closed} closed")
+    finally:
+        stop_flag.set()
+        if thread.is_alive():
+            thread.join()
+        for s in idle:
+            s.close()
+
+
+def flood(port, payload, n=200):
+    """n connections, each sending payload and its end, waited for until the server closes it."""
+    for _ in range(n):
+        with socket.create_connection(("127.0.0.1", port)) as s:
+            s.sendall(payload)
+            s.shutdown(socket.SHUT_WR)
+            closed_by(s, time.monotonic() + 3 * SCALE)
 
 
 def main():
@@ -195,10 +285,13 @@ def main():
             tap(i.returncode == 0, "--allow-classic serves stock iperf3", i.stdout + i.stderr)
         stop(p)
 
-        # Beyond --max-clients: a clear refusal, not a reset.
+        # Beyond --max-clients: a clear refusal, not a reset. The holder holds its slot from its
+        # first request on (a connection that asks nothing holds none, below).
         p, port = serve("--max-clients", "1")
         holder = socket.create_connection(("127.0.0.1", port))
-        time.sleep(0.2)
+        holder.sendall(ping_message())
+        holder.settimeout(5)
+        holder.recv(14)
         t0 = time.monotonic()
         rc, out, err = cli("latency", "127.0.0.1", "-p", str(port), "-t", "0.3")
         took = time.monotonic() - t0
@@ -210,6 +303,28 @@ def main():
         rc, out, err = cli("latency", "127.0.0.1", "-p", str(port), "-t", "0.3")
         tap(rc == 0, "once the slot is free the next client is served", err)
         stop(p)
+
+        # Idle connections hold no slot, with a token and without.
+        for args in (("--token-file", good), ()):
+            label = "with a token" if args else "without a token"
+            p, port = serve("--max-clients", "4", *args)
+            bw = str(serve.bandwidth_port)
+            idle_hold_nothing(f"latency {label}", port,
+                              ("latency", "127.0.0.1", "-p", str(port), "-t", "0.3", *args))
+            idle_hold_nothing(f"bandwidth {label}", serve.bandwidth_port,
+                              ("bandwidth", "127.0.0.1", "-p", bw, "-t", "0.5", *args))
+            stop(p)
+
+        # A flood of connections that each earn a log line writes a bounded log (20 lines at
+        # once, then one a second, and a line saying how many were left out).
+        p, port = serve()
+        flood(port, struct.pack(">QHI", 1, 0x0003, 5))        # announces 5 bytes: dropped
+        flood(serve.bandwidth_port, b"abcde")                   # breaks off inside the cookie
+        rc, out, err = stop(p)
+        lines = out.strip().splitlines()
+        per_conn = [l for l in lines if "announces" in l or "refused or ended early" in l]
+        tap(rc == 0 and len(per_conn) <= 2 * 25 and out.count("left out of the log") == 2,
+            f"400 connections that each earn a log line write {len(lines)} lines", out[-3000:])
 
         # run --token-file: the path goes into the session, the token nowhere.
         sess = os.path.join(tmp, "session")

@@ -17,8 +17,10 @@
 #include "qf-iperf3-private.h"
 #include "qf-iperf3-proto-private.h"
 #include "qf-clock.h"
+#include "qf-admission.h"
 #include "qf-iperf3.h"
 #include "qf-minijson.h"
+#include "../qf-test-net.h"
 #include "../qf-test-time.h"
 
 typedef struct
@@ -82,18 +84,27 @@ responder_start (void)
   return responder_start_full (0, 0, 0);
 }
 
-static void
-responder_stop (Responder *r)
+/* Stops the responder and returns its log. */
+static char *
+responder_stop_log (Responder *r)
 {
   gint64 t0 = qf_clock_now_ns ();
+  char *log;
 
   g_atomic_int_set (&r->cancel, 1);
   g_thread_join (r->thread);
   g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (QF_NSEC_PER_SEC));
   qf_iperf3_server_free (r->server);
-  g_string_free (r->log, TRUE);
+  log = g_string_free (r->log, FALSE);
   g_mutex_clear (&r->log_lock);
   g_free (r);
+  return log;
+}
+
+static void
+responder_stop (Responder *r)
+{
+  g_free (responder_stop_log (r));
 }
 
 static QfBwConfig
@@ -579,8 +590,9 @@ test_idle_timeout (void)
   responder_stop (resp);
 }
 
-/* A client that connects and says nothing holds the responder until its 5 s cookie timeout;
- * meanwhile another client is refused as busy at once instead of waiting in the listen queue. */
+/* A client that sent its cookie and then says nothing holds the responder until its 10 s
+ * parameter timeout; meanwhile another client is refused as busy at once instead of waiting in
+ * the listen queue. */
 static void
 test_busy_at_once (void)
 {
@@ -589,7 +601,11 @@ test_busy_at_once (void)
   QfBwResult r = { 0 };
   g_autoptr(GError) error = NULL;
   int silent = raw_connect (resp->port);
-  gint64 t0 = qf_clock_now_ns ();
+  gint64 t0;
+
+  g_assert_cmpint (send (silent, raw_cookie, 37, 0), ==, 37);
+  g_assert_cmpint (read_byte (silent), ==, 9);          /* PARAM_EXCHANGE: the test is its */
+  t0 = qf_clock_now_ns ();
 
   g_assert_false (run_client (&c, NULL, &r, &error));
   g_assert_error (error, QF_NET_ERROR, QF_NET_ERROR_BUSY);
@@ -599,6 +615,69 @@ test_busy_at_once (void)
   close (silent);
   assert_next_client_served (resp);
   responder_stop (resp);
+}
+
+/* Connections that never send their cookie hold nothing: they are closed within the admission
+ * deadline, and with more of them open than one source may keep waiting, a client that connects
+ * after them is served at once. */
+static void
+test_idle_holds_nothing (void)
+{
+  enum { N_IDLE = QF_ADMISSION_PER_SOURCE + 4 };
+  Responder *resp = responder_start ();
+  int idle[N_IDLE];
+  gint64 t0 = qf_clock_now_ns ();
+
+  /* left alone: closed by the deadline */
+  for (guint i = 0; i < N_IDLE; i++)
+    idle[i] = raw_connect (resp->port);
+  for (guint i = 0; i < N_IDLE; i++)
+    {
+      g_assert_true (qf_test_closed_by (idle[i], t0 + QF_ADMISSION_DEADLINE_NS
+                                         + qf_test_ns (QF_NSEC_PER_SEC)));
+      close (idle[i]);
+    }
+  /* with a client coming after them: the client is served at once */
+  for (guint i = 0; i < N_IDLE; i++)
+    idle[i] = raw_connect (resp->port);
+  g_usleep (100 * 1000);
+  t0 = qf_clock_now_ns ();
+  assert_next_client_served (resp);
+  g_assert_cmpint (qf_clock_now_ns () - t0, <, qf_test_ns (3 * QF_NSEC_PER_SEC));
+  for (guint i = 0; i < N_IDLE; i++)
+    {
+      g_assert_true (qf_test_closed_by (idle[i], qf_clock_now_ns () + qf_test_ns (QF_NSEC_PER_SEC)));
+      close (idle[i]);
+    }
+  responder_stop (resp);
+}
+
+/* 200 connections that each break off inside their cookie write a bounded number of lines, and
+ * one line says how many were left out. */
+static void
+test_log_rate (void)
+{
+  Responder *resp = responder_start ();
+  g_autofree char *log = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint refused = 0;
+
+  for (guint i = 0; i < 200; i++)
+    {
+      int fd = raw_connect (resp->port);
+      g_assert_cmpint (send (fd, raw_cookie, 5, 0), ==, 5);
+      shutdown (fd, SHUT_WR);
+      g_assert_true (qf_test_closed_by (fd, qf_clock_now_ns () + qf_test_ns (3 * QF_NSEC_PER_SEC)));
+      close (fd);
+    }
+  log = responder_stop_log (resp);
+  lines = g_strsplit (log, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    refused += strstr (lines[i], "refused or ended early") != NULL;
+  g_test_message ("%u lines for 200 connections", g_strv_length (lines) - 1);
+  g_assert_cmpuint (refused, >=, 1);
+  g_assert_cmpuint (refused, <=, QF_LOG_LIMIT_BURST + 5);
+  g_assert_nonnull (strstr (log, "left out of the log"));
 }
 
 /* serve --max-clients 2 --max-test-seconds 3 on the bandwidth port: more streams or a longer
@@ -951,6 +1030,8 @@ main (int   argc,
   g_test_add_func ("/engine/bandwidth/responder/wrong-cookie-then-next", test_wrong_cookie);
   g_test_add_func ("/engine/bandwidth/responder/busy", test_busy);
   g_test_add_func ("/engine/bandwidth/responder/busy-at-once", test_busy_at_once);
+  g_test_add_func ("/engine/bandwidth/responder/idle-holds-nothing", test_idle_holds_nothing);
+  g_test_add_func ("/engine/bandwidth/responder/log-rate", test_log_rate);
   g_test_add_func ("/engine/bandwidth/responder/idle-timeout", test_idle_timeout);
   g_test_add_func ("/engine/bandwidth/responder/limits", test_limits);
   g_test_add_func ("/engine/bandwidth/responder/udp-loss-as-iperf3", test_udp_accounting);

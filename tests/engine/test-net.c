@@ -602,17 +602,34 @@ test_responder_malformed (void)
   fixture_stop (&f);
 }
 
+/* Sends one ping-pong request on fd: how a connection becomes a client that holds a slot. */
+static void
+tcp_ping (int fd)
+{
+  QfSockperfHeader h = { 1, QF_SOCKPERF_FLAG_CLIENT | QF_SOCKPERF_FLAG_PONG_REQUEST, 14 };
+  guint8 msg[14];
+
+  qf_sockperf_header_write (msg, &h);
+  g_assert_cmpint (send (fd, msg, sizeof msg, 0), ==, sizeof msg);
+}
+
 static void
 test_responder_max_clients (void)
 {
   Fixture f;
+  guint8 reply[14];
   int a, b, c;
 
   fixture_start (&f, 2, NULL);
   a = tcp_connect (f.port);
   b = tcp_connect (f.port);
   c = tcp_connect (f.port);
-  /* The third connection is accepted by the kernel, then closed by the responder. */
+  tcp_ping (a);
+  tcp_ping (b);
+  g_assert_cmpint (recv (a, reply, sizeof reply, MSG_WAITALL), ==, sizeof reply);
+  g_assert_cmpint (recv (b, reply, sizeof reply, MSG_WAITALL), ==, sizeof reply);
+  /* The third client's first request finds both slots taken: refused, then closed. */
+  tcp_ping (c);
   g_assert_true (wait_closed (c));
   close (c);
   close (a);
@@ -621,7 +638,7 @@ test_responder_max_clients (void)
   fixture_stop (&f);
 }
 
-/* A client that connects and then says nothing is served in the responder's fast path (a
+/* A client that asks once and then says nothing is served in the responder's fast path (a
  * blocking recv() on its socket): a second client and the stop flag must still be noticed
  * within the fast path's 10 ms wake period, not after the silent client's next message. */
 static void
@@ -636,6 +653,9 @@ test_responder_silent_sole_client (void)
 
   fixture_start (&f, 0, NULL);
   silent = tcp_connect (f.port);
+  /* one request and its reply (a connection holds a slot once it asked for something) */
+  tcp_ping (silent);
+  g_assert_cmpint (recv (silent, msg, sizeof msg, MSG_WAITALL), ==, sizeof msg);
   g_usleep (55 * G_USEC_PER_SEC / 1000);   /* the responder is now waiting on `silent` alone */
 
   fd = tcp_connect (f.port);

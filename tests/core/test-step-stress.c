@@ -86,6 +86,28 @@ test_cancel_partial (void)
   }
 }
 
+/* Every number and text of the result is listed in the step's figures, every parameter given in
+ * its parameters, so the report can label them all (it leaves out what is not listed). */
+static void
+assert_all_listed (const QfStepInfo *step,
+                   JsonObject       *params,
+                   JsonObject       *result)
+{
+  g_autoptr(GList) members = json_object_get_members (result);
+  g_autoptr(GList) given = json_object_get_members (params);
+
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      JsonNode *n = json_object_get_member (result, l->data);
+      if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) != G_TYPE_BOOLEAN
+          && qf_step_find_figure (step, l->data) == NULL)
+        g_error ("%s: result member “%s” has no figure entry", step->id, (const char *) l->data);
+    }
+  for (GList *l = given; l != NULL; l = l->next)
+    if (qf_step_find_param (step, l->data) == NULL)
+      g_error ("%s: parameter “%s” has no entry", step->id, (const char *) l->data);
+}
+
 static void
 test_stepped (void)
 {
@@ -102,6 +124,7 @@ test_stepped (void)
   json_object_set_double_member (params, "monitor_interval_s", 0.1);
   g_assert_true (step->run (params, NULL, &result, &error));
   g_assert_no_error (error);
+  assert_all_listed (step, params, result);
   steps = json_object_get_array_member (result, "steps");
   g_assert_cmpuint (json_array_get_length (steps), ==, 2);
   for (guint i = 0; i < 2; i++)

@@ -190,6 +190,78 @@ test_plot_time_series_window (void)
     }
 }
 
+/* A run whose samples sit between 10 and 60 µs with a 2335 µs limit: the value axis follows the
+ * samples (they fill most of the height), a limit near them still joins the axis. */
+static void
+test_plot_series_scale (void)
+{
+  gdouble values[200], y_min, y_max;
+  QfPlotSeries series = { "rt", NULL, values, G_N_ELEMENTS (values), 0, 0.01, FALSE };
+  const QfPlotLimit far[] = { { "Maximum latency ≤ 2335 µs", 2335 } };
+  const QfPlotLimit near[] = { { "Average latency ≤ 80 µs", 80 }, { "Maximum latency ≤ 2335 µs", 2335 } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    values[i] = 10 + (i * 7919 % 51);
+  qf_plot_series_scale (NULL, &series, 1, far, G_N_ELEMENTS (far), &y_min, &y_max);
+  g_assert_cmpfloat (y_min, ==, 0);
+  g_assert_cmpfloat (y_max, >=, 60);
+  g_assert_cmpfloat ((60 - 10) / (y_max - y_min), >, 0.6);   /* the samples use most of the height */
+  qf_plot_series_scale (NULL, &series, 1, near, G_N_ELEMENTS (near), &y_min, &y_max);
+  g_assert_cmpfloat (y_max, >=, 80);
+  g_assert_cmpfloat (y_max, <, 200);
+  /* No samples: the limits set the axis. */
+  qf_plot_series_scale (NULL, &series, 0, far, G_N_ELEMENTS (far), &y_min, &y_max);
+  g_assert_cmpfloat (y_max, >=, 2335);
+}
+
+/* Pixels of about the limits' colour in the rectangle [x0, x1) × [y0, y1). */
+static guint
+count_limit_pixels (cairo_surface_t *img,
+                    int x0, int x1, int y0, int y1)
+{
+  int stride = cairo_image_surface_get_stride (img);
+  const guint8 *data = cairo_image_surface_get_data (img);
+  guint n = 0;
+
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        const guint32 px = *(const guint32 *) (data + y * stride + x * 4);
+        int pr = (px >> 16) & 0xff, pg = (px >> 8) & 0xff, pb = px & 0xff;
+        if (pr > 150 && pg < 90 && pb < 90)
+          n++;
+      }
+  return n;
+}
+
+/* The far limit is no line across the plot but a marker at its top edge, at the right; the
+ * samples reach well above the bottom quarter. */
+static void
+test_plot_series_edge_marker (void)
+{
+  gdouble values[400];
+  QfPlotSeries series = { "rt", NULL, values, G_N_ELEMENTS (values), 0, 0.01, FALSE };
+  const QfPlotLimit limits[] = { { "Maximum latency ≤ 2335 µs", 2335 } };
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 200);
+  cairo_t *cr = cairo_create (img);
+  QfPlotOptions opt;
+  gboolean high = FALSE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    values[i] = i % 50 == 0 ? 60 : 10 + (i * 7919 % 31);
+  qf_plot_options_init (&opt);
+  qf_plot_time_series (cr, 400, 200, &opt, &series, 1, limits, G_N_ELEMENTS (limits));
+  cairo_surface_flush (img);
+  for (int x = 60; x < 390 && !high; x++)
+    high = column_has_series_colour (img, x, 20, 100);
+  g_assert_true (high);
+  g_assert_cmpuint (count_limit_pixels (img, 200, 400, 0, 60), >, 20);   /* the marker */
+  g_assert_cmpuint (count_limit_pixels (img, 0, 150, 0, 200), ==, 0);   /* no line across */
+  g_assert_cmpuint (count_limit_pixels (img, 0, 400, 60, 200), ==, 0);
+  cairo_destroy (cr);
+  cairo_surface_destroy (img);
+}
+
 static void
 test_plot_histogram_from_result (void)
 {
@@ -694,6 +766,127 @@ test_verify_not_a_report (void)
   g_assert_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_READ);
 }
 
+/* Every member name of the objects in node that reads like a key of the code (a word, "_", more
+ * words: "vm_bytes", "p99_us"), into keys. */
+static void
+collect_keys (JsonNode   *node,
+              GHashTable *keys)
+{
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *a = json_node_get_array (node);
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        collect_keys (json_array_get_element (a, i), keys);
+    }
+  else if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *o = json_node_get_object (node);
+      g_autoptr(GList) members = json_object_get_members (o);
+
+      for (GList *l = members; l != NULL; l = l->next)
+        {
+          if (g_regex_match_simple ("^[a-z0-9]+_[a-z0-9_]+$", l->data, 0, 0))
+            g_hash_table_add (keys, g_strdup (l->data));
+          collect_keys (json_object_get_member (o, l->data), keys);
+        }
+    }
+}
+
+/* The text a reader sees in an HTML report: no style, no script, no tags. */
+static char *
+html_visible_text (const char *path)
+{
+  g_autofree char *html = NULL;
+  g_autoptr(GRegex) hidden = g_regex_new ("<(style|script)[^>]*>.*?</\\1>", G_REGEX_DOTALL, 0, NULL);
+  g_autoptr(GRegex) tags = g_regex_new ("<[^>]*>", G_REGEX_DOTALL, 0, NULL);
+  g_autofree char *shown = NULL;
+
+  g_assert_true (g_file_get_contents (path, &html, NULL, NULL));
+  shown = g_regex_replace_literal (hidden, html, -1, 0, " ", 0, NULL);
+  return g_regex_replace_literal (tags, shown, -1, 0, " ", 0, NULL);
+}
+
+static void
+assert_no_raw_key (const char *what,
+                   const char *text,
+                   GHashTable *keys)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, keys);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      g_autofree char *pattern = g_strdup_printf ("\\b%s\\b", (const char *) key);
+      if (g_regex_match_simple (pattern, text, 0, 0))
+        g_error ("%s shows the raw key “%s”:\n%s", what, (const char *) key, text);
+    }
+}
+
+/* The report of a real quick run (quick-run.json: every test, as the engines wrote their
+ * results, with the built-in peer) speaks a person's words in English and Chinese: no key of any
+ * result or parameter in the PDF's text or the HTML's visible text, sizes in MiB, the real-time
+ * test's one second as "1 s". */
+static void
+test_figures_readable (void)
+{
+  g_autofree char *path = fixture ("quick-run.json");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GError) error = NULL;
+  JsonArray *steps;
+  const char *langs[] = { "en", "zh_CN" };
+
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  g_assert_no_error (error);
+  steps = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "steps");
+  g_assert_cmpuint (json_array_get_length (steps), ==, 7);
+  for (guint i = 0; i < json_array_get_length (steps); i++)
+    {
+      JsonObject *step = json_array_get_object_element (steps, i);
+      collect_keys (json_object_get_member (step, "result"), keys);
+      collect_keys (json_object_get_member (step, "params"), keys);
+    }
+  g_assert_true (g_hash_table_contains (keys, "vm_bytes"));
+  g_assert_true (g_hash_table_contains (keys, "bytes_written"));
+
+  for (guint l = 0; l < G_N_ELEMENTS (langs); l++)
+    {
+      g_autofree char *pdf_name = g_strdup_printf ("quick-%s.pdf", langs[l]);
+      g_autofree char *html_name = g_strdup_printf ("quick-%s.html", langs[l]);
+      g_autofree char *pdf = write_report ("quick-run.json", langs[l], pdf_name, NULL);
+      g_autofree char *html = write_report ("quick-run.json", langs[l], html_name, NULL);
+      const char *argv[] = { "pdftotext", "-layout", pdf, "-", NULL };
+      g_autofree char *text = run_tool (argv, NULL);
+      g_autofree char *shown = html_visible_text (html);
+      g_autofree char *rt = NULL;
+      const char *start, *end;
+
+      if (text == NULL)
+        {
+          g_test_skip ("pdftotext (poppler-utils) is not installed");
+          return;
+        }
+      assert_no_raw_key ("the PDF", text, keys);
+      assert_no_raw_key ("the HTML", shown, keys);
+      for (const char *const *t = (const char *const[]) { text, shown, NULL }; *t != NULL; t++)
+        {
+          g_assert_nonnull (strstr (*t, "256 MiB"));   /* vm_bytes "256M" */
+          g_assert_nonnull (strstr (*t, "128 MiB"));   /* hdd_bytes "128M" */
+          g_assert_null (strstr (*t, "268435456"));
+          g_assert_true (g_regex_match_simple ("[0-9.]+ MiB", *t, 0, 0));
+        }
+      /* The real-time section (from its heading to the next test's): its durations read 1 s. */
+      start = strstr (shown, "1. ");
+      g_assert_nonnull (start);
+      end = strstr (start, "2. ");
+      g_assert_nonnull (end);
+      rt = g_strndup (start, end - start);
+      g_assert_true (g_regex_match_simple ("\\s1(\\.0[0-9]*)? s\\b", rt, 0, 0));
+      g_assert_false (g_regex_match_simple ("\\s0 s\\b", rt, 0, 0));
+    }
+}
+
 static void
 test_chinese_report (void)
 {
@@ -876,6 +1069,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/plot/time-series-keeps-spikes", test_plot_time_series_keeps_spikes);
   g_test_add_func ("/core/plot/time-series-window", test_plot_time_series_window);
   g_test_add_func ("/core/plot/histogram-from-result", test_plot_histogram_from_result);
+  g_test_add_func ("/core/plot/series-scale", test_plot_series_scale);
+  g_test_add_func ("/core/plot/series-edge-marker", test_plot_series_edge_marker);
   g_test_add_func ("/core/report/rejects-non-session", test_report_rejects_non_session);
   g_test_add_func ("/core/report/pdf-text", test_pdf_text);
   g_test_add_func ("/core/report/pdf-renders-fonts-embedded", test_pdf_renders_and_embeds_fonts);
@@ -885,6 +1080,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/html-signed-and-tampered", test_html_signed_and_tampered);
   g_test_add_func ("/core/verify/html-signature-only-where-written", test_html_signature_only_where_written);
   g_test_add_func ("/core/report/chinese", test_chinese_report);
+  g_test_add_func ("/core/report/figures-readable", test_figures_readable);
   g_test_add_func ("/core/report/user-names-isolated-and-wrapped", test_user_names_isolated_and_wrapped);
   g_test_add_func ("/core/report/read-only-folder", test_read_only_folder);
   g_test_add_func ("/core/verify/trust", test_verify_trust);

@@ -6,6 +6,8 @@
 
 #include "qf-step.h"
 #include "qf-steps.h"
+#include "../qf-test-time.h"
+#include "qf-test-figures.h"
 
 static JsonObject *
 params_from (const char *json)
@@ -113,6 +115,24 @@ test_progress_and_samples (void)
   g_assert_false (json_object_get_boolean_member (result, "stopped_early"));
 }
 
+/* A run bounded by loops states the time it took (200 cycles of 1 ms: about 0.2 s, not the
+ * duration parameter's 0), and every figure of it is listed. */
+static void
+test_duration_and_figures (void)
+{
+  g_autoptr(JsonObject) params = params_from ("{\"loops\": 200, \"interval_us\": 1000, \"priority\": 0}");
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GError) error = NULL;
+  gdouble duration_s;
+
+  g_assert_true (qf_step_rt.run (params, NULL, &result, &error));
+  g_assert_no_error (error);
+  duration_s = json_object_get_double_member (result, "duration_s");
+  g_assert_cmpfloat (duration_s, >=, 0.19);
+  g_assert_cmpfloat (duration_s, <, qf_test_s (5));
+  assert_all_listed (&qf_step_rt, params, result);
+}
+
 /* A stop request ends the run early: CANCELLED, and the partial result is kept and consistent. */
 static void
 test_cancel_keeps_partial_result (void)
@@ -146,6 +166,7 @@ main (int   argc,
   g_test_add_func ("/core/step-rt/classic-command", test_classic_command);
   g_test_add_func ("/core/step-rt/invalid-params", test_invalid_params);
   g_test_add_func ("/core/step-rt/progress-and-samples", test_progress_and_samples);
+  g_test_add_func ("/core/step-rt/duration-and-figures", test_duration_and_figures);
   g_test_add_func ("/core/step-rt/cancel-keeps-partial-result", test_cancel_keeps_partial_result);
 
   return g_test_run ();

@@ -9,6 +9,7 @@
 
 #include "qf-step-stress.h"
 #include "qf-step.h"
+#include "qf-test-figures.h"
 
 typedef struct
 {
@@ -102,6 +103,7 @@ test_stepped (void)
   json_object_set_double_member (params, "monitor_interval_s", 0.1);
   g_assert_true (step->run (params, NULL, &result, &error));
   g_assert_no_error (error);
+  assert_all_listed (step, params, result);
   steps = json_object_get_array_member (result, "steps");
   g_assert_cmpuint (json_array_get_length (steps), ==, 2);
   for (guint i = 0; i < 2; i++)

@@ -418,7 +418,30 @@ device_columns (Frame *f)
 static const gdouble limit_color[3] = { 0.75, 0.1, 0.1 };
 static const gdouble limit_color_dark[3] = { 1.0, 0.45, 0.4 };
 
-/* Limit lines: dashed, labelled at the top, labels staggered so neighbours do not overlap. */
+/* A limit of a time series beyond the value axis: its label with an arrow ("Maximum latency ≤
+ * 2335 µs ↑") inside the plot at the edge it lies past, over a short solid stroke on that edge;
+ * row stacks several markers at one edge. */
+static void
+draw_edge_marker (Frame             *f,
+                  const QfPlotLimit *limit,
+                  gboolean           above,
+                  int                row)
+{
+  g_autofree char *text = g_strdup_printf ("%s %s", limit->label ? limit->label : "",
+                                           above ? "↑" : "↓");
+  gdouble tw, th, right = f->x0 + f->w - 3, y;
+
+  text_size (f, text, 0.95, &tw, &th);
+  y = above ? f->y0 + 2 + row * (th + 1) : f->y0 + f->h - 2 - row * (th + 1);
+  cairo_set_line_width (f->cr, 2.4);
+  cairo_move_to (f->cr, right - MIN (tw, f->w / 3), above ? f->y0 + 1 : f->y0 + f->h - 1);
+  cairo_line_to (f->cr, right + 3, above ? f->y0 + 1 : f->y0 + f->h - 1);
+  cairo_stroke (f->cr);
+  draw_text (f, text, right, y, 1, above ? 0 : 1, 0.95, FALSE);
+}
+
+/* Limit lines: dashed, labelled at the top, labels staggered so neighbours do not overlap; a
+ * time series' limit beyond its value axis is an edge marker instead. */
 static void
 draw_limits (Frame             *f,
              const Axis        *a,
@@ -430,7 +453,7 @@ draw_limits (Frame             *f,
   const gdouble *col = f->opt->dark ? limit_color_dark : limit_color;
   gdouble dashes[] = { 5, 3 };
   gdouble last_label_end = -G_MAXDOUBLE, last_label_y = -G_MAXDOUBLE, last_label_left = G_MAXDOUBLE;
-  int row = 0;
+  int row = 0, rows_above = 0, rows_below = 0;
 
   for (guint i = 0; i < n_limits; i++)
     {
@@ -438,8 +461,16 @@ draw_limits (Frame             *f,
       gdouble fr = axis_frac (a, v);
       gdouble tw, th;
 
-      if (!isfinite (v) || fr < 0 || fr > 1)
+      if (!isfinite (v) || (vertical && (fr < 0 || fr > 1)))
         continue;
+      if (fr < 0 || fr > 1)
+        {
+          cairo_save (cr);
+          set_rgb (cr, col, 1);
+          draw_edge_marker (f, &limits[i], fr > 1, fr > 1 ? rows_above++ : rows_below++);
+          cairo_restore (cr);
+          continue;
+        }
       cairo_save (cr);
       set_rgb (cr, col, 1);
       cairo_set_line_width (cr, 1.2);
@@ -995,14 +1026,12 @@ series_x_axis (const QfPlotOptions *options,
     }
 }
 
-/* The range of the values shown on the time axis and of the limits, in *v_lo and *v_hi (empty,
- * lo > hi, when there is neither). Returns FALSE when no sample lies on the time axis. */
+/* The range of the samples shown on the time axis, in *v_lo and *v_hi (empty, lo > hi, when
+ * there is none). Returns FALSE when no sample lies on the time axis. */
 static gboolean
 series_value_range (const QfPlotSeries *series,
                     guint               n_series,
                     const Axis         *ax,
-                    const QfPlotLimit  *limits,
-                    guint               n_limits,
                     gdouble            *v_lo,
                     gdouble            *v_hi)
 {
@@ -1020,36 +1049,83 @@ series_value_range (const QfPlotSeries *series,
         *v_hi = MAX (*v_hi, v);
         any = TRUE;
       }
-  for (guint i = 0; i < n_limits; i++)
-    if (isfinite (limits[i].value))
-      {
-        *v_lo = MIN (*v_lo, limits[i].value);
-        *v_hi = MAX (*v_hi, limits[i].value);
-      }
   return any;
 }
 
-/* The value axis: the fixed scale, or the values with a little room above, from zero when
- * nothing is negative or a series is an area. */
+/* Widens [*v_lo, *v_hi] (the samples' range, from base) to the limits near it: a limit is taken
+ * in when the samples still fill at least half of the axis with it, so the data keeps most of
+ * the height; a limit further away stays outside and is marked at the edge (draw_limits). With
+ * no samples, or samples that span nothing, every limit is taken in. */
 static void
-series_y_axis (const QfPlotOptions *options,
-               gdouble              v_lo,
-               gdouble              v_hi,
-               gboolean             any_area,
-               Axis                *ay)
+series_take_in_limits (const QfPlotLimit *limits,
+                       guint              n_limits,
+                       gboolean           any,
+                       gboolean           from_zero,
+                       gdouble           *v_lo,
+                       gdouble           *v_hi)
 {
-  ay->log = FALSE;
+  gdouble lo = from_zero ? MIN (0, *v_lo) : *v_lo, hi = *v_hi;
+  gdouble span = any ? hi - lo : 0;
+  gdouble new_lo = lo, new_hi = hi;
+
+  for (guint i = 0; i < n_limits; i++)
+    {
+      gdouble v = limits[i].value;
+
+      if (!isfinite (v))
+        continue;
+      if (!any || span <= 0)
+        new_lo = MIN (new_lo, v), new_hi = MAX (new_hi, v);
+      else if (v > hi && v - lo <= 2 * span)
+        new_hi = MAX (new_hi, v);
+      else if (v < lo && hi - v <= 2 * span)
+        new_lo = MIN (new_lo, v);
+    }
+  if (!any && n_limits == 0)
+    return;
+  *v_lo = any ? MIN (*v_lo, new_lo) : new_lo;
+  *v_hi = new_hi;
+}
+
+void
+qf_plot_series_scale (const QfPlotOptions *options,
+                      const QfPlotSeries  *series,
+                      guint                n_series,
+                      const QfPlotLimit   *limits,
+                      guint                n_limits,
+                      gdouble             *y_min,
+                      gdouble             *y_max)
+{
+  QfPlotOptions defaults;
+  Axis ax, ay;
+  gdouble v_lo, v_hi;
+  gboolean any, area;
+
+  g_return_if_fail (n_series == 0 || series != NULL);
+  g_return_if_fail (n_limits == 0 || limits != NULL);
+  g_return_if_fail (y_min != NULL && y_max != NULL);
+  options = options_or_defaults (options, &defaults);
+
+  series_x_axis (options, series, n_series, &ax);
+  any = series_value_range (series, n_series, &ax, &v_lo, &v_hi);
+  area = series_any_area (series, n_series);
+  ay.log = FALSE;
   if (options->fixed_scale)
     {
-      ay->min = options->y_min;
-      ay->max = options->y_max > options->y_min ? options->y_max : options->y_min + 1;
-      return;
+      ay.min = options->y_min;
+      ay.max = options->y_max > options->y_min ? options->y_max : options->y_min + 1;
     }
-  if (v_lo > v_hi)
-    v_lo = 0, v_hi = 1;
-  ay->min = (v_lo >= 0 || any_area) ? 0 : v_lo;
-  ay->max = v_hi + (v_hi - ay->min) * 0.08;
-  nice_linear (ay, ay->min == 0);
+  else
+    {
+      series_take_in_limits (limits, n_limits, any, !any || v_lo >= 0 || area, &v_lo, &v_hi);
+      if (v_lo > v_hi)
+        v_lo = 0, v_hi = 1;
+      ay.min = (v_lo >= 0 || area) ? 0 : v_lo;
+      ay.max = v_hi + (v_hi - ay.min) * 0.08;
+      nice_linear (&ay, ay.min == 0);
+    }
+  *y_min = ay.min;
+  *y_max = ay.max;
 }
 
 /* The longer of the value axis's end labels, which sets the left margin. */
@@ -1336,8 +1412,9 @@ qf_plot_time_series (cairo_t             *cr,
   options = options_or_defaults (options, &defaults);
 
   series_x_axis (options, series, n_series, &ax);
-  any = series_value_range (series, n_series, &ax, limits, n_limits, &v_lo, &v_hi);
-  series_y_axis (options, v_lo, v_hi, series_any_area (series, n_series), &ay);
+  any = series_value_range (series, n_series, &ax, &v_lo, &v_hi);
+  ay.log = FALSE;
+  qf_plot_series_scale (options, series, n_series, limits, n_limits, &ay.min, &ay.max);
   tick = series_widest_y_tick (&ay);
   draw_frame (&f, cr, width, height, options, tick, &ax, &ay);
   draw_series (&f, &ax, &ay, series, n_series);

@@ -10,8 +10,8 @@
  * Conventions (docs ux.md): latency histogram OSADL style — linear x from 0 to a little past the
  * largest sample (log x on request or when the tail is long), logarithmic count axis
  * (1, 10, 100, …), one colour per thread/CPU, limits as labelled dashed lines, the current
- * maximum marked. Time series decimated to min/max per pixel column; throughput as an area with
- * the target as a line. Tick labels have at most 3 significant digits; axis labels carry units.
+ * maximum marked. Time series decimated to min/max per pixel column, scaled to the data with
+ * far limits marked at the edge; throughput as an area with the target as a line. Tick labels have at most 3 significant digits; axis labels carry units.
  * Text goes through pango so Chinese labels render with the same fonts as the report.
  */
 #pragma once
@@ -119,6 +119,20 @@ void     qf_plot_time_series     (cairo_t                *cr,
                                   guint                   n_series,
                                   const QfPlotLimit      *limits,
                                   guint                   n_limits);
+
+/* The value axis qf_plot_time_series draws these series with, in *y_min and *y_max: the fixed
+ * scale when options ask for one; else the samples on the time axis (from zero unless one is
+ * negative), rounded out to a tick, so they fill most of the height. A limit joins the range
+ * only when the samples still fill at least half of it; one further away is drawn as a marker
+ * at the edge it lies beyond ("Maximum latency ≤ 2335 µs ↑") instead of as a line. With no
+ * samples the limits set the range. */
+void     qf_plot_series_scale    (const QfPlotOptions    *options,
+                                  const QfPlotSeries     *series,
+                                  guint                   n_series,
+                                  const QfPlotLimit      *limits,
+                                  guint                   n_limits,
+                                  gdouble                *y_min,
+                                  gdouble                *y_max);
 
 /* Conveniences for step results (the objects `qualify-cli <test> --json` prints, stored in the
  * session): they find the data and draw with the functions above.

@@ -2,7 +2,8 @@
  * model).
  *
  * Block constructors (paragraphs, tables, key–value rows), numbers with their units, verdict
- * words with their icons, dates, test titles and descriptions, the labels of a test's figures,
+ * words with their icons, dates, test titles and descriptions, a test's figures and parameters
+ * as a person reads them (labels, sizes in KiB/MiB/GiB, words translated),
  * and the criteria table and overall verdict exactly as printed (the verifier compares against
  * these). Nothing here calls the writers.
  */
@@ -13,6 +14,8 @@
 
 #include "qf-report-format.h"
 #include "qf-report-json.h"
+#include "qf-step-bandwidth.h"
+#include "qf-stress.h"
 
 /* Text Qualify did not write */
 
@@ -131,21 +134,6 @@ _qf_report_format_value_unit (gdouble     v,
   return g_strdup_printf ("%s %s", s, unit);
 }
 
-/* The unit a key's suffix names, or NULL. */
-static const char *
-unit_of_key (const char *key)
-{
-  static const struct { const char *suffix, *unit; } units[] = {
-    { "_us", "µs" }, { "_ns", "ns" }, { "_ms", "ms" }, { "_s", "s" }, { "_mbps", "Mbit/s" },
-    { "_kbps", "kB/s" }, { "_kBps", "kB/s" }, { "_kbytes_per_s", "kB/s" }, { "_pct", "%" }, { "_kb", "kB" },
-    { "_bytes", "B" }, { "_bps", "bit/s" }, { "_mhz", "MHz" },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
-    if (g_str_has_suffix (key, units[i].suffix))
-      return units[i].unit;
-  return NULL;
-}
-
 const char *
 _qf_report_verdict_word (QfReport   *report,
                          const char *verdict)
@@ -221,25 +209,200 @@ _qf_report_step_description (QfReport   *report,
   return info != NULL ? TR (info->description) : NULL;
 }
 
-/* A figure of a step's result as the step describes it (QfStepInfo.figures); one it does not
- * list is shown by its key, in the unit its suffix names. */
-const char *
-_qf_report_figure_label (QfReport         *report,
-                         const QfStepInfo *info,
-                         const char       *key)
-{
-  const QfStepFigure *figure = info != NULL ? qf_step_find_figure (info, key) : NULL;
+/* Figures and parameters */
 
-  return figure != NULL ? TR (figure->label) : key;
+/* A size in bytes in the binary unit that reads best: "56 B", "1 KiB", "256 MiB", "1.05 GiB". */
+static char *
+format_size (gdouble bytes)
+{
+  static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+  g_autofree char *v = NULL;
+  guint i = 0;
+
+  if (fabs (bytes) < 1024)
+    return g_strdup_printf ("%.0f B", bytes);
+  bytes /= 1024;
+  while (fabs (bytes) >= 1024 && i + 1 < G_N_ELEMENTS (units))
+    bytes /= 1024, i++;
+  v = qf_plot_format_value (bytes);
+  return g_strdup_printf ("%s %s", v, units[i]);
 }
 
-const char *
-_qf_report_figure_unit (const QfStepInfo *info,
-                        const char       *key)
+/* A rate in bit/s in the decimal unit that reads best: "500 kbit/s", "100 Mbit/s". */
+static char *
+format_bit_rate (gdouble bps)
 {
-  const QfStepFigure *figure = info != NULL ? qf_step_find_figure (info, key) : NULL;
+  static const char *const units[] = { "bit/s", "kbit/s", "Mbit/s", "Gbit/s" };
+  g_autofree char *v = NULL;
+  guint i = 0;
 
-  return figure != NULL ? figure->unit : unit_of_key (key);
+  while (fabs (bps) >= 1000 && i + 1 < G_N_ELEMENTS (units))
+    bps /= 1000, i++;
+  v = qf_plot_format_value (bps);
+  return g_strdup_printf ("%s %s", v, units[i]);
+}
+
+/* A word of the engines' in the report's language; a word not listed as it is. */
+static char *
+format_word (QfReport   *report,
+             const char *word)
+{
+  static const struct { const char *word, *text; } words[] = {
+    { "tcp", "TCP" }, { "udp", "UDP" },
+    { "up", N_("PC to helper") }, { "down", N_("helper to PC") },
+    { "bidir", N_("both directions") },
+    { "raw", N_("raw socket") }, { "datagram", N_("datagram socket") },
+    { "blocking", N_("blocking") }, { "spin", N_("busy polling") },
+    { "direct", N_("direct I/O") }, { "fsync", N_("written and synced") },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (g_str_equal (word, words[i].word))
+      return g_strdup (TR (words[i].text));
+  return _qf_report_isolate (word);
+}
+
+static gboolean
+node_number (JsonNode *n,
+             gdouble  *v)
+{
+  if (!JSON_NODE_HOLDS_VALUE (n) || (json_node_get_value_type (n) != G_TYPE_INT64
+                                     && json_node_get_value_type (n) != G_TYPE_DOUBLE))
+    return FALSE;
+  *v = json_node_get_double (n);
+  return TRUE;
+}
+
+static const char *
+node_string (JsonNode *n)
+{
+  return JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+           ? json_node_get_string (n) : NULL;
+}
+
+/* A number in the figure's unit ("12.3 µs", "0%"), integers in full. */
+static char *
+format_number (JsonNode   *n,
+               const char *unit)
+{
+  g_autofree char *v = _qf_report_format_number (n);
+
+  if (unit == NULL)
+    return g_steal_pointer (&v);
+  if (g_str_equal (unit, "%"))
+    return g_strdup_printf ("%s%%", v);
+  return g_strdup_printf ("%s %s", v, unit);
+}
+
+/* Text as it is (a folder, a host); a list (rt's cpus) as "0, 1". */
+static char *
+format_text (JsonNode *n)
+{
+  if (JSON_NODE_HOLDS_ARRAY (n))
+    {
+      JsonArray *a = json_node_get_array (n);
+      g_autoptr(GString) s = g_string_new (NULL);
+
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        {
+          g_autofree char *item = format_text (json_array_get_element (a, i));
+          g_string_append_printf (s, "%s%s", i ? ", " : "", item ? item : "");
+        }
+      return _qf_report_isolate (s->str);
+    }
+  if (node_string (n) != NULL)
+    return _qf_report_isolate (node_string (n));
+  if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) != G_TYPE_BOOLEAN)
+    return _qf_report_format_number (n);
+  return NULL;
+}
+
+/* A size or a rate: a number, or a text the step parses ("256M"); other text as it is. */
+static char *
+format_quantity (const QfStepFigure *figure,
+                 JsonNode           *n)
+{
+  const char *text = node_string (n);
+  gdouble v;
+  guint64 parsed;
+
+  if (node_number (n, &v))
+    {
+      if (figure->format == QF_FIGURE_KIB)
+        return format_size (v * 1024);
+      return figure->format == QF_FIGURE_BYTES ? format_size (v) : format_bit_rate (v);
+    }
+  if (text == NULL)
+    return NULL;
+  if (figure->format == QF_FIGURE_BYTES && qf_stress_parse_size (text, &parsed))
+    return format_size ((gdouble) parsed);
+  if (figure->format == QF_FIGURE_BIT_RATE && qf_step_bandwidth_parse_rate (text, &parsed))
+    return format_bit_rate ((gdouble) parsed);
+  return _qf_report_isolate (text);
+}
+
+char *
+_qf_report_format_figure (QfReport           *report,
+                          const QfStepFigure *figure,
+                          JsonNode           *n)
+{
+  gdouble v;
+
+  g_return_val_if_fail (figure != NULL && n != NULL, NULL);
+  if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_BOOLEAN)
+    return g_strdup (json_node_get_boolean (n) ? TR (N_("yes")) : TR (N_("no")));
+  switch (figure->format)
+    {
+    case QF_FIGURE_HIDDEN:
+      return NULL;
+    case QF_FIGURE_BYTES:
+    case QF_FIGURE_KIB:
+    case QF_FIGURE_BIT_RATE:
+      return format_quantity (figure, n);
+    case QF_FIGURE_THOUSANDS:
+      return node_number (n, &v) ? g_strdup_printf ("%.0f", v * 1000) : NULL;
+    case QF_FIGURE_WORD:
+      return node_string (n) != NULL ? format_word (report, node_string (n)) : NULL;
+    case QF_FIGURE_TEXT:
+      return format_text (n);
+    case QF_FIGURE_UNDER_LOAD:
+      return JSON_NODE_HOLDS_OBJECT (n)
+               ? _qf_report_format_params (report, qf_step_lookup ("stress"), json_node_get_object (n))
+               : NULL;
+    case QF_FIGURE_NUMBER:
+    default:
+      return node_number (n, &v) ? format_number (n, figure->unit) : NULL;
+    }
+}
+
+char *
+_qf_report_format_params (QfReport         *report,
+                          const QfStepInfo *info,
+                          JsonObject       *params)
+{
+  g_autoptr(GList) keys = NULL;
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  if (info == NULL || params == NULL)
+    return NULL;
+  keys = json_object_get_members (params);
+  for (GList *l = keys; l != NULL; l = l->next)
+    {
+      const QfStepFigure *param = qf_step_find_param (info, l->data);
+      g_autofree char *value = NULL;
+
+      if (param == NULL
+          || (value = _qf_report_format_figure (report, param, json_object_get_member (params, l->data))) == NULL)
+        continue;
+      if (s->len > 0)
+        /* TRANSLATORS: between two parameters of a test ("Threads: 1; Interval: 1000 µs") */
+        g_string_append (s, TR (N_("; ")));
+      g_string_append (s, TR (param->label));
+      /* TRANSLATORS: between a parameter of a test and its value ("Threads: 1") */
+      g_string_append (s, TR (N_(": ")));
+      g_string_append (s, value);
+    }
+  return s->len > 0 ? g_string_free (g_steal_pointer (&s), FALSE) : NULL;
 }
 
 /* The criteria table */

@@ -62,11 +62,16 @@ const char *_qf_report_step_title        (QfReport         *report,
 const char *_qf_report_step_description  (QfReport         *report,
                                           const char       *test,
                                           const char       *key);
-/* The label and unit of a figure of a step's result (by its key). */
-const char *_qf_report_figure_label      (QfReport         *report,
-                                          const QfStepInfo *info,
-                                          const char       *key);
-const char *_qf_report_figure_unit       (const QfStepInfo *info,
-                                          const char       *key);
+/* A figure of a step's result or one of its parameters, printed for a person as the step's
+ * table describes it (QfStepFigure: unit, size, rate, word, text); NULL when it is not printed
+ * (QF_FIGURE_HIDDEN, or a value of another type than the figure's). */
+char       *_qf_report_format_figure     (QfReport           *report,
+                                          const QfStepFigure *figure,
+                                          JsonNode           *value);
+/* The parameters the step lists, labelled, in the session's order ("Threads: 1; Interval:
+ * 1000 µs"); NULL when none is. A parameter the step does not list is left out. */
+char       *_qf_report_format_params     (QfReport           *report,
+                                          const QfStepInfo   *info,
+                                          JsonObject         *params);
 
 G_END_DECLS

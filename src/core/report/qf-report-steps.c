@@ -91,39 +91,17 @@ add_validity_rows (QfReport   *report,
     _qf_report_kv (b, TR (N_("Partial result")), TR (N_("yes — not judged")));
 }
 
-/* A parameter's value as printed: strings as they are, booleans as true/false, numbers
- * formatted, anything else as compact JSON. */
-static char *
-param_value (JsonNode *n)
-{
-  if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE)
-    return json_to_string (n, FALSE);
-  if (json_node_get_value_type (n) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (n));
-  if (json_node_get_value_type (n) == G_TYPE_BOOLEAN)
-    return g_strdup (json_node_get_boolean (n) ? "true" : "false");
-  return _qf_report_format_number (n);
-}
-
-/* "key = value, key = value" in the session's order. */
+/* The parameters the step lists, labelled and in the units a person uses. */
 static void
-add_params_row (QfReport   *report,
-                QfBlock    *b,
-                JsonObject *params)
+add_params_row (QfReport         *report,
+                QfBlock          *b,
+                const QfStepInfo *info,
+                JsonObject       *params)
 {
-  g_autoptr(GList) keys = NULL;
-  g_autoptr(GString) s = g_string_new (NULL);
+  g_autofree char *text = _qf_report_format_params (report, info, params);
 
-  if (params == NULL || json_object_get_size (params) == 0)
-    return;
-  keys = json_object_get_members (params);
-  for (GList *l = keys; l != NULL; l = l->next)
-    {
-      g_autofree char *v = param_value (json_object_get_member (params, l->data));
-      g_autofree char *key = _qf_report_isolate (l->data), *value = _qf_report_isolate (v);
-      g_string_append_printf (s, "%s%s = %s", s->len ? ", " : "", key, value);
-    }
-  _qf_report_kv (b, TR (N_("Parameters")), s->str);
+  if (text != NULL)
+    _qf_report_kv (b, TR (N_("Parameters")), text);
 }
 
 static void
@@ -138,7 +116,8 @@ add_classic_command (QfReport   *report,
   _qf_report_add_block (report, QF_BLOCK_CODE, command);
 }
 
-/* Every number of the result, as the engine stored it, labelled and with its unit. */
+/* Every number and word of the result the step's table lists (QfStepInfo.figures), labelled
+ * and in the units a person uses; what it does not list (plot data, flags) is left out. */
 static void
 add_measured_figures (QfReport         *report,
                       const QfStepInfo *info,
@@ -147,32 +126,25 @@ add_measured_figures (QfReport         *report,
   g_autoptr(GList) keys = NULL;
   QfBlock *t = NULL;
 
-  if (result == NULL)
+  if (result == NULL || info == NULL)
     return;
   keys = json_object_get_members (result);
   for (GList *l = keys; l != NULL; l = l->next)
     {
       JsonNode *n = json_object_get_member (result, l->data);
-      const char *unit = _qf_report_figure_unit (info, l->data);
-      g_autofree char *v = NULL, *cell = NULL;
+      const QfStepFigure *figure = qf_step_find_figure (info, l->data);
+      g_autofree char *cell = NULL;
 
-      if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE
-          || (json_node_get_value_type (n) != G_TYPE_INT64
-              && json_node_get_value_type (n) != G_TYPE_DOUBLE))
+      if (figure == NULL || JSON_NODE_TYPE (n) != JSON_NODE_VALUE
+          || json_node_get_value_type (n) == G_TYPE_BOOLEAN
+          || (cell = _qf_report_format_figure (report, figure, n)) == NULL)
         continue;
       if (t == NULL)
         {
           _qf_report_add_block (report, QF_BLOCK_PARAGRAPH, TR (N_("Measured figures:")));
           t = _qf_report_add_table (report, QF_BLOCK_KEY_VALUE);
         }
-      v = _qf_report_format_number (n);
-      if (unit == NULL)
-        cell = g_strdup (v);
-      else if (g_str_equal (unit, "%"))
-        cell = g_strdup_printf ("%s%%", v);
-      else
-        cell = g_strdup_printf ("%s %s", v, unit);
-      _qf_report_kv (t, _qf_report_figure_label (report, info, l->data), cell);
+      _qf_report_kv (t, TR (figure->label), cell);
     }
 }
 
@@ -241,7 +213,7 @@ _qf_report_add_step_section (QfReport   *report,
   b = _qf_report_add_table (report, QF_BLOCK_KEY_VALUE);
   add_status_rows (report, b, step);
   add_validity_rows (report, b, step, result);
-  add_params_row (report, b, obj (step, "params"));
+  add_params_row (report, b, info, obj (step, "params"));
   add_classic_command (report, step);
   add_measured_figures (report, info, result);
   add_verdicts (report, arr (step, "verdicts"));

@@ -388,14 +388,45 @@ static const QfStepFigure bandwidth_figures[] = {
   { "retransmits", N_("Retransmissions"), NULL },
   { "sent_mbps", N_("Sent"), "Mbit/s" },
   { "received_mbps", N_("Received"), "Mbit/s" },
-  { "up_mbps", N_("Upload"), "Mbit/s" },
-  { "down_mbps", N_("Download"), "Mbit/s" },
-  { "lost_pct", N_("Packet loss"), "%" },
+  { "up_mbps", N_("PC to helper"), "Mbit/s" },
+  { "down_mbps", N_("Helper to PC"), "Mbit/s" },
+  { "lost_pct", N_("Datagrams lost"), "%" },
+  { "lost_packets", N_("Datagrams lost"), NULL },
+  { "total_packets", N_("Datagrams"), NULL },
+  { "out_of_order", N_("Out of order"), NULL },
   { "rx_kBps", N_("Receive rate"), "kB/s" },
   { "tx_kBps", N_("Send rate"), "kB/s" },
   { "streams", N_("Streams"), NULL },
   { "port", N_("Port"), NULL },
-  { "len", N_("Block size"), NULL },
+  { "len", N_("Block size"), NULL, QF_FIGURE_BYTES },
+  { "protocol", N_("Protocol"), NULL, QF_FIGURE_WORD },
+  { "direction", N_("Direction"), NULL, QF_FIGURE_WORD },
+  { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
+  { "iface", N_("Network interface"), NULL, QF_FIGURE_TEXT },
+  { "peer_kind", N_("Helper software"), NULL, QF_FIGURE_HIDDEN },
+  { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },
+  { NULL }
+};
+
+/* Its parameters. */
+static const QfStepFigure bandwidth_params[] = {
+  { "protocol", N_("Protocol"), NULL, QF_FIGURE_WORD },
+  { "direction", N_("Direction"), NULL, QF_FIGURE_WORD },
+  { "parallel", N_("Parallel streams"), NULL },
+  { "time_s", N_("Duration"), "s" },
+  { "bitrate", N_("Target rate per stream"), NULL, QF_FIGURE_BIT_RATE },
+  { "interval_s", N_("Report interval"), "s" },
+  { "omit_s", N_("Start left out"), "s" },
+  { "connect_timeout_s", N_("Connection timeout"), "s" },
+  { "stall_timeout_s", N_("Stall timeout"), "s" },
+  { "len", N_("Block size"), NULL, QF_FIGURE_BYTES },
+  { "port", N_("Port"), NULL },
+  { "window", N_("Socket buffer"), NULL, QF_FIGURE_BYTES },
+  { "nodelay", N_("No send delay (TCP_NODELAY)"), NULL },
+  { "zerocopy", N_("Zero copy"), NULL },
+  { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
+  { "iface", N_("Network interface"), NULL, QF_FIGURE_TEXT },
+  { "token_file", N_("Access token file"), NULL, QF_FIGURE_TEXT },
   { NULL }
 };
 
@@ -413,4 +444,5 @@ const QfStepInfo qf_step_bandwidth = {
     .channels = { N_("Total"), N_("PC to helper"), N_("Helper to PC"), NULL },
   },
   .figures = bandwidth_figures,
+  .params = bandwidth_params,
 };

@@ -127,9 +127,38 @@ cycle_duration (JsonObject *params)
 }
 
 static const QfStepFigure cycle_figures[] = {
-  { "lost", N_("Lost"), NULL },
+  { "avg_rtt_us", N_("Average round trip"), "µs" },
+  { "min_rtt_us", N_("Minimum round trip"), "µs" },
+  { "max_rtt_us", N_("Maximum round trip"), "µs" },
+  { "p50_rtt_us", N_("Median round trip"), "µs" },
+  { "p99_rtt_us", N_("99th percentile round trip"), "µs" },
   { "cycles", N_("Cycles"), NULL },
+  { "replies", N_("Replies"), NULL },
+  { "misses", N_("Missed cycles"), NULL },
+  { "miss_pct", N_("Missed cycles"), "%" },
+  { "late", N_("Late replies"), NULL },
+  { "longest_miss_burst", N_("Longest run of missed cycles"), NULL },
+  { "lost", N_("Lost"), NULL },
+  { "duplicates", N_("Duplicates"), NULL },
+  { "send_overruns", N_("Cycles sent late"), NULL },
+  { "rate_hz", N_("Cycle rate"), "Hz" },
+  { "period_us", N_("Cycle period"), "µs" },
+  { "time_s", N_("Duration"), "s" },
   { "port", N_("Port"), NULL },
+  { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
+  { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },
+  { NULL }
+};
+
+/* Its parameters. */
+static const QfStepFigure cycle_params[] = {
+  { "rate_hz", N_("Cycle rate"), "Hz" },
+  { "period_us", N_("Cycle period"), "µs" },
+  { "time_s", N_("Duration"), "s" },
+  { "port", N_("Port"), NULL },
+  { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
+  { "iface", N_("Network interface"), NULL, QF_FIGURE_TEXT },
+  { "token_file", N_("Access token file"), NULL, QF_FIGURE_TEXT },
   { NULL }
 };
 
@@ -147,4 +176,5 @@ const QfStepInfo qf_step_cycle = {
     .channels = { N_("Round trip"), NULL },
   },
   .figures = cycle_figures,
+  .params = cycle_params,
 };

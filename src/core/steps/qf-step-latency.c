@@ -190,15 +190,42 @@ static const QfStepFigure latency_figures[] = {
   { "avg_us", N_("Average"), "µs" },
   { "max_us", N_("Maximum"), "µs" },
   { "stddev_us", N_("Standard deviation"), "µs" },
+  { "p25_us", N_("25th percentile"), "µs" },
+  { "p50_us", N_("Median"), "µs" },
+  { "p75_us", N_("75th percentile"), "µs" },
+  { "p90_us", N_("90th percentile"), "µs" },
   { "p99_us", N_("99th percentile"), "µs" },
   { "p999_us", N_("99.9th percentile"), "µs" },
+  { "p9999_us", N_("99.99th percentile"), "µs" },
+  { "p99999_us", N_("99.999th percentile"), "µs" },
   { "samples", N_("Samples"), NULL },
   { "sent", N_("Sent"), NULL },
   { "received", N_("Received"), NULL },
-  { "p50_us", N_("Median"), "µs" },
-  { "p90_us", N_("90th percentile"), "µs" },
-  { "p9999_us", N_("99.99th percentile"), "µs" },
+  { "dropped", N_("Dropped"), NULL },
+  { "out_of_order", N_("Out of order"), NULL },
+  { "duplicates", N_("Duplicates"), NULL },
+  { "time_s", N_("Duration"), "s" },
+  { "valid_run_time_s", N_("Measured time"), "s" },
+  { "msg_size", N_("Message size"), NULL, QF_FIGURE_BYTES },
   { "port", N_("Port"), NULL },
+  { "protocol", N_("Protocol"), NULL, QF_FIGURE_WORD },
+  { "mode", N_("Waiting for replies"), NULL, QF_FIGURE_WORD },
+  { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
+  { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },
+  { NULL }
+};
+
+/* Its parameters. */
+static const QfStepFigure latency_params[] = {
+  { "protocol", N_("Protocol"), NULL, QF_FIGURE_WORD },
+  { "msg_size", N_("Message size"), NULL, QF_FIGURE_BYTES },
+  { "time_s", N_("Duration"), "s" },
+  { "port", N_("Port"), NULL },
+  { "full_rtt", N_("Full round trip"), NULL },
+  { "spin", N_("Busy polling"), NULL },
+  { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
+  { "iface", N_("Network interface"), NULL, QF_FIGURE_TEXT },
+  { "token_file", N_("Access token file"), NULL, QF_FIGURE_TEXT },
   { NULL }
 };
 
@@ -216,4 +243,5 @@ const QfStepInfo qf_step_latency = {
     .channels = { N_("Half round trip"), NULL },
   },
   .figures = latency_figures,
+  .params = latency_params,
 };

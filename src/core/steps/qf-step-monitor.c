@@ -407,8 +407,19 @@ const char *const qf_step_load_limit_metrics[] = {
 static const QfStepFigure monitor_figures[] = {
   { "samples", N_("Samples"), NULL },
   { "duration_s", N_("Duration"), "s" },
+  { "interval_s", N_("Sampling interval"), "s" },
+  { "bytes_written", N_("Data written to disk"), NULL, QF_FIGURE_BYTES },
   { "rx_kBps", N_("Receive rate"), "kB/s" },
   { "tx_kBps", N_("Send rate"), "kB/s" },
+  { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },
+  { NULL }
+};
+
+/* Its parameters. */
+static const QfStepFigure monitor_params[] = {
+  { "duration_s", N_("Duration"), "s" },
+  { "interval_s", N_("Sampling interval"), "s" },
+  { "root", N_("System root read"), NULL, QF_FIGURE_HIDDEN },
   { NULL }
 };
 
@@ -428,4 +439,5 @@ const QfStepInfo qf_step_monitor = {
     .limit_metrics = qf_step_load_limit_metrics,
   },
   .figures = monitor_figures,
+  .params = monitor_params,
 };

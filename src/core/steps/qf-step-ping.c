@@ -173,12 +173,41 @@ static const QfStepFigure ping_figures[] = {
   { "avg_ms", N_("Average"), "ms" },
   { "max_ms", N_("Maximum"), "ms" },
   { "stddev_ms", N_("Standard deviation"), "ms" },
+  { "mdev_ms", N_("Mean deviation"), "ms" },
+  { "p50_ms", N_("Median"), "ms" },
   { "p99_ms", N_("99th percentile"), "ms" },
+  { "p999_ms", N_("99.9th percentile"), "ms" },
   { "count", N_("Samples"), NULL },
   { "loss_pct", N_("Packet loss"), "%" },
   { "jitter_ms", N_("Jitter"), "ms" },
   { "sent", N_("Sent"), NULL },
+  { "transmitted", N_("Sent"), NULL },
   { "received", N_("Received"), NULL },
+  { "duplicates", N_("Duplicate replies"), NULL },
+  { "errors", N_("Errors"), NULL },
+  { "interval_ms", N_("Interval"), "ms" },
+  { "size", N_("Payload size"), NULL, QF_FIGURE_BYTES },
+  { "time_ms", N_("Total time"), "ms" },
+  { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
+  { "address", N_("Address"), NULL, QF_FIGURE_TEXT },
+  { "socket", N_("Socket"), NULL, QF_FIGURE_WORD },
+  { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },
+  { NULL }
+};
+
+/* Its parameters. */
+static const QfStepFigure ping_params[] = {
+  { "count", N_("Echo requests"), NULL },
+  { "interval_ms", N_("Interval"), "ms" },
+  { "size", N_("Payload size"), NULL, QF_FIGURE_BYTES },
+  { "size_bytes", N_("Payload size"), NULL, QF_FIGURE_BYTES },
+  { "ttl", N_("Time to live"), NULL },
+  { "deadline_s", N_("Time limit"), "s" },
+  { "timeout_s", N_("Reply timeout"), "s" },
+  { "source", N_("Source address"), NULL, QF_FIGURE_TEXT },
+  { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
+  { "iface", N_("Network interface"), NULL, QF_FIGURE_TEXT },
+  { "token_file", N_("Access token file"), NULL, QF_FIGURE_TEXT },
   { NULL }
 };
 
@@ -197,4 +226,5 @@ const QfStepInfo qf_step_ping = {
     .one_channel = TRUE,   /* the channel is the icmp_seq */
   },
   .figures = ping_figures,
+  .params = ping_params,
 };

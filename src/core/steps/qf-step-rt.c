@@ -6,7 +6,8 @@
  * priority when the process may not take it itself, and returns the `qualify-cli rt --json`
  * object. A result measured without real-time priority says "valid": false and why, so no
  * verdict can pass on it. A stop request is honoured within 100 ms plus one interval; the
- * partial result is returned with QF_STEP_ERROR_CANCELLED.
+ * partial result is returned with QF_STEP_ERROR_CANCELLED. The result's "duration_s" is the time
+ * the measurement really took (monotonic, in s), whether loops or duration_s bounded it.
  * With "under_load": {cpu, io, vm, hdd, …} (qf-step-stress.h) the stressors and the monitor run
  * during the measurement and the result gains an "under_load" object (workers, monitor summary,
  * rules): the latency a robot controller sees on a busy PC.
@@ -159,7 +160,8 @@ set_latency_members (JsonObject        *obj,
 static JsonObject *
 build_result (const RtParams *p,
               QfRtEngine     *engine,
-              QfRtkit        *rtkit)
+              QfRtkit        *rtkit,
+              gdouble         measured_s)
 {
   JsonObject *obj = json_object_new ();
   JsonArray *threads = json_array_new ();
@@ -224,7 +226,7 @@ build_result (const RtParams *p,
   json_object_set_string_member (obj, "reason", reason ? reason : "");
   json_object_set_int_member (obj, "interval_us", p->interval_us);
   json_object_set_int_member (obj, "loops", p->loops);
-  json_object_set_double_member (obj, "duration_s", p->duration_s);
+  json_object_set_double_member (obj, "duration_s", round (measured_s * 1000) / 1000);
   set_latency_members (obj, total);
   json_object_set_double_member (obj, "stddev_us", round_us (qf_histogram_stddev_ns (total) / 1000.0));
   json_object_set_double_member (obj, "p50_us", ns_to_us (qf_histogram_percentile_ns (total, 0.50)));
@@ -271,6 +273,8 @@ rt_run (JsonObject     *params,
   QfUnderLoad *load = NULL;
   g_autoptr(JsonObject) under_load = NULL;
   gboolean run_ok;
+  gint64 t0_ns;
+  gdouble measured_s;
 
   g_return_val_if_fail (result != NULL, FALSE);
   *result = NULL;
@@ -310,8 +314,10 @@ rt_run (JsonObject     *params,
       if (load == NULL)
         return FALSE;
     }
+  t0_ns = qf_clock_now_ns ();
   run_ok = qf_rt_engine_run (engine, ctx ? ctx->samples : NULL, ctx ? ctx->cancel : NULL,
                              &local_error);
+  measured_s = (qf_clock_now_ns () - t0_ns) / 1e9;
   if (load != NULL)
     under_load = qf_under_load_finish (g_steal_pointer (&load));
   if (!run_ok)
@@ -320,7 +326,7 @@ rt_run (JsonObject     *params,
       return FALSE;
     }
 
-  *result = build_result (&p, engine, rtkit);
+  *result = build_result (&p, engine, rtkit, measured_s);
   if (under_load != NULL)
     json_object_set_object_member (*result, "under_load", g_steal_pointer (&under_load));
   if (qf_rt_engine_stopped_early (engine))
@@ -380,21 +386,36 @@ static const QfStepFigure rt_figures[] = {
   { "avg_us", N_("Average"), "µs" },
   { "max_us", N_("Maximum"), "µs" },
   { "stddev_us", N_("Standard deviation"), "µs" },
+  { "p50_us", N_("Median"), "µs" },
+  { "p90_us", N_("90th percentile"), "µs" },
   { "p99_us", N_("99th percentile"), "µs" },
   { "p999_us", N_("99.9th percentile"), "µs" },
+  { "p9999_us", N_("99.99th percentile"), "µs" },
   { "samples", N_("Samples"), NULL },
   { "count", N_("Samples"), NULL },
-  { "duration_s", N_("Duration"), "s" },
+  { "cycles", N_("Cycles"), NULL },
+  { "duration_s", N_("Measured time"), "s" },
   { "overruns", N_("Missed cycles"), NULL },
   { "priority", N_("Priority obtained"), NULL },
   { "priority_requested", N_("Priority requested"), NULL },
   { "interval_us", N_("Interval"), "µs" },
-  { "loops", N_("Loops"), NULL },
-  { "cycles", N_("Cycles"), NULL },
-  { "p50_us", N_("Median"), "µs" },
-  { "p90_us", N_("90th percentile"), "µs" },
-  { "p9999_us", N_("99.99th percentile"), "µs" },
+  { "loops", N_("Cycles per thread"), NULL },
   { "samples_dropped", N_("Live samples dropped"), NULL },
+  { "policy", N_("Scheduling policy"), NULL, QF_FIGURE_HIDDEN },
+  { "reason", N_("Why the result is not valid"), NULL, QF_FIGURE_HIDDEN },
+  { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },
+  { NULL }
+};
+
+/* Its parameters. */
+static const QfStepFigure rt_params[] = {
+  { "threads", N_("Threads"), NULL },
+  { "priority", N_("Real-time priority"), NULL },
+  { "interval_us", N_("Interval"), "µs" },
+  { "loops", N_("Cycles per thread"), NULL },
+  { "duration_s", N_("Duration"), "s" },
+  { "cpus", N_("CPUs"), NULL, QF_FIGURE_TEXT },
+  { "under_load", N_("Load during the test"), NULL, QF_FIGURE_UNDER_LOAD },
   { NULL }
 };
 
@@ -412,4 +433,5 @@ const QfStepInfo qf_step_rt = {
     .channels = { N_("Thread 1"), N_("Thread 2"), N_("Thread 3"), N_("Thread 4"), NULL },
   },
   .figures = rt_figures,
+  .params = rt_params,
 };

@@ -399,6 +399,38 @@ stress_estimate_duration (JsonObject *params)
 static const QfStepFigure stress_figures[] = {
   { "samples", N_("Samples"), NULL },
   { "duration_s", N_("Duration"), "s" },
+  { "vm_bytes", N_("Memory per memory worker"), NULL, QF_FIGURE_BYTES },
+  { "vm_hang_s", N_("Memory hold time"), "s" },
+  { "hdd_bytes", N_("Data per disk worker"), NULL, QF_FIGURE_BYTES },
+  { "hdd_dir", N_("Disk test folder"), NULL, QF_FIGURE_TEXT },
+  { "hdd_mode", N_("Disk write mode"), NULL, QF_FIGURE_WORD },
+  { "bytes_written", N_("Data written to disk"), NULL, QF_FIGURE_BYTES },
+  { "timeout_s", N_("Planned duration"), "s" },
+  { "vm_bytes_touched", N_("Memory written by the memory workers"), NULL, QF_FIGURE_BYTES },
+  { "cpu_kloops", N_("CPU work loops"), NULL, QF_FIGURE_THOUSANDS },
+  { "io_syncs", N_("Disk syncs by the I/O workers"), NULL },
+  { "monitor_interval_s", N_("Monitor interval"), "s" },
+  { "first_broken_step", N_("First load step that broke a rule"), NULL },
+  { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },
+  { NULL }
+};
+
+/* Its parameters. */
+static const QfStepFigure stress_params[] = {
+  { "cpu", N_("CPU workers"), NULL },
+  { "io", N_("I/O workers"), NULL },
+  { "vm", N_("Memory workers"), NULL },
+  { "vm_bytes", N_("Memory per memory worker"), NULL, QF_FIGURE_BYTES },
+  { "vm_hang_s", N_("Memory hold time"), "s" },
+  { "hdd", N_("Disk workers"), NULL },
+  { "hdd_bytes", N_("Data per disk worker"), NULL, QF_FIGURE_BYTES },
+  { "dir", N_("Disk test folder"), NULL, QF_FIGURE_TEXT },
+  { "timeout_s", N_("Duration"), "s" },
+  { "steps", N_("Load steps"), NULL },
+  { "monitor_interval_s", N_("Monitor interval"), "s" },
+  { "mem_margin_pct", N_("Memory kept free"), "%" },
+  { "disk_margin_pct", N_("Disk space kept free"), "%" },
+  { "root", N_("System root read"), NULL, QF_FIGURE_HIDDEN },
   { NULL }
 };
 
@@ -418,6 +450,7 @@ const QfStepInfo qf_step_stress = {
     .limit_metrics = qf_step_load_limit_metrics,
   },
   .figures = stress_figures,
+  .params = stress_params,
 };
 
 /* ---- under load ---- */

@@ -1,5 +1,5 @@
 /* qf-step.c — what every measurement step shares (src/core/steps): the step error domain, the
- * figure look-up in a QfStepInfo, the histogram's stored form and typed parameter readers.
+ * figure and parameter look-up in a QfStepInfo, the histogram's stored form and typed parameter readers.
  * See qf-step.h. The list of steps is qf-steps.c, above the steps; this file is below them. */
 #include "config.h"
 
@@ -10,6 +10,16 @@
 
 G_DEFINE_QUARK (qf-step-error-quark, qf_step_error)
 
+static const QfStepFigure *
+find_in (const QfStepFigure *table,
+         const char         *key)
+{
+  for (const QfStepFigure *f = table; f != NULL && f->key != NULL; f++)
+    if (g_str_equal (f->key, key))
+      return f;
+  return NULL;
+}
+
 const QfStepFigure *
 qf_step_find_figure (const QfStepInfo *info,
                      const char       *key)
@@ -17,10 +27,17 @@ qf_step_find_figure (const QfStepInfo *info,
   g_return_val_if_fail (info != NULL, NULL);
   g_return_val_if_fail (key != NULL, NULL);
 
-  for (const QfStepFigure *f = info->figures; f != NULL && f->key != NULL; f++)
-    if (g_str_equal (f->key, key))
-      return f;
-  return NULL;
+  return find_in (info->figures, key);
+}
+
+const QfStepFigure *
+qf_step_find_param (const QfStepInfo *info,
+                    const char       *key)
+{
+  g_return_val_if_fail (info != NULL, NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
+  return find_in (info->params, key);
 }
 
 JsonObject *

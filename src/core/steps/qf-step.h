@@ -88,13 +88,35 @@ typedef enum
   QF_STEP_MEASURES_THROUGHPUT,   /* data rate to and from the helper: the link */
 } QfStepMeasures;
 
-/* One figure of a step's result (a numeric member of the --json object): its label for a
- * person and its unit. A figure a step does not list is shown by its key. */
+/* How a figure's value is printed for a person (the report, qf-report-format.c). */
+typedef enum
+{
+  QF_FIGURE_NUMBER = 0,  /* the number in unit (3 significant digits; integers in full) */
+  QF_FIGURE_BYTES,       /* a size in bytes, or a size text as stress takes it ("256M"): in
+                          * B, KiB, MiB or GiB, whichever reads best */
+  QF_FIGURE_KIB,         /* a size in KiB (what /proc calls kB): in KiB, MiB or GiB */
+  QF_FIGURE_THOUSANDS,   /* a count stored in thousands (cpu_kloops): the full count */
+  QF_FIGURE_BIT_RATE,    /* bit/s, or a rate text like "100M": in kbit/s, Mbit/s or Gbit/s */
+  QF_FIGURE_WORD,        /* a word of the engine's ("tcp", "bidir", "spin"): its name for a
+                          * person, translated */
+  QF_FIGURE_TEXT,        /* text given as it is (a host, a folder) */
+  QF_FIGURE_UNDER_LOAD,  /* an object of stress parameters (rt's "under_load"), each printed as
+                          * the stress step's parameters are */
+  QF_FIGURE_HIDDEN,      /* not printed among the figures: the test's id, or what another row
+                          * says already (the scheduling policy, why a result is not valid) */
+} QfFigureFormat;
+
+/* One figure of a step's result (a member of the --json object) or one of its parameters: its
+ * label for a person, its unit and how it is printed. Every member a step's result or
+ * parameters can hold is listed (the step tests check it against real results); the report
+ * leaves out a member no table lists rather than print its key. */
 typedef struct
 {
-  const char *key;     /* member of the result, e.g. "max_us" */
-  const char *label;   /* N_() marked, e.g. N_("Maximum") */
-  const char *unit;    /* "µs", "ms", "%", "Mbit/s", … or NULL for a count */
+  const char     *key;     /* member of the result or parameters, e.g. "max_us" */
+  const char     *label;   /* N_() marked, e.g. N_("Maximum latency") */
+  const char     *unit;    /* "µs", "ms", "s", "%", "Mbit/s", "kB/s", … or NULL for a count or a
+                            * size (QF_FIGURE_BYTES, QF_FIGURE_KIB pick their own) */
+  QfFigureFormat  format;
 } QfStepFigure;
 
 /* How the step's live samples are drawn (the wizard's run page; the report draws the stored
@@ -125,7 +147,8 @@ typedef struct
   QfStepClassicFunc   classic_command;
   QfStepDurationFunc  estimate_duration;
   QfStepPlot          plot;
-  const QfStepFigure *figures;     /* ends with an entry whose key is NULL */
+  const QfStepFigure *figures;     /* the result's members; ends with an entry whose key is NULL */
+  const QfStepFigure *params;      /* the parameters it takes; ends likewise */
 } QfStepInfo;
 
 /* The registry of the steps this build has (qf-steps.c). NULL when the id is unknown. */
@@ -150,6 +173,9 @@ qf_step_takes_token (const QfStepInfo *info)
 
 /* The figure of this step's result named key, or NULL when the step does not list it. */
 const QfStepFigure *qf_step_find_figure (const QfStepInfo *info,
+                                         const char       *key);
+/* The parameter of this step named key, or NULL when the step does not list it. */
+const QfStepFigure *qf_step_find_param  (const QfStepInfo *info,
                                          const char       *key);
 
 /* A histogram (qf-histogram.h) as the results store it: only the buckets that hold samples,

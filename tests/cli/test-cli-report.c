@@ -237,6 +237,56 @@ test_verify_refuses_non_files (void)
     }
 }
 
+/* Runs a poppler tool; its stdout, or NULL when it is not installed. */
+static char *
+poppler (const char *const *argv)
+{
+  g_autofree char *path = g_find_program_in_path (argv[0]);
+  char *out = NULL;
+
+  if (path == NULL)
+    return NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                               NULL, NULL, &out, NULL, NULL, NULL));
+  return out;
+}
+
+/* A PDF signed by `report` shows the signer on its last (sign-off) page, and pdfsig finds that
+ * signature valid over the whole document; --no-sign leaves the page without it. */
+static void
+test_report_visible_signature (void)
+{
+  g_autofree char *session = fixture ("fail.json");
+  g_autofree char *pdf = tmp_path ("visible.pdf"), *plain = tmp_path ("plain.pdf");
+  g_autofree char *info = NULL, *last = NULL, *text = NULL, *plain_text = NULL, *sig = NULL;
+  const char *info_argv[] = { "pdfinfo", pdf, NULL };
+  const char *sig_argv[] = { "pdfsig", pdf, NULL };
+
+  ensure_certificate ();
+  g_assert_cmpint (qf_test_run_cli (NULL, NULL, "report", session, "--pdf", pdf, NULL), ==, 0);
+  g_assert_cmpint (qf_test_run_cli (NULL, NULL, "report", session, "--pdf", plain, "--no-sign", NULL), ==, 0);
+  info = poppler (info_argv);
+  if (info == NULL)
+    {
+      g_test_skip ("poppler-utils (pdfinfo, pdftotext, pdfsig) is not installed");
+      return;
+    }
+  last = g_strdup_printf ("%d", atoi (strstr (info, "Pages:") + strlen ("Pages:")));
+  {
+    const char *argv[] = { "pdftotext", "-f", last, "-l", last, pdf, "-", NULL };
+    const char *plain_argv[] = { "pdftotext", "-f", last, "-l", last, plain, "-", NULL };
+    text = poppler (argv);
+    plain_text = poppler (plain_argv);
+  }
+  g_assert_nonnull (strstr (text, "Digitally signed by"));
+  g_assert_nonnull (strstr (text, "CLI Tester"));
+  g_assert_nonnull (strstr (text, "Signing time"));
+  g_assert_null (strstr (plain_text, "Digitally signed by"));
+  sig = poppler (sig_argv);
+  g_assert_nonnull (strstr (sig, "Signature Validation: Signature is Valid."));
+  g_assert_nonnull (strstr (sig, "Total document signed"));
+}
+
 static void
 test_report_unsigned_chinese (void)
 {
@@ -405,6 +455,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/report/verify-detects-changes", test_verify_detects_changes);
   g_test_add_func ("/cli/report/verify-not-a-report", test_verify_not_a_report);
   g_test_add_func ("/cli/report/verify-refuses-non-files", test_verify_refuses_non_files);
+  g_test_add_func ("/cli/report/visible-signature", test_report_visible_signature);
   g_test_add_func ("/cli/report/unsigned-chinese", test_report_unsigned_chinese);
   g_test_add_func ("/cli/report/no-sign-advice", test_report_no_sign_advice);
   g_test_add_func ("/cli/report/read-only-folder", test_report_read_only_folder);

@@ -487,6 +487,241 @@ test_pdf_signed_and_tampered (void)
   g_assert_true (has_text (sig_app, "Not total document signed"));
 }
 
+/* Occurrences of needle in data[0..size). */
+static guint
+count_bytes (const char *data,
+             gsize       size,
+             const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = data; (p = memmem (p, data + size - p, needle, strlen (needle))) != NULL; p++)
+    n++;
+  return n;
+}
+
+/* The text of the newest "num 0 obj" in the file, up to its endobj. */
+static char *
+newest_object (const char *data,
+               gsize       size,
+               gint64      num)
+{
+  g_autofree char *head = g_strdup_printf ("\n%" G_GINT64_FORMAT " 0 obj", num);
+  const char *last = NULL, *end;
+
+  for (const char *p = data; (p = memmem (p, data + size - p, head, strlen (head))) != NULL; p++)
+    last = p;
+  g_assert_nonnull (last);
+  end = memmem (last, data + size - last, "endobj", 6);
+  g_assert_nonnull (end);
+  return g_strndup (last + strlen (head), end - last - strlen (head));
+}
+
+/* The object number of the last page in cairo's flat page tree. */
+static gint64
+last_page_object (const char *data,
+                  gsize       size)
+{
+  const char *pages = memmem (data, size, "/Type /Pages", strlen ("/Type /Pages"));
+  const char *kids, *close;
+  g_auto(GStrv) refs = NULL;
+  guint n;
+
+  g_assert_nonnull (pages);
+  kids = strchr (strstr (pages, "/Kids"), '[');
+  close = strchr (kids, ']');
+  {
+    g_autofree char *inner = g_strndup (kids + 1, close - kids - 1);
+    refs = g_strsplit (g_strstrip (inner), " 0 R", -1);
+  }
+  n = g_strv_length (refs);
+  /* "a 0 R b 0 R" splits into "a", " b", "": the last number is the one before the empty end. */
+  g_assert_cmpuint (n, >=, 2);
+  return g_ascii_strtoll (refs[n - 2], NULL, 10);
+}
+
+/* The fingerprint as the box prints it: 16 groups of four hex digits. */
+static GPtrArray *
+fingerprint_groups (QfSigner *signer)
+{
+  g_autoptr(JsonObject) info = qf_signer_describe (signer);
+  const char *colons = json_object_get_string_member (info, "sha256_fingerprint");
+  g_autoptr(GString) hex = g_string_new (NULL);
+  GPtrArray *groups = g_ptr_array_new_with_free_func (g_free);
+
+  for (const char *p = colons; *p; p++)
+    if (*p != ':')
+      g_string_append_c (hex, *p);
+  g_assert_cmpuint (hex->len, ==, 64);
+  for (guint i = 0; i < 64; i += 4)
+    g_ptr_array_add (groups, g_strndup (hex->str + i, 4));
+  return groups;
+}
+
+/* The widget of the one /Sig field: its object number, page and rectangle. */
+static void
+find_signature_widget (const char *data,
+                       gsize       size,
+                       gint64     *widget,
+                       gint64     *page,
+                       gdouble     rect[4])
+{
+  const char *w = memmem (data, size, "/FT /Sig", strlen ("/FT /Sig"));
+  const char *obj, *r, *p, *end;
+  char *next;
+
+  g_assert_nonnull (w);
+  end = strstr (w, "endobj");
+  for (obj = w; obj > data && memcmp (obj, " 0 obj", 6) != 0; obj--)
+    ;
+  while (obj > data && g_ascii_isdigit (obj[-1]))
+    obj--;
+  *widget = g_ascii_strtoll (obj, NULL, 10);
+  r = strstr (w, "/Rect");
+  g_assert_true (r != NULL && r < end);
+  next = strchr (r, '[') + 1;
+  for (int i = 0; i < 4; i++)
+    rect[i] = g_ascii_strtod (next, &next);
+  p = strstr (w, "/P ");
+  g_assert_true (p != NULL && p < end);
+  *page = g_ascii_strtoll (p + 3, NULL, 10);
+  g_assert_true (strstr (w, "/AP << /N ") != NULL && strstr (w, "/AP << /N ") < end);
+}
+
+/* A signed report shows its signature where PDF readers look: one /Sig field whose widget sits
+ * on the sign-off (last) page, in that page's /Annots, with a box that prints the signer
+ * (Chinese included), the fingerprint groups and the signature's own signing time. */
+static void
+test_pdf_visible_signature (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSigner) signer = qf_signer_create_self_signed ("李伟 Tester", "测试集成公司", &error);
+  g_autofree char *pdf = NULL, *unsigned_pdf = NULL, *data = NULL, *page = NULL;
+  g_autofree char *annots = NULL, *text = NULL, *shown_time = NULL;
+  g_autoptr(GPtrArray) groups = NULL;
+  g_autoptr(QfVerifyResult) ok = NULL;
+  gint64 widget, widget_page, last_page;
+  gdouble rect[4];
+  gsize size;
+
+  g_assert_no_error (error);
+  pdf = write_report ("fail.json", "en", "visible.pdf", signer);
+  g_assert_true (g_file_get_contents (pdf, &data, &size, NULL));
+  g_assert_cmpuint (count_bytes (data, size, "/FT /Sig"), ==, 1);
+  find_signature_widget (data, size, &widget, &widget_page, rect);
+  g_assert_cmpfloat (rect[2] - rect[0], >, 100);
+  g_assert_cmpfloat (rect[3] - rect[1], >, 40);
+  g_assert_cmpfloat (rect[0], >=, 0);
+  g_assert_cmpfloat (rect[3], <=, 842);
+  last_page = last_page_object (data, size);
+  g_assert_cmpint (widget_page, ==, last_page);
+  page = newest_object (data, size, last_page);
+  annots = g_strdup_printf ("/Annots [ %" G_GINT64_FORMAT " 0 R", widget);
+  g_assert_nonnull (strstr (page, annots));
+
+  ok = qf_verify_file (pdf, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok->signature_valid && ok->covers_whole && qf_verify_result_ok (ok));
+  /* "2026-11-30T15:02:03Z" is printed as "2026-11-30 15:02:03 UTC". */
+  g_assert_nonnull (ok->signing_time);
+  shown_time = g_strdup_printf ("%.10s %.8s UTC", ok->signing_time, ok->signing_time + 11);
+
+  {
+    g_autofree char *pages_text = NULL, *last = NULL;
+    const char *info_argv[] = { "pdfinfo", pdf, NULL };
+    g_autofree char *info = run_tool (info_argv, NULL);
+    if (info == NULL)
+      {
+        g_test_skip ("pdfinfo/pdftotext (poppler-utils) is not installed");
+        return;
+      }
+    last = g_strdup_printf ("%d", atoi (strstr (info, "Pages:") + strlen ("Pages:")));
+    {
+      const char *argv[] = { "pdftotext", "-f", last, "-l", last, pdf, "-", NULL };
+      text = run_tool (argv, NULL);
+    }
+  }
+  g_assert_nonnull (strstr (text, "Sign-off"));
+  g_assert_nonnull (strstr (text, "Digitally signed by"));
+  g_assert_nonnull (strstr (text, "李伟 Tester"));
+  g_assert_nonnull (strstr (text, "测试集成公司"));
+  if (strstr (text, shown_time) == NULL)
+    g_error ("the sign-off page does not print the signing time %s:\n%s", shown_time, text);
+  groups = fingerprint_groups (signer);
+  for (guint i = 0; i < groups->len; i++)
+    if (strstr (text, g_ptr_array_index (groups, i)) == NULL)
+      g_error ("the sign-off page lacks fingerprint group %s:\n%s", (char *) g_ptr_array_index (groups, i), text);
+
+  /* Unsigned: the hand-signing lines, no field, no box. */
+  unsigned_pdf = write_report ("fail.json", "en", "visible-unsigned.pdf", NULL);
+  g_clear_pointer (&data, g_free);
+  g_assert_true (g_file_get_contents (unsigned_pdf, &data, &size, NULL));
+  g_assert_cmpuint (count_bytes (data, size, "/FT /Sig"), ==, 0);
+  g_assert_cmpuint (count_bytes (data, size, "/AcroForm"), ==, 0);
+  g_assert_cmpuint (count_bytes (data, size, "/Annots"), ==, 0);
+}
+
+/* The widget's appearance is drawn (a reader that hides annotations shows less), and a changed
+ * byte in the widget's rectangle breaks the signature for Qualify and for pdfsig. */
+static void
+test_pdf_visible_signature_checked (void)
+{
+  g_autoptr(QfSigner) signer = test_signer ();
+  g_autofree char *pdf = write_report ("pass.json", "en", "visible-check.pdf", signer);
+  g_autofree char *moved = tmp_path ("visible-moved.pdf");
+  g_autofree char *with = tmp_path ("with"), *without = tmp_path ("without");
+  g_autofree char *data = NULL, *sig = NULL, *sig_moved = NULL, *info = NULL, *last = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfVerifyResult) bad = NULL;
+  const char *info_argv[] = { "pdfinfo", pdf, NULL };
+  const char *sig_argv[] = { "pdfsig", pdf, NULL };
+  const char *moved_argv[] = { "pdfsig", moved, NULL };
+  gsize size;
+  char *rect;
+
+  g_assert_true (g_file_get_contents (pdf, &data, &size, NULL));
+  rect = memmem (data, size, "/Rect [ ", strlen ("/Rect [ "));
+  g_assert_nonnull (rect);
+  rect[8] = rect[8] == '1' ? '2' : '1';
+  g_assert_true (g_file_set_contents (moved, data, size, NULL));
+  bad = qf_verify_file (moved, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (bad->signature_valid);
+  g_assert_false (qf_verify_result_ok (bad));
+
+  sig = run_tool (sig_argv, NULL);
+  if (sig == NULL)
+    {
+      g_test_skip ("pdfsig (poppler-utils) is not installed");
+      return;
+    }
+  g_assert_true (has_text (sig, "Signature Validation: Signature is Valid."));
+  g_assert_true (has_text (sig, "Total document signed"));
+  sig_moved = run_tool (moved_argv, NULL);
+  g_assert_false (has_text (sig_moved, "Signature is Valid."));
+
+  info = run_tool (info_argv, NULL);
+  last = g_strdup_printf ("%d", atoi (strstr (info, "Pages:") + strlen ("Pages:")));
+  {
+    const char *a[] = { "pdftoppm", "-f", last, "-l", last, "-singlefile", "-gray", "-r", "40", pdf, with, NULL };
+    const char *b[] = { "pdftoppm", "-hide-annotations", "-f", last, "-l", last, "-singlefile", "-gray",
+                        "-r", "40", pdf, without, NULL };
+    g_autofree char *pa = g_strconcat (with, ".pgm", NULL), *pb = g_strconcat (without, ".pgm", NULL);
+    g_autofree char *ia = NULL, *ib = NULL, *oa = NULL, *ob = NULL;
+    gsize la, lb;
+    int status = -1;
+
+    oa = run_tool (a, &status);
+    g_assert_cmpint (status, ==, 0);
+    ob = run_tool (b, &status);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_true (g_file_get_contents (pa, &ia, &la, NULL));
+    g_assert_true (g_file_get_contents (pb, &ib, &lb, NULL));
+    g_assert_cmpuint (la, ==, lb);
+    g_assert_true (memcmp (ia, ib, la) != 0);
+  }
+}
+
 /* A customer who imports the installer's root into NSS sees the signer as trusted in pdfsig. */
 static void
 test_pdfsig_trusts_imported_root (void)
@@ -1077,6 +1312,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/pdf-session-attachment", test_pdf_has_session_attachment);
   g_test_add_func ("/core/report/pdf-signed-and-tampered", test_pdf_signed_and_tampered);
   g_test_add_func ("/core/report/pdfsig-trusts-imported-root", test_pdfsig_trusts_imported_root);
+  g_test_add_func ("/core/report/pdf-visible-signature", test_pdf_visible_signature);
+  g_test_add_func ("/core/report/pdf-visible-signature-checked", test_pdf_visible_signature_checked);
   g_test_add_func ("/core/report/html-signed-and-tampered", test_html_signed_and_tampered);
   g_test_add_func ("/core/verify/html-signature-only-where-written", test_html_signature_only_where_written);
   g_test_add_func ("/core/report/chinese", test_chinese_report);

@@ -510,14 +510,67 @@ qf_signer_describe (QfSigner *signer)
   return obj;
 }
 
+/* One attribute of the subject, as UTF-8 text ("" when absent). */
+static char *
+subject_attribute (gnutls_x509_crt_t crt,
+                   const char       *oid)
+{
+  char buf[1024];
+  size_t len = sizeof buf;
+
+  if (gnutls_x509_crt_get_dn_by_oid (crt, oid, 0, 0, buf, &len) < 0 || !g_utf8_validate (buf, len, NULL))
+    return g_strdup ("");
+  return g_strndup (buf, len);
+}
+
+void
+qf_signer_get_names (QfSigner  *signer,
+                     char     **name,
+                     char     **organization)
+{
+  g_return_if_fail (signer != NULL);
+  if (name != NULL)
+    *name = subject_attribute (signer->chain[0], GNUTLS_OID_X520_COMMON_NAME);
+  if (organization != NULL)
+    *organization = subject_attribute (signer->chain[0], GNUTLS_OID_X520_ORGANIZATION_NAME);
+}
+
 GBytes *
 qf_signer_sign_detached (QfSigner     *signer,
                          const guint8 *data,
                          gsize         size,
                          GError      **error)
 {
+  return qf_signer_sign_detached_at (signer, data, size, NULL, error);
+}
+
+/* The signingTime attribute's value (RFC 5652 §11.3): UTCTime up to 2049, then
+ * GeneralizedTime, both in UTC to the second. */
+static void
+signing_time_der (GDateTime *when,
+                  guint8     der[17],
+                  guint     *der_len)
+{
+  g_autoptr(GDateTime) utc = g_date_time_to_utc (when);
+  gboolean utc_time = g_date_time_get_year (utc) >= 1950 && g_date_time_get_year (utc) < 2050;
+  g_autofree char *text = g_date_time_format (utc, utc_time ? "%y%m%d%H%M%SZ" : "%Y%m%d%H%M%SZ");
+
+  der[0] = utc_time ? 0x17 : 0x18;
+  der[1] = (guint8) strlen (text);
+  memcpy (der + 2, text, der[1]);
+  *der_len = 2 + der[1];
+}
+
+GBytes *
+qf_signer_sign_detached_at (QfSigner     *signer,
+                            const guint8 *data,
+                            gsize         size,
+                            GDateTime    *signing_time,
+                            GError      **error)
+{
   gnutls_pkcs7_t p7 = NULL;
   gnutls_privkey_t key = NULL;
+  gnutls_pkcs7_attrs_t attrs = NULL;
   gnutls_datum_t in = { (unsigned char *) data, (unsigned int) size };
   gnutls_datum_t out = { NULL, 0 };
   GBytes *der = NULL;
@@ -526,8 +579,24 @@ qf_signer_sign_detached (QfSigner     *signer,
   g_return_val_if_fail (signer != NULL, NULL);
   g_return_val_if_fail (size <= G_MAXUINT, NULL);
 
+  if (signing_time != NULL)
+    {
+      guint8 when[17];
+      guint when_len;
+      gnutls_datum_t value = { when, 0 };
+
+      signing_time_der (signing_time, when, &when_len);
+      value.size = when_len;
+      /* GnuTLS adds contentType and messageDigest with it, as for INCLUDE_TIME. */
+      if (gnutls_failed (gnutls_pkcs7_add_attr (&attrs, "1.2.840.113549.1.9.5", &value, 0),
+                         "gnutls_pkcs7_add_attr", error))
+        return NULL;
+    }
   if (gnutls_failed (gnutls_pkcs7_init (&p7), "gnutls_pkcs7_init", error))
-    return NULL;
+    {
+      gnutls_pkcs7_attrs_deinit (attrs);
+      return NULL;
+    }
   if (gnutls_failed (gnutls_privkey_init (&key), "gnutls_privkey_init", error))
     goto out;
   ret = gnutls_privkey_import_x509 (key, signer->key, 0);
@@ -538,8 +607,8 @@ qf_signer_sign_detached (QfSigner     *signer,
   for (guint i = 1; i < signer->chain_len; i++)
     if (gnutls_failed (gnutls_pkcs7_set_crt (p7, signer->chain[i]), "gnutls_pkcs7_set_crt", error))
       goto out;
-  ret = gnutls_pkcs7_sign (p7, signer->chain[0], key, &in, NULL, NULL, GNUTLS_DIG_SHA256,
-                           GNUTLS_PKCS7_INCLUDE_CERT | GNUTLS_PKCS7_INCLUDE_TIME);
+  ret = gnutls_pkcs7_sign (p7, signer->chain[0], key, &in, attrs, NULL, GNUTLS_DIG_SHA256,
+                           GNUTLS_PKCS7_INCLUDE_CERT | (attrs ? 0 : GNUTLS_PKCS7_INCLUDE_TIME));
   if (gnutls_failed (ret, _("Signing"), error))
     goto out;
   ret = gnutls_pkcs7_export2 (p7, GNUTLS_X509_FMT_DER, &out);
@@ -551,6 +620,7 @@ qf_signer_sign_detached (QfSigner     *signer,
 out:
   if (key != NULL)
     gnutls_privkey_deinit (key);
+  gnutls_pkcs7_attrs_deinit (attrs);
   gnutls_pkcs7_deinit (p7);
   return der;
 }

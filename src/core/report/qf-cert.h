@@ -64,12 +64,24 @@ char      *qf_signer_get_anchor_pem     (QfSigner     *signer,
 JsonObject *qf_signer_describe          (QfSigner     *signer);
 /* The signer's subject DN, e.g. "CN=Li Wei,O=Acme Robotics". */
 char      *qf_signer_get_subject        (QfSigner     *signer);
+/* The subject's common name and organization as plain UTF-8 ("" when absent), for a person
+ * to read (no DN escaping). Either out pointer may be NULL. */
+void       qf_signer_get_names          (QfSigner     *signer,
+                                         char        **name,
+                                         char        **organization);
 
 /* A detached CMS SignedData (DER) over data: SHA-256, the whole chain included, with the
  * signing time (and so contentType and messageDigest) as signed attributes. */
 GBytes    *qf_signer_sign_detached      (QfSigner      *signer,
                                          const guint8  *data,
                                          gsize          size,
+                                         GError       **error);
+/* The same with signing_time as the signed signingTime (to the second; NULL: now), so a time
+ * printed in the document before it was signed is the signature's own. */
+GBytes    *qf_signer_sign_detached_at   (QfSigner      *signer,
+                                         const guint8  *data,
+                                         gsize          size,
+                                         GDateTime     *signing_time,
                                          GError       **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfSigner, qf_signer_free)

@@ -338,9 +338,11 @@ typedef struct
   GArray     *entries;         /* XrefEntry of each object written */
   GByteArray *out;             /* the original file, then the update */
   gint64      next;            /* the next free object number */
-  gint64      page_num;        /* the first page, rewritten with the signature's widget */
+  gint64      page_num;        /* the page rewritten with the signature's widget */
   char       *new_page;
-  gint64      sig_obj, widget_obj, form_obj;
+  const QfPdfSignatureBox *box;  /* where the widget shows; NULL: invisible on the first page */
+  GDateTime  *signing_time;    /* /M and the CMS signingTime */
+  gint64      sig_obj, widget_obj, form_obj, appearance_obj;
   gint64      file_obj, spec_obj;
   gsize       byte_range_pos;  /* where the /ByteRange placeholder starts */
   gsize       contents_pos;    /* where the /Contents hex string starts ("<") */
@@ -353,14 +355,49 @@ pdf_update_clear (PdfUpdate *u)
   g_clear_pointer (&u->entries, g_array_unref);
   g_clear_pointer (&u->out, g_byte_array_unref);
   g_clear_pointer (&u->new_page, g_free);
+  g_clear_pointer (&u->signing_time, g_date_time_unref);
 }
 
-/* The first page of the page tree: its text, and its number in *page_num. */
+/* The object number of the index-th reference in the /Kids array of pages; -1 when the array
+ * is shorter. */
+static gint64
+kid_at (const char *kids,
+        guint       index)
+{
+  const char *p = kids;
+
+  for (guint i = 0;; i++)
+    {
+      char *end;
+      gint64 num;
+
+      while (*p == ' ' || *p == '\n' || *p == '\r')
+        p++;
+      if (!g_ascii_isdigit (*p))
+        return -1;
+      num = g_ascii_strtoll (p, &end, 10);
+      if (i == index)
+        return num;
+      /* Skip "N G R". */
+      p = end;
+      g_ascii_strtoll (p, &end, 10);
+      p = end;
+      while (*p == ' ')
+        p++;
+      if (*p != 'R')
+        return -1;
+      p++;
+    }
+}
+
+/* The index-th page of the page tree (cairo writes one flat /Pages node): its text, and its
+ * number in *page_num. */
 static char *
-first_page (PdfFile    *pdf,
-            const char *catalog,
-            gint64     *page_num,
-            GError    **error)
+page_at (PdfFile    *pdf,
+         const char *catalog,
+         guint       index,
+         gint64     *page_num,
+         GError    **error)
 {
   g_autofree char *pages = NULL;
   gint64 pages_num;
@@ -381,40 +418,49 @@ first_page (PdfFile    *pdf,
       parse_error (error, _("the page tree has no /Kids"));
       return NULL;
     }
-  *page_num = g_ascii_strtoll (strchr (kids, '[') + 1, NULL, 10);
+  *page_num = kid_at (strchr (kids, '[') + 1, index);
+  if (*page_num < 0)
+    {
+      parse_error (error, _("the page for the signature is not in the page tree"));
+      return NULL;
+    }
   page = object_text (pdf, *page_num, error);
-  if (page != NULL && strstr (page, "/Type /Page") == NULL)
+  if (page != NULL && (strstr (page, "/Type /Page") == NULL || strstr (page, "/Type /Pages") != NULL))
     {
       g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
-                   _("The first entry of the page tree is not a page."));
+                   _("The page tree is not flat; only the page trees cairo writes can be updated."));
       g_free (page);
       return NULL;
     }
   return page;
 }
 
-/* Numbers the signature's objects (signature, widget, form), puts the widget first in the
- * first page's /Annots and adds the /AcroForm to catalog_extra. */
+/* Numbers the signature's objects (signature, widget, form, and the widget's appearance when
+ * it is visible), puts the widget first in its page's /Annots and adds the /AcroForm to
+ * catalog_extra. */
 static gboolean
 plan_signature (PdfUpdate  *u,
                 const char *catalog,
                 GString    *catalog_extra,
                 GError    **error)
 {
-  g_autofree char *page = first_page (&u->pdf, catalog, &u->page_num, error);
+  g_autofree char *page = page_at (&u->pdf, catalog, u->box ? u->box->page_index : 0,
+                                   &u->page_num, error);
 
   if (page == NULL)
     return FALSE;
   u->sig_obj = u->next++;
   u->widget_obj = u->next++;
   u->form_obj = u->next++;
+  if (u->box != NULL)
+    u->appearance_obj = u->next++;
   if (strstr (page, "/Annots") != NULL)
     {
       char *bracket = strstr (strstr (page, "/Annots"), "[");
       if (bracket == NULL)
         {
           g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
-                       _("The first page's /Annots is not a direct array."));
+                       _("The page's /Annots is not a direct array."));
           return FALSE;
         }
       u->new_page = g_strdup_printf ("%.*s[ %" G_GINT64_FORMAT " 0 R %s", (int) (bracket - page),
@@ -480,7 +526,7 @@ plan_update (PdfUpdate  *u,
   if (new_catalog == NULL || (signer != NULL && u->new_page == NULL))
     {
       g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
-                   _("The catalog or the first page is not a plain dictionary."));
+                   _("The catalog or the signature's page is not a plain dictionary."));
       g_free (new_catalog);
       return NULL;
     }
@@ -525,8 +571,7 @@ write_signature_dictionary (PdfUpdate  *u,
                             QfSigner   *signer,
                             const char *reason)
 {
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *when = g_date_time_format (now, "D:%Y%m%d%H%M%S+00'00'");
+  g_autofree char *when = g_date_time_format (u->signing_time, "D:%Y%m%d%H%M%S+00'00'");
   g_autofree char *why = pdf_text_string (reason ? reason : "");
   g_autofree char *signer_name = qf_signer_get_subject (signer);
   g_autofree char *who = pdf_text_string (signer_name);
@@ -545,7 +590,54 @@ write_signature_dictionary (PdfUpdate  *u,
   append_str (u->out, ">\n>>\nendobj\n");
 }
 
-/* The first page with its widget, the signature, the invisible widget and the form. */
+/* A number for a PDF file: C locale, two decimals. */
+static char *
+pdf_real (gdouble value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.2f", value));
+}
+
+/* The visible widget's appearance: a form XObject drawing a thin frame just inside the box
+ * (what the box says is printed on the page itself, in the report's embedded fonts). */
+static void
+write_appearance (PdfUpdate *u,
+                  gdouble    width,
+                  gdouble    height)
+{
+  g_autofree char *w = pdf_real (width), *h = pdf_real (height);
+  g_autofree char *fw = pdf_real (width - 1.2), *fh = pdf_real (height - 1.2);
+  g_autofree char *content = g_strdup_printf ("q 0.16 0.33 0.58 RG 1.2 w 0.6 0.6 %s %s re S Q\n", fw, fh);
+
+  begin_object (u->out, u->entries, u->appearance_obj);
+  append_printf (u->out, "<< /Type /XObject /Subtype /Form /BBox [ 0 0 %s %s ] /Resources << >>"
+                         " /Length %" G_GSIZE_FORMAT " >>\nstream\n%sendstream\nendobj\n",
+                 w, h, strlen (content), content);
+}
+
+/* The widget, merged with its field: invisible (empty /Rect) or over the box with its
+ * appearance. /F 132 = Print + Locked: printed with the page, not movable. */
+static void
+write_widget (PdfUpdate *u)
+{
+  g_autofree char *rect = NULL, *appearance = NULL;
+
+  if (u->box != NULL)
+    {
+      g_autofree char *x1 = pdf_real (u->box->x1), *y1 = pdf_real (u->box->y1);
+      g_autofree char *x2 = pdf_real (u->box->x2), *y2 = pdf_real (u->box->y2);
+      rect = g_strdup_printf ("[ %s %s %s %s ]", x1, y1, x2, y2);
+      appearance = g_strdup_printf (" /AP << /N %" G_GINT64_FORMAT " 0 R >>", u->appearance_obj);
+    }
+  begin_object (u->out, u->entries, u->widget_obj);
+  append_printf (u->out, "<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signature1) /V %" G_GINT64_FORMAT
+                         " 0 R /F 132 /Rect %s /P %" G_GINT64_FORMAT " 0 R%s >>\nendobj\n",
+                 u->sig_obj, rect ? rect : "[0 0 0 0]", u->page_num, appearance ? appearance : "");
+  if (u->box != NULL)
+    write_appearance (u, u->box->x2 - u->box->x1, u->box->y2 - u->box->y1);
+}
+
+/* The page with its widget, the signature, the widget and the form. */
 static void
 write_signature_objects (PdfUpdate  *u,
                          QfSigner   *signer,
@@ -554,10 +646,7 @@ write_signature_objects (PdfUpdate  *u,
   begin_object (u->out, u->entries, u->page_num);
   append_printf (u->out, "%s\nendobj\n", u->new_page);
   write_signature_dictionary (u, signer, reason);
-  begin_object (u->out, u->entries, u->widget_obj);
-  append_printf (u->out, "<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signature1) /V %" G_GINT64_FORMAT
-                         " 0 R /F 132 /Rect [0 0 0 0] /P %" G_GINT64_FORMAT " 0 R >>\nendobj\n",
-                 u->sig_obj, u->page_num);
+  write_widget (u);
   begin_object (u->out, u->entries, u->form_obj);
   append_printf (u->out, "<< /Fields [ %" G_GINT64_FORMAT " 0 R ] /SigFlags 3 >>\nendobj\n", u->widget_obj);
 }
@@ -612,7 +701,7 @@ fill_signature (PdfUpdate *u,
   memcpy (out->data + u->byte_range_pos, range, strlen (range));
   g_byte_array_append (covered, out->data, sig_start);
   g_byte_array_append (covered, out->data + sig_end, out->len - sig_end);
-  cms = qf_signer_sign_detached (signer, covered->data, covered->len, error);
+  cms = qf_signer_sign_detached_at (signer, covered->data, covered->len, u->signing_time, error);
   if (cms == NULL)
     return FALSE;
   der = g_bytes_get_data (cms, &der_len);
@@ -633,16 +722,18 @@ fill_signature (PdfUpdate *u,
 }
 
 GBytes *
-qf_pdf_update (GBytes     *pdf_bytes,
-               const char *attachment_name,
-               GBytes     *attachment,
-               const char *attachment_description,
-               QfSigner   *signer,
-               const char *reason,
-               GError    **error)
+qf_pdf_update (GBytes                  *pdf_bytes,
+               const char              *attachment_name,
+               GBytes                  *attachment,
+               const char              *attachment_description,
+               QfSigner                *signer,
+               const char              *reason,
+               const QfPdfSignatureBox *box,
+               GDateTime               *signing_time,
+               GError                 **error)
 {
   PdfUpdate u = { .page_num = -1, .sig_obj = -1, .widget_obj = -1, .form_obj = -1,
-                  .file_obj = -1, .spec_obj = -1 };
+                  .appearance_obj = -1, .file_obj = -1, .spec_obj = -1, .box = box };
   gsize size;
   const guint8 *data = g_bytes_get_data (pdf_bytes, &size);
   g_autofree char *new_catalog = NULL;
@@ -650,7 +741,11 @@ qf_pdf_update (GBytes     *pdf_bytes,
   GBytes *result = NULL;
 
   g_return_val_if_fail (pdf_bytes != NULL, NULL);
+  g_return_val_if_fail (box == NULL || (box->x2 > box->x1 && box->y2 > box->y1), NULL);
 
+  /* To the second: /M and the CMS signingTime hold no fraction. */
+  u.signing_time = signing_time != NULL ? g_date_time_to_utc (signing_time)
+                   : g_date_time_new_from_unix_utc (g_get_real_time () / G_USEC_PER_SEC);
   if (!pdf_open (&u.pdf, data, size, error))
     goto out;
   new_catalog = plan_update (&u, attachment_name, attachment, signer, &unchanged, error);

@@ -4,9 +4,12 @@
  * cairo writes the pages; this module appends one incremental update (PDF 1.5, classic xref
  * table, /Prev to cairo's) that can carry
  *   - an embedded file (the session JSON) listed in the catalog's /Names /EmbeddedFiles, and
- *   - an invisible signature field whose /V is an adbe.pkcs7.detached CMS signature (SHA-256,
- *     signer certificate and signing time included) over the whole file but the /Contents hex,
- *     as poppler's pdfsig and Adobe Reader check it (layout: shared docs interop.md §3).
+ *   - a signature field whose /V is an adbe.pkcs7.detached CMS signature (SHA-256, signer
+ *     certificate and signing time included) over the whole file but the /Contents hex, as
+ *     poppler's pdfsig and Adobe Reader check it (layout: shared docs interop.md §3). Its widget
+ *     is either invisible on the first page or, given a box, sits over that box on its page
+ *     (listed in the page's /Annots) with a thin frame as its appearance, so PDF readers show
+ *     the signature where the page prints who signed.
  * Readers for verification find the signature and the attachment again.
  */
 #pragma once
@@ -31,15 +34,27 @@ typedef enum
 /* Bytes reserved for the DER CMS in /Contents (written as twice as many hex digits). */
 #define QF_PDF_SIGNATURE_RESERVE 8192
 
+/* Where a visible signature goes: a page (0 is the first) and a rectangle in that page's PDF
+ * user space (points, origin at the lower left corner, y up). */
+typedef struct
+{
+  guint   page_index;
+  gdouble x1, y1, x2, y2;
+} QfPdfSignatureBox;
+
 /* Appends the update to pdf and returns the new file. attachment may be NULL (no file), signer
- * may be NULL (no signature); reason is the signature's /Reason (any language). */
-GBytes  *qf_pdf_update          (GBytes       *pdf,
-                                 const char   *attachment_name,
-                                 GBytes       *attachment,
-                                 const char   *attachment_description,
-                                 QfSigner     *signer,
-                                 const char   *reason,
-                                 GError      **error);
+ * may be NULL (no signature); reason is the signature's /Reason (any language). box NULL makes
+ * the widget invisible; signing_time (NULL: now) is written as /M and signed as the CMS
+ * signingTime, to the second. */
+GBytes  *qf_pdf_update          (GBytes                  *pdf,
+                                 const char              *attachment_name,
+                                 GBytes                  *attachment,
+                                 const char              *attachment_description,
+                                 QfSigner                *signer,
+                                 const char              *reason,
+                                 const QfPdfSignatureBox *box,
+                                 GDateTime               *signing_time,
+                                 GError                 **error);
 
 typedef struct
 {

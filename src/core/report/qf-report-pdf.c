@@ -29,14 +29,32 @@
  * and the embedded session hold the whole text). */
 #define CELL_MAX_H ((CONTENT_BOTTOM - CONTENT_TOP) * 0.75)
 
+/* The signature box on the sign-off page. */
+#define SIG_BOX_W (CONTENT_W * 0.68)
+#define SIG_PAD 8.0
+#define SIG_LABEL_W 96.0
+
+/* The visible signature: what its box says, fixed before the pages are laid out (both passes
+ * must agree), and where the painting pass put the box. */
 typedef struct
 {
-  QfReport *report;
-  cairo_t  *cr;
-  gboolean  paint;
-  int       page;
-  int       n_pages;
-  gdouble   y;
+  char             *name;
+  char             *organization;
+  char             *fingerprint;  /* the certificate's SHA-256 in groups of four, two lines */
+  char             *signed_at;    /* the signature's signing time, e.g. "2026-11-30 15:02:03 UTC" */
+  QfPdfSignatureBox box;
+  gboolean          placed;
+} SignatureLook;
+
+typedef struct
+{
+  QfReport      *report;
+  cairo_t       *cr;
+  gboolean       paint;
+  int            page;
+  int            n_pages;
+  gdouble        y;
+  SignatureLook *sig;      /* NULL for an unsigned report */
 } Ctx;
 
 typedef struct
@@ -523,6 +541,141 @@ figure (Ctx     *ctx,
   ctx->y += FIGURE_H + 10;
 }
 
+/* A caption and its value side by side in the signature box; moves *y below the taller. */
+static void
+box_row (Ctx         *ctx,
+         PangoLayout *label,
+         PangoLayout *value,
+         gdouble      x,
+         gdouble     *y)
+{
+  show (ctx, label, x, *y + 1, (Rgb) { 0.35, 0.35, 0.35 });
+  show (ctx, value, x + SIG_LABEL_W, *y, (Rgb) { 0.1, 0.1, 0.1 });
+  *y += MAX (layout_height (label) + 1, layout_height (value)) + 2;
+}
+
+/* The visible signature at top: who signed (from the certificate), the certificate's
+ * fingerprint and the signing time, on a tint; the PDF widget's frame is drawn over it by the
+ * reader. Records the box in PDF user space when painting. Returns its height. */
+static gdouble
+signature_box (Ctx    *ctx,
+               gdouble top)
+{
+  SignatureLook *s = ctx->sig;
+  gdouble inner = SIG_BOX_W - 2 * SIG_PAD, x = MARGIN_X + SIG_PAD, y, h;
+  const Rgb ink = { 0.1, 0.1, 0.1 }, grey = { 0.35, 0.35, 0.35 };
+  g_autoptr(PangoLayout) head = make_layout (ctx, TR (N_("Digitally signed by")), QF_REPORT_FONT, 7.5, FALSE, inner);
+  g_autoptr(PangoLayout) name = make_layout (ctx, s->name, QF_REPORT_FONT, 11, TRUE, inner);
+  g_autoptr(PangoLayout) org = make_layout (ctx, s->organization, QF_REPORT_FONT, 9, FALSE, inner);
+  g_autoptr(PangoLayout) fp_label = make_layout (ctx, TR (N_("Certificate SHA-256")), QF_REPORT_FONT, 7.5, FALSE, SIG_LABEL_W - 6);
+  g_autoptr(PangoLayout) fp = make_layout (ctx, s->fingerprint, QF_REPORT_MONO_FONT, 8, FALSE, inner - SIG_LABEL_W);
+  g_autoptr(PangoLayout) when_label = make_layout (ctx, TR (N_("Signing time")), QF_REPORT_FONT, 7.5, FALSE, SIG_LABEL_W - 6);
+  g_autoptr(PangoLayout) when = make_layout (ctx, s->signed_at, QF_REPORT_FONT, 8.5, FALSE, inner - SIG_LABEL_W);
+  g_autoptr(PangoLayout) check = make_layout (ctx, TR (N_("A PDF reader's signature panel or “qualify-cli verify” tells whether this signature is valid.")),
+                                              QF_REPORT_FONT, 6.5, FALSE, inner);
+  gboolean has_org = s->organization != NULL && *s->organization != '\0';
+
+  h = 2 * SIG_PAD + layout_height (head) + layout_height (name) + (has_org ? layout_height (org) : 0) + 6
+      + MAX (layout_height (fp_label) + 1, layout_height (fp)) + 2
+      + MAX (layout_height (when_label) + 1, layout_height (when)) + 2 + 3 + layout_height (check);
+  fill_rect (ctx, MARGIN_X, top, SIG_BOX_W, h, (Rgb) { 0.93, 0.95, 0.99 });
+  y = top + SIG_PAD;
+  show (ctx, head, x, y, grey);
+  y += layout_height (head);
+  show (ctx, name, x, y, ink);
+  y += layout_height (name);
+  if (has_org)
+    {
+      show (ctx, org, x, y, ink);
+      y += layout_height (org);
+    }
+  y += 6;
+  box_row (ctx, fp_label, fp, x, &y);
+  box_row (ctx, when_label, when, x, &y);
+  show (ctx, check, x, y + 3, grey);
+  if (ctx->paint)
+    {
+      s->box = (QfPdfSignatureBox) { ctx->page - 1, MARGIN_X, PAGE_H - (top + h),
+                                     MARGIN_X + SIG_BOX_W, PAGE_H - top };
+      s->placed = TRUE;
+    }
+  return h;
+}
+
+static gdouble
+signature_box_height (Ctx *ctx)
+{
+  gboolean paint = ctx->paint;
+  gdouble h;
+
+  ctx->paint = FALSE;
+  h = signature_box (ctx, 0);
+  ctx->paint = paint;
+  return h;
+}
+
+/* The name under a sign-off row's role. */
+static PangoLayout *
+signoff_name (Ctx       *ctx,
+              GPtrArray *row)
+{
+  return make_layout (ctx, row->len > 1 ? g_ptr_array_index (row, 1) : "", QF_REPORT_FONT, 9.5,
+                      FALSE, CONTENT_W - 4);
+}
+
+/* The first row (the installer's, see add_signoff) of a signed report holds the signature's
+ * box instead of lines to sign by hand. */
+static gboolean
+signoff_row_boxed (Ctx  *ctx,
+                   guint r)
+{
+  return r == 0 && ctx->sig != NULL;
+}
+
+static gdouble
+signoff_row_height (Ctx     *ctx,
+                    QfBlock *b,
+                    guint    r)
+{
+  g_autoptr(PangoLayout) name = signoff_name (ctx, g_ptr_array_index (b->rows, r));
+  /* A long name wraps; what follows moves down under it. */
+  gdouble extra = MAX (layout_height (name) - 14, 0);
+
+  return extra + (signoff_row_boxed (ctx, r) ? 40 + signature_box_height (ctx) + 14 : 64);
+}
+
+/* Keeps the sign-off — heading, introduction, every row — on one page, the one that carries
+ * the signature box: called at a heading, it makes room for the heading, the paragraphs after
+ * it and the rows when a sign-off block follows them. */
+static void
+keep_with_signoff (Ctx  *ctx,
+                   guint first)
+{
+  GPtrArray *blocks = ctx->report->blocks;
+  gdouble h = 0;
+
+  for (guint i = first; i < blocks->len; i++)
+    {
+      QfBlock *b = g_ptr_array_index (blocks, i);
+      g_autoptr(PangoLayout) l = NULL;
+
+      if (b->kind == QF_BLOCK_SIGNOFF)
+        {
+          for (guint r = 0; r < b->rows->len; r++)
+            h += signoff_row_height (ctx, b, r);
+          ensure (ctx, h);
+          return;
+        }
+      if ((b->kind != QF_BLOCK_HEADING || i != first) && b->kind != QF_BLOCK_PARAGRAPH)
+        return;
+      l = make_layout (ctx, b->text, QF_REPORT_FONT, b->kind == QF_BLOCK_HEADING ? 14 : 9.5,
+                       b->kind == QF_BLOCK_HEADING, CONTENT_W);
+      h += layout_height (l) + (b->kind == QF_BLOCK_HEADING ? 16 : 6);
+    }
+}
+
+/* The sign-off rows: a role, the name from the session, and lines to sign by hand or the
+ * signature's box. */
 static void
 signoff (Ctx     *ctx,
          QfBlock *b)
@@ -533,16 +686,22 @@ signoff (Ctx     *ctx,
   for (guint r = 0; r < b->rows->len; r++)
     {
       GPtrArray *row = g_ptr_array_index (b->rows, r);
-      g_autoptr(PangoLayout) name = make_layout (ctx, row->len > 1 ? g_ptr_array_index (row, 1) : "",
-                                                 QF_REPORT_FONT, 9.5, FALSE, CONTENT_W - 4);
-      /* A long name wraps; the signature lines move down under it. */
+      g_autoptr(PangoLayout) name = signoff_name (ctx, row);
       gdouble extra = MAX (layout_height (name) - 14, 0);
+      gboolean boxed = signoff_row_boxed (ctx, r);
+      gdouble box_h;
 
-      ensure (ctx, 64 + extra);
+      ensure (ctx, signoff_row_height (ctx, b, r));
       text_at (ctx, g_ptr_array_index (row, 0), 9.5, TRUE, MARGIN_X, ctx->y, 0, CONTENT_W, black);
       if (row->len > 1 && *(const char *) g_ptr_array_index (row, 1) != '\0')
         show (ctx, name, MARGIN_X + 4, ctx->y + 22, black);
       ctx->y += extra;
+      if (boxed)
+        {
+          box_h = signature_box (ctx, ctx->y + 40);
+          ctx->y += 40 + box_h + 14;
+          continue;
+        }
       for (guint c = 0; c < b->header->len; c++)
         {
           gdouble x = MARGIN_X + c * col;
@@ -607,6 +766,7 @@ layout_blocks (Ctx *ctx)
           title (ctx, b);
           break;
         case QF_BLOCK_HEADING:
+          keep_with_signoff (ctx, i);
           heading (ctx, b);
           break;
         case QF_BLOCK_PARAGRAPH:
@@ -652,16 +812,17 @@ append_bytes (void                *closure,
 }
 
 static gboolean
-render_pass (QfReport   *report,
-             GByteArray *sink,
-             gboolean    paint,
-             int         n_pages,
-             int        *pages_out,
-             GError    **error)
+render_pass (QfReport      *report,
+             GByteArray    *sink,
+             gboolean       paint,
+             int            n_pages,
+             SignatureLook *sig,
+             int           *pages_out,
+             GError       **error)
 {
   cairo_surface_t *surface = cairo_pdf_surface_create_for_stream (append_bytes, sink, PAGE_W, PAGE_H);
   cairo_t *cr = cairo_create (surface);
-  Ctx ctx = { report, cr, paint, 0, n_pages, 0 };
+  Ctx ctx = { report, cr, paint, 0, n_pages, 0, sig };
   cairo_status_t status;
   JsonNode *op = json_object_get_member (report->session, "operator");
 
@@ -686,6 +847,59 @@ render_pass (QfReport   *report,
   return TRUE;
 }
 
+/* What the signature box says, from the certificate that signs and the signing time. */
+static void
+signature_look_init (SignatureLook *look,
+                     QfSigner      *signer,
+                     GDateTime     *signing_time)
+{
+  g_autoptr(JsonObject) info = qf_signer_describe (signer);
+  const char *colons = json_object_get_string_member_with_default (info, "sha256_fingerprint", "");
+  g_autoptr(GString) fp = g_string_new (NULL);
+  guint digits = 0;
+
+  memset (look, 0, sizeof *look);
+  qf_signer_get_names (signer, &look->name, &look->organization);
+  if (*look->name == '\0')
+    {
+      g_free (look->name);
+      look->name = qf_signer_get_subject (signer);
+    }
+  /* 64 hex digits as 16 groups of four, eight to a line. */
+  for (const char *p = colons; *p != '\0'; p++)
+    {
+      if (!g_ascii_isxdigit (*p))
+        continue;
+      if (digits > 0 && digits % 4 == 0)
+        g_string_append_c (fp, digits % 32 == 0 ? '\n' : ' ');
+      g_string_append_c (fp, *p);
+      digits++;
+    }
+  look->fingerprint = g_string_free (g_steal_pointer (&fp), FALSE);
+  look->signed_at = g_date_time_format (signing_time, "%Y-%m-%d %H:%M:%S UTC");
+}
+
+static void
+signature_look_clear (SignatureLook *look)
+{
+  g_free (look->name);
+  g_free (look->organization);
+  g_free (look->fingerprint);
+  g_free (look->signed_at);
+}
+
+static char *
+signature_reason (QfReport *report)
+{
+  JsonNode *id = json_object_get_member (report->session, "id");
+
+  return g_strdup_printf ("%s %s", _qf_report_tr (report, N_("Qualify acceptance report")),
+                          id && JSON_NODE_TYPE (id) == JSON_NODE_VALUE && json_node_get_value_type (id) == G_TYPE_STRING
+                          ? json_node_get_string (id) : "");
+}
+
+/* Lays the report out twice (count, then paint); with a signer the sign-off page shows the
+ * signature's box, and the signature made afterwards carries the very time the box prints. */
 GBytes *
 qf_report_render_pdf (QfReport *report,
                       QfSigner *signer,
@@ -696,31 +910,34 @@ qf_report_render_pdf (QfReport *report,
   g_autoptr(GBytes) session = NULL;
   g_autofree char *reason = NULL;
   g_autoptr(GError) local = NULL;
-  GBytes *out;
+  /* To the second, in UTC: what the box prints, /M and the CMS signingTime are one value. */
+  g_autoptr(GDateTime) signing_time = g_date_time_new_from_unix_utc (g_get_real_time () / G_USEC_PER_SEC);
+  SignatureLook look = { 0 }, *sig = NULL;
+  GBytes *out = NULL;
   int pages = 0, counted = 0;
 
   g_return_val_if_fail (report != NULL, NULL);
   _qf_report_build (report);
-  if (!render_pass (report, NULL, FALSE, 0, &counted, error) ||
-      !render_pass (report, pdf, TRUE, counted, &pages, error))
-    return NULL;
+  if (signer != NULL)
+    {
+      signature_look_init (&look, signer, signing_time);
+      sig = &look;
+    }
+  if (!render_pass (report, NULL, FALSE, 0, sig, &counted, error) ||
+      !render_pass (report, pdf, TRUE, counted, sig, &pages, error))
+    goto done;
   g_assert (pages == counted);
 
   cairo_pdf = g_byte_array_free_to_bytes (g_steal_pointer (&pdf));
   session = g_bytes_new_static (report->session_text, strlen (report->session_text));
-  {
-    JsonNode *id = json_object_get_member (report->session, "id");
-    reason = g_strdup_printf ("%s %s", _qf_report_tr (report, N_("Qualify acceptance report")),
-                              id && JSON_NODE_TYPE (id) == JSON_NODE_VALUE && json_node_get_value_type (id) == G_TYPE_STRING
-                              ? json_node_get_string (id) : "");
-  }
+  reason = signature_reason (report);
   out = qf_pdf_update (cairo_pdf, "session.json", session,
-                       _qf_report_tr (report, N_("Qualify session data (JSON)")), signer, reason, &local);
+                       _qf_report_tr (report, N_("Qualify session data (JSON)")), signer, reason,
+                       look.placed ? &look.box : NULL, signing_time, &local);
   if (out == NULL)
-    {
-      g_set_error (error, QF_REPORT_ERROR, signer ? QF_REPORT_ERROR_SIGN : QF_REPORT_ERROR_RENDER,
-                   "%s", local->message);
-      return NULL;
-    }
+    g_set_error (error, QF_REPORT_ERROR, signer ? QF_REPORT_ERROR_SIGN : QF_REPORT_ERROR_RENDER,
+                 "%s", local->message);
+done:
+  signature_look_clear (&look);
   return out;
 }

@@ -437,6 +437,91 @@ test_report_read_only_folder (void)
   g_chmod (dir, 0755);
 }
 
+/* The demo session a real run wrote (its average latency 73.99 µs, FAIL against ≤ 32 µs) with the
+ * rt step's average stored as PASS: in the step's own verdicts, and in the criteria table too
+ * when in_table. Written to name in the temporary folder. */
+static char *
+demo_with_pass (const char *name,
+                gboolean    in_table)
+{
+  g_autofree char *demo = g_build_filename (g_getenv ("QUALIFY_DATADIR"), "demo", "demo-fail.session.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *text = NULL;
+  char *path = tmp_path (name);
+  JsonObject *session, *step;
+  JsonObject *verdicts[2];
+
+  g_assert_true (json_parser_load_from_file (parser, demo, NULL));
+  session = json_node_get_object (json_parser_get_root (parser));
+  step = json_array_get_object_element (json_object_get_array_member (session, "steps"), 0);
+  verdicts[0] = json_array_get_object_element (json_object_get_array_member (step, "verdicts"), 0);
+  verdicts[1] = json_array_get_object_element (json_object_get_array_member (json_object_get_object_member (session, "verdict"),
+                                                                             "criteria"), 0);
+  for (guint i = 0; i < (in_table ? 2u : 1u); i++)
+    {
+      g_assert_cmpstr (json_object_get_string_member (verdicts[i], "metric"), ==, "avg_us");
+      g_assert_cmpstr (json_object_get_string_member (verdicts[i], "verdict"), ==, "fail");
+      json_object_set_string_member (verdicts[i], "verdict", "pass");
+    }
+  text = json_to_string (json_parser_get_root (parser), TRUE);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+/* `report` judges every criterion again: a session whose stored verdicts are not what its figures
+ * give is refused (exit 2, naming the test and the metric, no file written); the untouched
+ * session reports. */
+static void
+test_report_refuses_edited_verdicts (void)
+{
+  g_autofree char *both = demo_with_pass ("edited-both.json", TRUE);
+  g_autofree char *step_only = demo_with_pass ("edited-step.json", FALSE);
+  g_autofree char *demo = g_build_filename (g_getenv ("QUALIFY_DATADIR"), "demo", "demo-fail.session.json", NULL);
+  g_autofree char *pdf = tmp_path ("edited.pdf"), *html = tmp_path ("edited.html");
+  const char *sessions[] = { both, step_only };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sessions); i++)
+    {
+      g_autofree char *err = NULL;
+
+      g_assert_cmpint (qf_test_run_cli (NULL, &err, "report", sessions[i], "--pdf", pdf, "--html", html,
+                                        "--no-sign", NULL), ==, 2);
+      g_assert_nonnull (strstr (err, sessions[i]));
+      g_assert_nonnull (strstr (err, "test “rt”, metric “avg_us”"));
+      g_assert_nonnull (strstr (err, "the stored verdict is PASS, but the figure (73.99 µs) against the limit ≤ 32 µs gives FAIL"));
+      g_assert_false (g_file_test (pdf, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (html, G_FILE_TEST_EXISTS));
+    }
+  g_assert_cmpint (qf_test_run_cli (NULL, NULL, "report", demo, "--pdf", pdf, "--html", html, "--no-sign", NULL), ==, 0);
+}
+
+/* A signed HTML report whose embedded session has a figure edited (the printed table still
+ * agrees with the stored verdicts, not with the figure): verify judges the embedded session and
+ * says which test and metric disagree (exit 1). The untouched report verifies. Editing signed
+ * bytes breaks the signature too; core's tests sign such a report validly. */
+static void
+test_verify_judges_embedded_session (void)
+{
+  g_autofree char *session = fixture ("pass.json");
+  g_autofree char *html = tmp_path ("judged.html"), *bad_html = tmp_path ("judged-bad.html");
+  g_autofree char *data = NULL, *out = NULL;
+  GString *s;
+
+  ensure_certificate ();
+  g_assert_cmpint (qf_test_run_cli (NULL, NULL, "report", session, "--html", html, NULL), ==, 0);
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", html, NULL), ==, 0);
+  g_clear_pointer (&out, g_free);
+
+  g_assert_true (g_file_get_contents (html, &data, NULL, NULL));
+  s = g_string_new (data);
+  g_assert_cmpuint (g_string_replace (s, "\"avg_us\": 11.69,", "\"avg_us\": 74.00,", 1), ==, 1);
+  g_assert_true (g_file_set_contents (bad_html, s->str, s->len, NULL));
+  g_string_free (s, TRUE);
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", bad_html, NULL), ==, 1);
+  g_assert_nonnull (strstr (out, "Result: INVALID"));
+  g_assert_nonnull (strstr (out, "test “rt”, metric “avg_us”: the stored figure (11.69 µs) is not the one in the test's result (74 µs)"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -460,6 +545,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/report/no-sign-advice", test_report_no_sign_advice);
   g_test_add_func ("/cli/report/read-only-folder", test_report_read_only_folder);
   g_test_add_func ("/cli/report/wrong-shape", test_report_wrong_shape);
+  g_test_add_func ("/cli/report/refuses-edited-verdicts", test_report_refuses_edited_verdicts);
+  g_test_add_func ("/cli/report/verify-judges-embedded-session", test_verify_judges_embedded_session);
 
   ret = g_test_run ();
   {

@@ -18,6 +18,7 @@
 #include "qf-cert.h"
 #include "qf-pdf-sign.h"
 #include "qf-plot.h"
+#include "qf-report-private.h"
 #include "qf-report.h"
 #include "qf-verify.h"
 
@@ -800,6 +801,126 @@ test_html_signed_and_tampered (void)
   g_assert_false (qf_verify_result_ok (bad));
 }
 
+/* A session fixture with the rt step's average edited: its result figure to figure (when >= 0),
+ * and its stored verdict to verdict in the step (in_step) and in the criteria table (in_table). */
+static char *
+edited_session (const char *name,
+                gdouble     figure,
+                const char *verdict,
+                gboolean    in_step,
+                gboolean    in_table)
+{
+  g_autofree char *path = fixture (name), *text = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *session, *step;
+  JsonArray *lists[2];
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
+  session = json_node_get_object (json_parser_get_root (parser));
+  step = json_array_get_object_element (json_object_get_array_member (session, "steps"), 0);
+  g_assert_cmpstr (json_object_get_string_member (step, "key"), ==, "rt");
+  lists[0] = in_step ? json_object_get_array_member (step, "verdicts") : NULL;
+  lists[1] = in_table ? json_object_get_array_member (json_object_get_object_member (session, "verdict"), "criteria") : NULL;
+  if (figure >= 0)
+    json_object_set_double_member (json_object_get_object_member (step, "result"), "avg_us", figure);
+  for (guint l = 0; l < 2; l++)
+    {
+      JsonObject *v = lists[l] != NULL ? json_array_get_object_element (lists[l], 0) : NULL;
+      if (v == NULL)
+        continue;
+      g_assert_cmpstr (json_object_get_string_member (v, "metric"), ==, "avg_us");
+      if (figure >= 0)
+        json_object_set_double_member (v, "measured", figure);
+      json_object_set_string_member (v, "verdict", verdict);
+    }
+  return json_to_string (json_parser_get_root (parser), TRUE);
+}
+
+/* A session whose stored verdicts are not what its figures give is refused, naming the test and
+ * the metric: a 74 µs average stored as PASS for "≤ 32 µs", and a step's verdict alone edited
+ * (the table would say FAIL and the test's section PASS). */
+static void
+test_report_refuses_edited_verdicts (void)
+{
+  g_autofree char *average = edited_session ("fail.json", 74, "pass", TRUE, TRUE);
+  g_autofree char *step_only = edited_session ("fail.json", -1, "pass", TRUE, FALSE);
+  g_autofree char *file = tmp_path ("edited-session.json");
+  const char *texts[] = { average, step_only };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(QfReport) report = qf_report_new_from_data (texts[i], -1, &error);
+
+      g_assert_null (report);
+      g_assert_error (error, QF_REPORT_ERROR, QF_REPORT_ERROR_VERDICT);
+      g_assert_nonnull (strstr (error->message, "test “rt”, metric “avg_us”"));
+      g_assert_nonnull (strstr (error->message, "the stored verdict is PASS"));
+    }
+  /* From a file, the message names it too. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(QfReport) report = NULL;
+
+    g_assert_true (g_file_set_contents (file, average, -1, NULL));
+    report = qf_report_new_from_path (file, &error);
+    g_assert_null (report);
+    g_assert_error (error, QF_REPORT_ERROR, QF_REPORT_ERROR_VERDICT);
+    g_assert_true (g_str_has_prefix (error->message, file));
+    g_assert_nonnull (strstr (error->message, "figure (74 µs) against the limit ≤ 32 µs gives FAIL"));
+  }
+}
+
+/* A signed report whose table agrees with the stored verdicts of its embedded session but whose
+ * session's figure says otherwise (as a writer that copied verdicts would sign it): the signature
+ * is valid, yet verify judges the embedded session and finds the report invalid. The model is
+ * built from the untouched session and the edited text swapped in as what gets embedded. */
+static void
+test_verify_judges_embedded_session (void)
+{
+  g_autoptr(QfSigner) signer = test_signer ();
+  g_autofree char *edited = edited_session ("pass.json", 74, "pass", FALSE, FALSE);
+  const char *names[] = { "judged.pdf", "judged.html" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = fixture ("pass.json"), *out = tmp_path (names[i]);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(QfReport) report = qf_report_new_from_path (path, &error);
+      g_autoptr(QfVerifyResult) r = NULL;
+      gboolean pdf = g_str_has_suffix (names[i], ".pdf");
+      gboolean problem_named = FALSE;
+
+      g_assert_no_error (error);
+      g_free (report->session_text);
+      report->session_text = g_strdup (edited);
+      g_assert_true (pdf ? qf_report_write_pdf (report, out, signer, &error)
+                         : qf_report_write_html (report, out, signer, &error));
+      g_assert_no_error (error);
+      r = qf_verify_file (out, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (r->signature_valid);
+      g_assert_true (r->covers_whole);
+      g_assert_true (r->contents_checked);
+      g_assert_false (r->contents_match);
+      g_assert_false (qf_verify_result_ok (r));
+      for (guint p = 0; p < r->problems->len; p++)
+        problem_named |= strstr (g_ptr_array_index (r->problems, p), "test “rt”, metric “avg_us”") != NULL;
+      g_assert_true (problem_named);
+    }
+  /* The same report written from the untouched session still verifies. */
+  {
+    g_autofree char *html = write_report ("pass.json", "en", "untouched.html", signer);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(QfVerifyResult) r = qf_verify_file (html, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (qf_verify_result_ok (r));
+    g_assert_true (r->contents_match);
+  }
+}
+
 /* The signature element is accepted only once, as and where the writer puts it: moved
  * elsewhere (the bytes it covers unchanged), repeated, re-encoded or followed by anything, the
  * report is invalid. */
@@ -1316,6 +1437,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/pdf-visible-signature-checked", test_pdf_visible_signature_checked);
   g_test_add_func ("/core/report/html-signed-and-tampered", test_html_signed_and_tampered);
   g_test_add_func ("/core/verify/html-signature-only-where-written", test_html_signature_only_where_written);
+  g_test_add_func ("/core/report/refuses-edited-verdicts", test_report_refuses_edited_verdicts);
+  g_test_add_func ("/core/verify/judges-embedded-session", test_verify_judges_embedded_session);
   g_test_add_func ("/core/report/chinese", test_chinese_report);
   g_test_add_func ("/core/report/figures-readable", test_figures_readable);
   g_test_add_func ("/core/report/user-names-isolated-and-wrapped", test_user_names_isolated_and_wrapped);

@@ -1,8 +1,10 @@
 /* test-verdict.c — verdict tables for the edge cases: equal to the limit, missing step, invalid
- * RT result, warn-only failures, and the overall verdict's order of precedence (tests/core). */
+ * RT result, warn-only failures, and the overall verdict's order of precedence; stored sessions
+ * judged again, untouched and edited (tests/core). */
 #include "config.h"
 
 #include <locale.h>
+#include <string.h>
 
 #include "qf-json.h"
 #include "qf-profile.h"
@@ -194,6 +196,225 @@ test_format (void)
     }
 }
 
+/* Stored sessions judged again */
+
+/* A session file: name in tests/core/fixtures/sessions, or demo/NAME in the data folder (sessions
+ * a real run wrote, with the profile copy holding the limits). */
+static JsonObject *
+load_session (const char *name)
+{
+  g_autofree char *path = g_str_has_prefix (name, "demo/")
+                            ? g_build_filename (g_getenv ("QUALIFY_DATADIR"), name, NULL)
+                            : g_test_build_filename (G_TEST_DIST, "core", "fixtures", "sessions", name, NULL);
+  g_autofree char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return parse (text);
+}
+
+static JsonObject *
+step_of (JsonObject *session,
+         const char *key)
+{
+  JsonArray *steps = json_object_get_array_member (session, "steps");
+
+  for (guint i = 0; i < json_array_get_length (steps); i++)
+    {
+      JsonObject *step = json_array_get_object_element (steps, i);
+      if (g_str_equal (json_object_get_string_member (step, "key"), key))
+        return step;
+    }
+  g_assert_not_reached ();
+}
+
+/* The stored verdict of key's criterion metric: in the step (in_step) or in verdict.criteria. */
+static JsonObject *
+stored_verdict (JsonObject *session,
+                const char *key,
+                const char *metric,
+                gboolean    in_step)
+{
+  JsonArray *list = in_step ? json_object_get_array_member (step_of (session, key), "verdicts")
+                            : json_object_get_array_member (json_object_get_object_member (session, "verdict"),
+                                                            "criteria");
+
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonObject *v = json_array_get_object_element (list, i);
+      if (g_str_equal (json_object_get_string_member (v, "key"), key) &&
+          g_str_equal (json_object_get_string_member (v, "metric"), metric))
+        return v;
+    }
+  g_assert_not_reached ();
+}
+
+/* Judging must refuse the session, naming the test and the metric (NULL: no metric named). */
+static void
+assert_refused (JsonObject *session,
+                const char *key,
+                const char *metric,
+                const char *says)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) steps = NULL;
+  g_autoptr(JsonObject) judged = qf_verdict_judge_session (session, &steps, &error);
+  g_autofree char *test = g_strdup_printf ("test “%s”", key);
+  g_autofree char *named = g_strdup_printf ("metric “%s”", metric);
+
+  g_assert_null (judged);
+  g_assert_error (error, QF_VERDICT_ERROR, QF_VERDICT_ERROR_DISAGREES);
+  if (key != NULL)
+    g_assert_nonnull (strstr (error->message, test));
+  if (metric != NULL)
+    g_assert_nonnull (strstr (error->message, named));
+  g_assert_nonnull (strstr (error->message, says));
+}
+
+/* Every session a run wrote, and the report fixtures, judge to exactly what they store. */
+static void
+test_session_untouched (void)
+{
+  const char *names[] = { "pass.json", "fail.json", "demo/demo-pass.session.json", "demo/demo-fail.session.json" };
+
+  for (guint n = 0; n < G_N_ELEMENTS (names); n++)
+    {
+      g_autoptr(JsonObject) session = load_session (names[n]);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonArray) steps = NULL;
+      g_autoptr(JsonObject) judged = qf_verdict_judge_session (session, &steps, &error);
+      JsonObject *stored = json_object_get_object_member (session, "verdict");
+      JsonArray *criteria, *stored_criteria = json_object_get_array_member (stored, "criteria");
+
+      g_assert_no_error (error);
+      g_assert_nonnull (judged);
+      g_assert_cmpstr (json_object_get_string_member (judged, "overall"), ==,
+                       json_object_get_string_member (stored, "overall"));
+      criteria = json_object_get_array_member (judged, "criteria");
+      g_assert_cmpuint (json_array_get_length (criteria), ==, json_array_get_length (stored_criteria));
+      g_assert_cmpuint (json_array_get_length (criteria), >, 0);
+      for (guint i = 0; i < json_array_get_length (criteria); i++)
+        {
+          JsonObject *j = json_array_get_object_element (criteria, i);
+          JsonObject *s = json_array_get_object_element (stored_criteria, i);
+          JsonNode *jm = json_object_get_member (j, "measured"), *sm = json_object_get_member (s, "measured");
+
+          g_assert_cmpstr (json_object_get_string_member (j, "verdict"), ==, json_object_get_string_member (s, "verdict"));
+          g_assert_cmpint (JSON_NODE_HOLDS_NULL (jm), ==, JSON_NODE_HOLDS_NULL (sm));
+          /* The engine's figure itself, not a rounded copy. */
+          if (!JSON_NODE_HOLDS_NULL (jm))
+            g_assert_true (json_node_get_double (jm) == json_node_get_double (sm));
+          g_assert_true (json_node_equal (json_object_get_member (j, "reason"), json_object_get_member (s, "reason")));
+        }
+      g_assert_cmpuint (json_array_get_length (steps), ==,
+                        json_array_get_length (json_object_get_array_member (session, "steps")));
+    }
+}
+
+/* A 74 µs average whose stored verdicts (step and table alike) say PASS for "≤ 32 µs". */
+static void
+test_session_edited_verdict (void)
+{
+  const char *names[] = { "fail.json", "demo/demo-fail.session.json" };
+
+  for (guint n = 0; n < G_N_ELEMENTS (names); n++)
+    {
+      g_autoptr(JsonObject) session = load_session (names[n]);
+      JsonObject *result = json_object_get_object_member (step_of (session, "rt"), "result");
+
+      json_object_set_double_member (result, "avg_us", 74);
+      for (int in_step = 0; in_step < 2; in_step++)
+        {
+          JsonObject *v = stored_verdict (session, "rt", "avg_us", in_step);
+          json_object_set_double_member (v, "measured", 74);
+          json_object_set_string_member (v, "verdict", "pass");
+        }
+      assert_refused (session, "rt", "avg_us", "the stored verdict is PASS, but the figure (74 µs) against the limit ≤ 32 µs gives FAIL");
+    }
+}
+
+/* Only the step's own verdict edited: the table would say FAIL and the section PASS. */
+static void
+test_session_edited_step_only (void)
+{
+  const char *names[] = { "fail.json", "demo/demo-fail.session.json" };
+
+  for (guint n = 0; n < G_N_ELEMENTS (names); n++)
+    {
+      g_autoptr(JsonObject) session = load_session (names[n]);
+
+      json_object_set_string_member (stored_verdict (session, "rt", "avg_us", TRUE), "verdict", "pass");
+      assert_refused (session, "rt", "avg_us", "the stored verdict is PASS");
+    }
+  /* …and the table only. */
+  {
+    g_autoptr(JsonObject) session = load_session ("fail.json");
+
+    json_object_set_string_member (stored_verdict (session, "bandwidth", "mbps", FALSE), "verdict", "warn");
+    assert_refused (session, "bandwidth", "mbps", "the stored verdict is WARN");
+  }
+}
+
+/* The figure edited, the verdicts left: the table agrees with them, not with the result. */
+static void
+test_session_edited_figure (void)
+{
+  g_autoptr(JsonObject) session = load_session ("pass.json");
+
+  json_object_set_double_member (json_object_get_object_member (step_of (session, "rt"), "result"), "avg_us", 74);
+  assert_refused (session, "rt", "avg_us", "the stored figure (11.69 µs) is not the one in the test's result (74 µs)");
+}
+
+/* The limit edited in the verdicts (consistently) but not in the profile the session holds. */
+static void
+test_session_edited_limit (void)
+{
+  g_autoptr(JsonObject) session = load_session ("demo/demo-fail.session.json");
+
+  for (int in_step = 0; in_step < 2; in_step++)
+    {
+      JsonObject *v = stored_verdict (session, "rt", "avg_us", in_step);
+      json_object_set_double_member (v, "limit", 100);
+      json_object_set_string_member (v, "verdict", "pass");
+    }
+  assert_refused (session, "rt", "avg_us", "is not the profile's (“Average latency” avg_us ≤ 32 µs, decides)");
+}
+
+/* A criterion with no figure (not run, or missing from the result) must be stored as such. */
+static void
+test_session_no_figure (void)
+{
+  g_autoptr(JsonObject) skipped = load_session ("pass.json");
+  g_autoptr(JsonObject) missing = load_session ("demo/demo-pass.session.json");
+
+  /* The skipped cycle test given a figure and a PASS. */
+  for (int in_step = 0; in_step < 2; in_step++)
+    {
+      JsonObject *v = stored_verdict (skipped, "cycle", "max_us", in_step);
+      json_object_set_double_member (v, "measured", 120);
+      json_object_set_string_member (v, "verdict", "pass");
+    }
+  assert_refused (skipped, "cycle", "max_us", "the stored figure (120 µs) is not the one in the test's result (no figure)");
+  /* A figure the result does not hold, while its verdict still says PASS. */
+  json_object_remove_member (json_object_get_object_member (step_of (missing, "ping"), "result"), "avg_ms");
+  assert_refused (missing, "ping", "avg_ms", "the stored figure");
+}
+
+/* The overall verdict alone, and a verdict for a criterion the profile does not have. */
+static void
+test_session_edited_overall (void)
+{
+  g_autoptr(JsonObject) overall = load_session ("fail.json");
+  g_autoptr(JsonObject) extra = load_session ("demo/demo-pass.session.json");
+  JsonObject *copy;
+
+  json_object_set_string_member (json_object_get_object_member (overall, "verdict"), "overall", "pass");
+  assert_refused (overall, NULL, NULL, "the stored overall verdict is pass, but its criteria give fail");
+
+  copy = json_object_ref (stored_verdict (extra, "rt", "avg_us", TRUE));
+  json_array_add_object_element (json_object_get_array_member (step_of (extra, "rt"), "verdicts"), copy);
+  assert_refused (extra, "rt", "avg_us", "a criterion its profile does not have");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -206,5 +427,12 @@ main (int   argc,
   g_test_add_func ("/core/verdict/object", test_verdict_object);
   g_test_add_func ("/core/verdict/overall", test_overall);
   g_test_add_func ("/core/verdict/format", test_format);
+  g_test_add_func ("/core/verdict/session/untouched", test_session_untouched);
+  g_test_add_func ("/core/verdict/session/edited-verdict", test_session_edited_verdict);
+  g_test_add_func ("/core/verdict/session/edited-step-only", test_session_edited_step_only);
+  g_test_add_func ("/core/verdict/session/edited-figure", test_session_edited_figure);
+  g_test_add_func ("/core/verdict/session/edited-limit", test_session_edited_limit);
+  g_test_add_func ("/core/verdict/session/no-figure", test_session_no_figure);
+  g_test_add_func ("/core/verdict/session/edited-overall", test_session_edited_overall);
   return g_test_run ();
 }

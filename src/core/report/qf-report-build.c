@@ -135,7 +135,7 @@ add_overall (QfReport *report)
 
   b->css = g_strdup (css);
   b->id = g_strdup ("qf-overall");
-  num (obj (report->session, "verdict"), "warnings", &warnings);
+  num (report->judged, "warnings", &warnings);
   if (warnings > 0)
     b->text2 = g_strdup_printf ("%s: %.0f", TR (N_("Warnings")), warnings);
   else
@@ -199,7 +199,8 @@ add_notes (QfReport *report)
     }
 }
 
-/* Every criterion judged, with its verdict: the table the verifier checks. */
+/* Every criterion judged, with its verdict: the table the verifier checks. Its rows are the
+ * verdicts judged again on loading (report->judged), the ones each test's section prints. */
 static void
 add_criteria (QfReport *report)
 {

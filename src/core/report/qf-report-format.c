@@ -413,7 +413,7 @@ _qf_report_criteria_rows (QfReport   *report,
 {
   GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   JsonArray *steps = arr (report->session, "steps");
-  JsonArray *criteria = arr (obj (report->session, "verdict"), "criteria");
+  JsonArray *criteria = arr (report->judged, "criteria");
 
   if (row_css != NULL)
     *row_css = g_ptr_array_new_with_free_func (g_free);
@@ -461,7 +461,7 @@ char *
 _qf_report_overall_text (QfReport    *report,
                          const char **css)
 {
-  const char *overall = str (obj (report->session, "verdict"), "overall");
+  const char *overall = str (report->judged, "overall");
 
   if (overall == NULL)
     overall = "incomplete";

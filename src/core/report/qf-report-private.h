@@ -67,6 +67,10 @@ struct _QfReport
   char        *session_text;   /* exactly as read */
   JsonNode    *root;
   JsonObject  *session;        /* borrowed from root */
+  JsonObject  *judged;         /* the verdicts judged again on loading: overall, warnings,
+                                  counts, criteria (qf_verdict_judge_session); NULL when
+                                  they disagree with the stored ones (verify only) */
+  JsonArray   *judged_steps;   /* per entry of "steps": its judged verdicts */
   char        *language;       /* "en" or "zh_CN" */
   GHashTable  *catalogue;      /* msgid → msgstr, NULL for English */
   GPtrArray   *blocks;         /* QfBlock*, built lazily for the current language */
@@ -74,6 +78,17 @@ struct _QfReport
   char        *header_right;   /* the date */
   char        *title;
 };
+
+/* For the verifier: the model of session text as qf_report_new_from_data reads it, but a session
+ * whose stored verdicts disagree with its figures is returned too, with no judged verdicts (no
+ * criteria rows, overall "incomplete") and the disagreement in *disagreement. */
+QfReport   *_qf_report_new_for_verify (const char  *json,
+                                       gsize        length,
+                                       GError     **disagreement,
+                                       GError     **error);
+/* The judged verdicts of the step at index (from 0) of "steps"; NULL when none. */
+JsonArray  *_qf_report_step_verdicts (QfReport    *report,
+                                      guint        index);
 
 /* The string in the report's language (msgid itself when untranslated or English). */
 const char *_qf_report_tr           (QfReport    *report,

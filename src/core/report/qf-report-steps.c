@@ -148,7 +148,8 @@ add_measured_figures (QfReport         *report,
     }
 }
 
-/* One criterion the step was judged on: label, measured, limit, verdict (with its reason). */
+/* One criterion the step was judged on: label, measured, limit, verdict (with its reason), from
+ * the verdicts judged again on loading, as the criteria table prints them. */
 static void
 add_verdict_row (QfReport   *report,
                  QfBlock    *t,
@@ -216,6 +217,6 @@ _qf_report_add_step_section (QfReport   *report,
   add_params_row (report, b, info, obj (step, "params"));
   add_classic_command (report, step);
   add_measured_figures (report, info, result);
-  add_verdicts (report, arr (step, "verdicts"));
+  add_verdicts (report, _qf_report_step_verdicts (report, index - 1));
   _qf_report_add_figures (report, step, result);
 }

@@ -16,6 +16,7 @@
 #include "qf-paths.h"
 #include "qf-report-private.h"
 #include "qf-session-check.h"
+#include "qf-verdict.h"
 
 G_DEFINE_QUARK (qf-report-error-quark, qf_report_error)
 
@@ -114,12 +115,40 @@ _qf_report_tr (QfReport   *report,
 
 /* Loading */
 
+/* Every criterion judged again (qf-verdict.h): the report prints judged verdicts only. When
+ * they disagree with the stored ones, the error goes to *disagreement if the caller asks for it
+ * (the verifier), else the session is refused. */
+static gboolean
+report_judge (QfReport  *report,
+              GError   **disagreement,
+              GError   **error)
+{
+  g_autoptr(GError) local = NULL;
+
+  report->judged = qf_verdict_judge_session (report->session, &report->judged_steps, &local);
+  if (report->judged != NULL)
+    return TRUE;
+  if (disagreement != NULL)
+    {
+      g_propagate_error (disagreement, g_steal_pointer (&local));
+      return TRUE;
+    }
+  if (g_error_matches (local, QF_VERDICT_ERROR, QF_VERDICT_ERROR_DISAGREES))
+    g_set_error (error, QF_REPORT_ERROR, QF_REPORT_ERROR_VERDICT,
+                 _("its stored verdicts are not what its measured figures give (the session was edited or damaged), so no report is made from it: %s"),
+                 local->message);
+  else
+    g_set_error_literal (error, QF_REPORT_ERROR, QF_REPORT_ERROR_FORMAT, local->message);
+  return FALSE;
+}
+
 /* The session's own check (qf-session-check.h) is the report's: one set of rules for every
  * reader. Its errors become the report's format errors. */
 static QfReport *
 report_new (char     *text,
             gsize     length,
             gboolean  complete,
+            GError  **disagreement,
             GError  **error)
 {
   g_autoptr(QfReport) report = g_new0 (QfReport, 1);
@@ -136,6 +165,8 @@ report_new (char     *text,
       return NULL;
     }
   report->session = json_node_get_object (report->root);
+  if (!report_judge (report, disagreement, error))
+    return NULL;
   return g_steal_pointer (&report);
 }
 
@@ -148,7 +179,17 @@ qf_report_new_from_data (const char *json,
 
   g_return_val_if_fail (json != NULL, NULL);
   len = length < 0 ? strlen (json) : (gsize) length;
-  return report_new (g_strndup (json, len), len, FALSE, error);
+  return report_new (g_strndup (json, len), len, FALSE, NULL, error);
+}
+
+QfReport *
+_qf_report_new_for_verify (const char  *json,
+                           gsize        length,
+                           GError     **disagreement,
+                           GError     **error)
+{
+  g_return_val_if_fail (json != NULL && disagreement != NULL, NULL);
+  return report_new (g_strndup (json, length), length, FALSE, disagreement, error);
 }
 
 QfReport *
@@ -172,7 +213,7 @@ qf_report_new_from_path (const char *path,
       return NULL;
     }
   /* Messages name the file: the person has to find the damaged one. */
-  report = report_new (text, len, TRUE, &local);
+  report = report_new (text, len, TRUE, NULL, &local);
   if (report == NULL)
     g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", file);
   return report;
@@ -185,6 +226,8 @@ qf_report_free (QfReport *report)
     return;
   g_free (report->session_text);
   g_clear_pointer (&report->root, json_node_unref);
+  g_clear_pointer (&report->judged, json_object_unref);
+  g_clear_pointer (&report->judged_steps, json_array_unref);
   g_free (report->language);
   g_clear_pointer (&report->catalogue, g_hash_table_unref);
   g_clear_pointer (&report->blocks, g_ptr_array_unref);
@@ -238,5 +281,17 @@ JsonObject *
 qf_report_get_session (QfReport *report)
 {
   return report->session;
+}
+
+JsonArray *
+_qf_report_step_verdicts (QfReport *report,
+                          guint     index)
+{
+  JsonNode *node;
+
+  if (report->judged_steps == NULL || index >= json_array_get_length (report->judged_steps))
+    return NULL;
+  node = json_array_get_element (report->judged_steps, index);
+  return JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
 }
 

@@ -35,11 +35,17 @@ typedef enum
   QF_REPORT_ERROR_WRITE,      /* the report cannot be written (message names the folder) */
   QF_REPORT_ERROR_RENDER,     /* cairo failed */
   QF_REPORT_ERROR_SIGN,       /* signing failed */
+  QF_REPORT_ERROR_VERDICT,    /* the session's stored verdicts are not what its figures give */
 } QfReportError;
 
 typedef struct _QfReport QfReport;
 
-/* From SESSION_DIR (reads SESSION_DIR/session.json) or a .json file. */
+/* From SESSION_DIR (reads SESSION_DIR/session.json) or a .json file.
+ * Every criterion is judged again on loading (qf_verdict_judge_session): from the figure in the
+ * step's result and the limit and role of the profile the session holds. A session whose stored
+ * verdicts say otherwise is refused (QF_REPORT_ERROR_VERDICT, naming the test and the metric);
+ * the report prints only judged verdicts, the same rows in the criteria table and in each test's
+ * section. */
 QfReport   *qf_report_new_from_path   (const char   *path,
                                        GError      **error);
 /* From session JSON text; the text is embedded in the reports byte for byte. */

@@ -393,12 +393,31 @@ pdf_text_matches (QfReport   *report,
   return TRUE;
 }
 
-/* The report model of the session.json attached to a PDF; NULL with
- * QF_VERIFY_ERROR_NOT_REPORT when there is none or it cannot be read. */
+/* The embedded session judged again, as `report` judges a session: stored verdicts that are not
+ * what its figures and limits give make the report invalid, whatever its table prints. FALSE
+ * (contents not matching, the problem noted) when they disagree. */
+static gboolean
+check_judged (QfVerifyResult *r,
+              const GError   *disagreement)
+{
+  if (disagreement == NULL)
+    return TRUE;
+  r->contents_checked = TRUE;
+  r->contents_match = FALSE;
+  r->contents_detail = g_strdup_printf (_("mismatch: %s"), disagreement->message);
+  problem (r, _("The embedded session's stored verdicts are not what its measured figures give: %s."),
+           disagreement->message);
+  return FALSE;
+}
+
+/* The report model of the session.json attached to a PDF (*disagreement: its stored verdicts
+ * against its figures); NULL with QF_VERIFY_ERROR_NOT_REPORT when there is none or it cannot be
+ * read. */
 static QfReport *
 pdf_session_report (QfVerifyResult *r,
                     const guint8   *data,
                     gsize           size,
+                    GError        **disagreement,
                     GError        **error)
 {
   g_autoptr(GError) local = NULL;
@@ -411,7 +430,8 @@ pdf_session_report (QfVerifyResult *r,
                    _("%s is not a Qualify report: %s"), r->path, local->message);
       return NULL;
     }
-  report = qf_report_new_from_data (g_bytes_get_data (session, NULL), g_bytes_get_size (session), &local);
+  report = _qf_report_new_for_verify (g_bytes_get_data (session, NULL), g_bytes_get_size (session),
+                                      disagreement, &local);
   if (report == NULL)
     g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
                  _("%s is not a Qualify report: its embedded session.json cannot be read (%s)."),
@@ -520,13 +540,15 @@ verify_pdf (QfVerifyResult    *r,
             const char *const *trust_paths,
             GError           **error)
 {
-  g_autoptr(QfReport) report = pdf_session_report (r, data, size, error);
+  g_autoptr(GError) disagreement = NULL;
+  g_autoptr(QfReport) report = pdf_session_report (r, data, size, &disagreement, error);
 
   if (report == NULL)
     return;
   note_session (r, report);
   pdf_check_signature (r, data, size, trust_paths, error);
-  pdf_check_contents (r, report);
+  if (check_judged (r, disagreement))
+    pdf_check_contents (r, report);
 }
 
 static const char *
@@ -546,13 +568,14 @@ find_unique (const char *hay,
 }
 
 /* The report model of the session data embedded in an HTML report (*json_start: where that
- * data starts in text); NULL with QF_VERIFY_ERROR_NOT_REPORT when there is none or it cannot
- * be read. */
+ * data starts in text; *disagreement: its stored verdicts against its figures); NULL with
+ * QF_VERIFY_ERROR_NOT_REPORT when there is none or it cannot be read. */
 static QfReport *
 html_session_report (QfVerifyResult *r,
                      const char     *text,
                      gsize           size,
                      const char    **json_start,
+                     GError        **disagreement,
                      GError        **error)
 {
   g_autoptr(GError) local = NULL;
@@ -585,7 +608,7 @@ html_session_report (QfVerifyResult *r,
       return NULL;
     }
   json = g_strndup (*json_start, json_end - *json_start);
-  report = qf_report_new_from_data (json, -1, &local);
+  report = _qf_report_new_for_verify (json, json_end - *json_start, disagreement, &local);
   if (report == NULL)
     g_set_error (error, QF_VERIFY_ERROR, QF_VERIFY_ERROR_NOT_REPORT,
                  _("%s is not a Qualify report: its session data cannot be read (%s)."), r->path, local->message);
@@ -740,7 +763,8 @@ verify_html (QfVerifyResult    *r,
              GError           **error)
 {
   const char *json_start = NULL;
-  g_autoptr(QfReport) report = html_session_report (r, text, size, &json_start, error);
+  g_autoptr(GError) disagreement = NULL;
+  g_autoptr(QfReport) report = html_session_report (r, text, size, &json_start, &disagreement, error);
   g_autofree char *lang = NULL;
 
   if (report == NULL)
@@ -748,7 +772,8 @@ verify_html (QfVerifyResult    *r,
   note_session (r, report);
   html_check_signature (r, text, size, trust_paths, error);
   lang = html_language (text, json_start);
-  html_check_contents (r, report, text, lang);
+  if (check_judged (r, disagreement))
+    html_check_contents (r, report, text, lang);
 }
 
 /* Reads fd to its end (and closes it) into a NUL-terminated buffer; fails when it holds more

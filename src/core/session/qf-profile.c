@@ -530,6 +530,26 @@ qf_profile_load_data (const char  *data,
 }
 
 QfProfile *
+qf_profile_from_session (JsonObject  *stored,
+                         const char  *display_name,
+                         GError     **error)
+{
+  static const char *const keys[] = { "id", "version", "name", "description", "network_kind",
+                                      "tests", NULL };
+  g_autoptr(JsonObject) profile_json = json_object_new ();
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (stored != NULL && display_name != NULL, NULL);
+
+  for (guint i = 0; keys[i] != NULL; i++)
+    if (json_object_has_member (stored, keys[i]))
+      json_object_set_member (profile_json, keys[i],
+                              qf_json_node_deep_copy (json_object_get_member (stored, keys[i])));
+  text = qf_json_to_text (profile_json, FALSE);
+  return qf_profile_load_data (text, -1, display_name, error);
+}
+
+QfProfile *
 qf_profile_load_file (const char  *path,
                       GError     **error)
 {

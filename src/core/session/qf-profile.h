@@ -105,6 +105,12 @@ const QfProfileTest *qf_profile_get_test         (QfProfile     *self,
                                                   guint          index);
 const QfProfileTest *qf_profile_find_test        (QfProfile     *self,
                                                   const char    *key);
+/* The profile a session was run with, rebuilt from the copy its "profile" member holds (id,
+ * version, name, description, network_kind and tests: the limits it was judged against) and
+ * checked as strictly as a profile file; display_name names the session in messages. */
+QfProfile           *qf_profile_from_session     (JsonObject    *stored,
+                                                  const char    *display_name,
+                                                  GError       **error);
 /* The profile's JSON as loaded (a deep copy). */
 JsonObject          *qf_profile_to_json          (QfProfile     *self);
 

@@ -298,13 +298,9 @@ qf_session_new_from_json (JsonObject  *root,
                           GError     **error)
 {
   g_autoptr(QfSession) self = NULL;
-  g_autoptr(JsonObject) profile_json = NULL;
-  g_autofree char *profile_text = NULL;
   g_autoptr(GError) profile_error = NULL;
   JsonObject *stored_profile;
   JsonArray *steps;
-  static const char *const profile_keys[] = { "id", "version", "name", "description", "network_kind",
-                                              "tests", NULL };
 
   g_return_val_if_fail (root != NULL, NULL);
 
@@ -323,15 +319,8 @@ qf_session_new_from_json (JsonObject  *root,
     return format_error (error, display_name, _("it has no profile or steps")), NULL;
 
   /* The limits the session was judged against travel with it: rebuild the profile from them. */
-  profile_json = json_object_new ();
-  for (guint i = 0; profile_keys[i] != NULL; i++)
-    if (json_object_has_member (stored_profile, profile_keys[i]))
-      json_object_set_member (profile_json, profile_keys[i],
-                              qf_json_node_deep_copy (json_object_get_member (stored_profile, profile_keys[i])));
-  profile_text = qf_json_to_text (profile_json, FALSE);
-
   self = g_object_new (QF_TYPE_SESSION, NULL);
-  self->profile = qf_profile_load_data (profile_text, -1, display_name, &profile_error);
+  self->profile = qf_profile_from_session (stored_profile, display_name, &profile_error);
   if (self->profile == NULL)
     return format_error (error, display_name, profile_error->message), NULL;
 

@@ -10,6 +10,8 @@
 static const char *const verdict_names[] = { "pass", "fail", "warn", "not-run", "invalid" };
 static const char *const overall_names[] = { "pass", "fail", "invalid", "incomplete" };
 
+G_DEFINE_QUARK (qf-verdict-error-quark, qf_verdict_error)
+
 const char *
 qf_verdict_to_string (QfVerdict verdict)
 {
@@ -260,6 +262,351 @@ qf_verdict_summary (JsonArray *verdicts)
   json_object_set_object_member (summary, "counts", counts_obj);
   json_object_set_array_member (summary, "criteria", copy);
   return summary;
+}
+
+/* ---- a stored session judged again ------------------------------------------------------ */
+
+/* The element i of a list when it is an object, else NULL (also past its end). */
+static JsonObject *
+object_at (JsonArray *list,
+           guint      i)
+{
+  JsonNode *node;
+
+  if (list == NULL || i >= json_array_get_length (list))
+    return NULL;
+  node = json_array_get_element (list, i);
+  return JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+/* Sets error to "test “key”, metric “metric”: detail". Always FALSE. */
+G_GNUC_PRINTF (4, 5) static gboolean
+disagree (GError    **error,
+          const char *key,
+          const char *metric,
+          const char *format,
+          ...)
+{
+  g_autofree char *detail = NULL;
+  va_list ap;
+
+  va_start (ap, format);
+  detail = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error (error, QF_VERDICT_ERROR, QF_VERDICT_ERROR_DISAGREES, _("test “%s”, metric “%s”: %s"),
+               key != NULL ? key : "?", metric != NULL ? metric : "?", detail);
+  return FALSE;
+}
+
+/* A number of a verdict object exactly as stored, with its unit ("73.99 µs"): in a message
+ * about a difference, no rounding may hide it. */
+static char *
+exact_value (JsonObject *v,
+             const char *member)
+{
+  const char *unit = qf_json_get_string (v, "unit", "");
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+  gdouble value;
+
+  if (!qf_json_get_path_double (v, member, &value))
+    return g_strdup (_("no figure"));
+  g_ascii_formatd (number, sizeof number, "%.15g", value);
+  return g_strdup_printf ("%s%s%s", number, *unit != '\0' ? " " : "", unit);
+}
+
+/* "≤ 32 µs" */
+static char *
+limit_text (JsonObject *v)
+{
+  g_autofree char *limit = exact_value (v, "limit");
+
+  return g_strdup_printf ("%s %s", g_strcmp0 (qf_json_get_string (v, "comparison", NULL), ">=") == 0 ? "≥" : "≤",
+                          limit);
+}
+
+/* "“Average latency” avg_us ≤ 32 µs, decides" */
+static char *
+criterion_text (JsonObject *v)
+{
+  g_autofree char *limit = limit_text (v);
+
+  return g_strdup_printf ("“%s” %s %s, %s", qf_json_get_string (v, "label", ""),
+                          qf_json_get_string (v, "metric", "?"), limit, qf_json_get_string (v, "role", "?"));
+}
+
+/* "PASS" for "pass"; an unknown word as it is. */
+static const char *
+verdict_word (const char *text)
+{
+  QfVerdict verdict;
+
+  if (text != NULL && qf_verdict_from_string (text, &verdict))
+    return qf_verdict_to_label (verdict);
+  return text != NULL ? text : _("none");
+}
+
+/* The same criterion at the same place: key, index, metric, label, comparison, limit, unit,
+ * role. */
+static gboolean
+same_criterion (JsonObject *judged,
+                JsonObject *stored)
+{
+  static const char *const texts[] = { "key", "metric", "label", "comparison", "unit", "role", NULL };
+  gdouble judged_limit = 0, stored_limit = 0, judged_index = 0, stored_index = 0;
+
+  for (guint i = 0; texts[i] != NULL; i++)
+    if (g_strcmp0 (qf_json_get_string (judged, texts[i], NULL), qf_json_get_string (stored, texts[i], NULL)) != 0)
+      return FALSE;
+  return qf_json_get_path_double (judged, "limit", &judged_limit) &&
+         qf_json_get_path_double (stored, "limit", &stored_limit) && judged_limit == stored_limit &&
+         qf_json_get_path_double (judged, "index", &judged_index) &&
+         qf_json_get_path_double (stored, "index", &stored_index) && judged_index == stored_index;
+}
+
+/* Whether the stored verdict says what the judged one does: the same criterion, the same
+ * figure (or the same absence of one), the same verdict. Else the difference in error. */
+static gboolean
+same_verdict (JsonObject  *judged,
+              JsonObject  *stored,
+              GError     **error)
+{
+  const char *key = qf_json_get_string (judged, "key", NULL);
+  const char *metric = qf_json_get_string (judged, "metric", NULL);
+  const char *verdict = qf_json_get_string (judged, "verdict", NULL);
+  const char *stored_verdict = qf_json_get_string (stored, "verdict", NULL);
+  gdouble judged_figure = 0, stored_figure = 0;
+  gboolean judged_has = qf_json_get_path_double (judged, "measured", &judged_figure);
+  gboolean stored_has = qf_json_get_path_double (stored, "measured", &stored_figure);
+  g_autofree char *want = NULL, *got = NULL;
+
+  if (stored == NULL)
+    return disagree (error, key, metric, _("the session holds no verdict for this criterion"));
+  if (!same_criterion (judged, stored))
+    {
+      want = criterion_text (judged);
+      got = criterion_text (stored);
+      return disagree (error, key, metric, _("the stored criterion (%s) is not the profile's (%s)"), got, want);
+    }
+  if (judged_has != stored_has || judged_figure != stored_figure)
+    {
+      want = exact_value (judged, "measured");
+      got = exact_value (stored, "measured");
+      return disagree (error, key, metric, _("the stored figure (%s) is not the one in the test's result (%s)"),
+                       got, want);
+    }
+  if (g_strcmp0 (verdict, stored_verdict) != 0)
+    {
+      want = exact_value (judged, "measured");
+      got = limit_text (judged);
+      return disagree (error, key, metric, _("the stored verdict is %s, but the figure (%s) against the limit %s gives %s"),
+                       verdict_word (stored_verdict), want, got, verdict_word (verdict));
+    }
+  return TRUE;
+}
+
+/* Element i of judged against element i of stored; one missing on either side disagrees. */
+static gboolean
+same_at (JsonArray  *judged,
+         JsonArray  *stored,
+         guint       i,
+         GError    **error)
+{
+  JsonObject *j = object_at (judged, i), *s = object_at (stored, i);
+
+  if (j == NULL)
+    return disagree (error, qf_json_get_string (s, "key", NULL), qf_json_get_string (s, "metric", NULL),
+                     _("the session holds a verdict for a criterion its profile does not have"));
+  return same_verdict (j, s, error);
+}
+
+/* The criterion a stored verdict names (strings borrowed from v), for a session whose profile
+ * copy holds no tests. FALSE when it names none that can be judged. */
+static gboolean
+criterion_of_verdict (JsonObject  *v,
+                      QfCriterion *c)
+{
+  const char *comparison = qf_json_get_string (v, "comparison", NULL);
+  const char *role = qf_json_get_string (v, "role", NULL);
+
+  c->metric = (char *) qf_json_get_string (v, "metric", NULL);
+  c->label = (char *) qf_json_get_string (v, "label", "");
+  c->unit = (char *) qf_json_get_string (v, "unit", "");
+  c->comparison = g_strcmp0 (comparison, ">=") == 0 ? QF_COMPARISON_AT_LEAST : QF_COMPARISON_AT_MOST;
+  c->role = g_strcmp0 (role, "warns") == 0 ? QF_ROLE_WARNS : QF_ROLE_DECIDES;
+  return c->metric != NULL && qf_json_get_path_double (v, "limit", &c->limit) &&
+         (g_strcmp0 (comparison, "<=") == 0 || g_strcmp0 (comparison, ">=") == 0) &&
+         (g_strcmp0 (role, "decides") == 0 || g_strcmp0 (role, "warns") == 0);
+}
+
+/* The step's criteria judged with the limits its stored verdicts name. */
+static JsonArray *
+judge_by_stored_limits (const char  *key,
+                        JsonArray   *stored,
+                        gboolean     done,
+                        JsonObject  *result,
+                        const char  *reason,
+                        GError     **error)
+{
+  g_autoptr(JsonArray) judged = json_array_new ();
+
+  for (guint i = 0; stored != NULL && i < json_array_get_length (stored); i++)
+    {
+      JsonObject *v = object_at (stored, i);
+      QfCriterion c;
+
+      if (!criterion_of_verdict (v, &c))
+        return disagree (error, key, qf_json_get_string (v, "metric", NULL),
+                         _("its stored criterion cannot be read, so it cannot be judged")), NULL;
+      json_array_add_object_element (judged, qf_verdict_judge (key, i, &c, done, result, reason));
+    }
+  return g_steal_pointer (&judged);
+}
+
+/* A not-run or invalid verdict says why in the words of the run (its language, its status
+ * reason): the stored reason stays once the verdict itself agrees. */
+static void
+keep_stored_reason (JsonObject *judged,
+                    JsonObject *stored)
+{
+  const char *verdict = qf_json_get_string (judged, "verdict", "");
+  const char *reason = qf_json_get_string (stored, "reason", NULL);
+
+  if (!g_str_equal (verdict, "not-run") && !g_str_equal (verdict, "invalid"))
+    return;
+  qf_json_set_string_or_null (judged, "reason", reason);
+}
+
+/* One step's criteria judged again and compared with its stored verdicts (profile NULL: with the
+ * limits those name). NULL with the disagreement in error. */
+static JsonArray *
+judge_step (QfProfile   *profile,
+            JsonObject  *step,
+            GError     **error)
+{
+  const char *key = qf_json_get_string (step, "key", "?");
+  JsonArray *stored = qf_json_get_array (step, "verdicts");
+  JsonObject *result = qf_json_get_object (step, "result");
+  gboolean done = g_strcmp0 (qf_json_get_string (step, "status", NULL), "done") == 0;
+  const char *reason = qf_json_get_string (step, "status_reason", NULL);
+  g_autoptr(JsonArray) judged = NULL;
+  guint n;
+
+  if (profile != NULL)
+    {
+      const QfProfileTest *test = qf_profile_find_test (profile, key);
+      judged = test != NULL ? qf_verdict_judge_test (test, done, result, reason) : json_array_new ();
+    }
+  else if ((judged = judge_by_stored_limits (key, stored, done, result, reason, error)) == NULL)
+    return NULL;
+  n = MAX (json_array_get_length (judged), stored != NULL ? json_array_get_length (stored) : 0);
+  for (guint i = 0; i < n; i++)
+    {
+      if (!same_at (judged, stored, i, error))
+        return NULL;
+      keep_stored_reason (object_at (judged, i), object_at (stored, i));
+    }
+  return g_steal_pointer (&judged);
+}
+
+/* The session's verdict (overall, warnings, counts, criteria) against the judged summary. A
+ * session that holds none (a fragment with nothing run) has the verdict of no criterion. */
+static gboolean
+same_summary (JsonObject  *judged,
+              JsonObject  *stored,
+              GError     **error)
+{
+  g_autoptr(JsonArray) none = json_array_new ();
+  g_autoptr(JsonObject) empty = stored == NULL ? qf_verdict_summary (none) : NULL;
+  JsonArray *criteria;
+
+  if (stored == NULL)
+    stored = empty;
+  criteria = qf_json_get_array (stored, "criteria");
+  guint n = json_array_get_length (qf_json_get_array (judged, "criteria"));
+  const char *overall = qf_json_get_string (judged, "overall", NULL);
+
+  n = MAX (n, criteria != NULL ? json_array_get_length (criteria) : 0);
+  for (guint i = 0; i < n; i++)
+    if (!same_at (qf_json_get_array (judged, "criteria"), criteria, i, error))
+      return FALSE;
+  if (g_strcmp0 (overall, qf_json_get_string (stored, "overall", NULL)) != 0)
+    {
+      g_set_error (error, QF_VERDICT_ERROR, QF_VERDICT_ERROR_DISAGREES,
+                   _("the stored overall verdict is %s, but its criteria give %s"),
+                   qf_json_get_string (stored, "overall", _("none")), overall);
+      return FALSE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (verdict_names) + 1; i++)
+    {
+      g_autofree char *path = i < G_N_ELEMENTS (verdict_names)
+                                ? g_strconcat ("counts.", verdict_names[i], NULL) : g_strdup ("warnings");
+      gdouble want = 0, got = -1;
+
+      qf_json_get_path_double (judged, path, &want);
+      if (!qf_json_get_path_double (stored, path, &got) || got != want)
+        {
+          g_set_error (error, QF_VERDICT_ERROR, QF_VERDICT_ERROR_DISAGREES,
+                       _("the stored verdict's “%s” is not the %.0f its criteria give"), path, want);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* The profile copy the session holds; NULL (and TRUE) when it holds no tests. */
+static gboolean
+session_profile (JsonObject  *session,
+                 QfProfile  **profile,
+                 GError     **error)
+{
+  JsonObject *stored = qf_json_get_object (session, "profile");
+  JsonObject *tests = qf_json_get_object (stored, "tests");
+  g_autoptr(GError) local = NULL;
+
+  *profile = NULL;
+  if (tests == NULL || json_object_get_size (tests) == 0)
+    return TRUE;
+  *profile = qf_profile_from_session (stored, _("the session's profile"), &local);
+  if (*profile != NULL)
+    return TRUE;
+  g_set_error (error, QF_VERDICT_ERROR, QF_VERDICT_ERROR_PROFILE,
+               _("its verdicts cannot be judged again: the limits it holds cannot be read (%s)"),
+               local->message);
+  return FALSE;
+}
+
+JsonObject *
+qf_verdict_judge_session (JsonObject  *session,
+                          JsonArray  **step_verdicts,
+                          GError     **error)
+{
+  JsonArray *steps = qf_json_get_array (session, "steps");
+  g_autoptr(QfProfile) profile = NULL;
+  g_autoptr(JsonArray) per_step = json_array_new ();
+  g_autoptr(JsonArray) all = json_array_new ();
+  g_autoptr(JsonObject) summary = NULL;
+
+  g_return_val_if_fail (session != NULL, NULL);
+
+  if (!session_profile (session, &profile, error))
+    return NULL;
+  for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
+    {
+      JsonObject *step = object_at (steps, i);
+      JsonArray *judged = step != NULL ? judge_step (profile, step, error) : json_array_new ();
+
+      if (judged == NULL)
+        return NULL;
+      for (guint k = 0; k < json_array_get_length (judged); k++)
+        json_array_add_element (all, qf_json_node_deep_copy (json_array_get_element (judged, k)));
+      json_array_add_array_element (per_step, judged);
+    }
+  summary = qf_verdict_summary (all);
+  if (!same_summary (summary, qf_json_get_object (session, "verdict"), error))
+    return NULL;
+  if (step_verdicts != NULL)
+    *step_verdicts = g_steal_pointer (&per_step);
+  return g_steal_pointer (&summary);
 }
 
 char *

@@ -71,6 +71,32 @@ QfOverall   qf_verdict_overall    (JsonArray          *verdicts,
 /* {"overall", "warnings", "counts": {...}, "criteria": [copies]} */
 JsonObject *qf_verdict_summary    (JsonArray          *verdicts);
 
+#define QF_VERDICT_ERROR (qf_verdict_error_quark ())
+GQuark qf_verdict_error_quark (void);
+
+typedef enum
+{
+  QF_VERDICT_ERROR_PROFILE,    /* the session's copy of its profile cannot be read */
+  QF_VERDICT_ERROR_DISAGREES,  /* a stored verdict is not what its figure and limit give */
+} QfVerdictError;
+
+/* Judges a stored session (docs/session-format.md) again, with the judge the runner uses: each
+ * step's criteria from its own result (the figure read as the engine stored it, never
+ * recomputed) against the limits of the profile copy the session holds (profile.tests), or,
+ * when that copy holds no tests, against the limit, comparison and role each stored verdict
+ * names. Then compares: every stored verdict, in steps[].verdicts and in verdict.criteria, must
+ * be the judged one (same criterion and limit, same figure or the same absence of one, same
+ * verdict), and verdict.overall, warnings and counts what the judged criteria give.
+ *
+ * Returns the judged summary ({"overall", "warnings", "counts", "criteria"}, the shape of the
+ * session's "verdict") and, in *step_verdicts (may be NULL), one array of judged verdict objects
+ * per entry of "steps". A not-run or invalid verdict keeps the stored "reason" (text of the run's
+ * language). NULL with QF_VERDICT_ERROR_DISAGREES naming the test and the metric at the first
+ * disagreement, or QF_VERDICT_ERROR_PROFILE. */
+JsonObject *qf_verdict_judge_session (JsonObject  *session,
+                                      JsonArray  **step_verdicts,
+                                      GError     **error);
+
 /* "104 µs", "0.476 ms", "95.6 Mbit/s": 3 significant digits and the unit. */
 char       *qf_verdict_format_value (gdouble           value,
                                      const char       *unit);

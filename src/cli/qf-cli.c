@@ -34,6 +34,7 @@ static const QfCliCommand commands[] = {
   { "report",    N_("Write the PDF and HTML acceptance report of a session"), qf_cli_report },
   { "verify",    N_("Check the signature and contents of a report"), qf_cli_verify },
   { "cert",      N_("Create, import or show the certificate that signs reports"), qf_cli_cert },
+  { "trust",     N_("List, add or remove the report signers you trust"), qf_cli_trust },
   { "profiles",  N_("List and show threshold profiles"), qf_cli_profiles },
 };
 

@@ -63,6 +63,7 @@ int qf_cli_profiles  (int argc, char **argv);
 int qf_cli_report    (int argc, char **argv);
 int qf_cli_verify    (int argc, char **argv);
 int qf_cli_cert      (int argc, char **argv);
+int qf_cli_trust     (int argc, char **argv);
 
 /* Writes SESSION_DIR/report.pdf and report.html (qf-cli-report.c), signed with the stored
  * certificate unless no_sign; quiet when json. TRUE at once when session_dir is NULL. */

@@ -1,11 +1,13 @@
-/* qf-application.c — application-wide actions (quit, about, help), the main window and the
- * --replay option for trainers (src/ui). Dark style follows the system through
+/* qf-application.c — application-wide actions (quit, about, help), the main window, the
+ * --replay option for trainers and the verify view for files opened with Qualify ("Open With",
+ * `qualify FILE`, `qualify --verify FILE`) (src/ui). Dark style follows the system through
  * AdwStyleManager's default scheme. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "qf-application.h"
+#include "qf-verify-window.h"
 #include "qf-window.h"
 
 struct _QfApplication
@@ -14,6 +16,7 @@ struct _QfApplication
 
   char          *replay_path;   /* --replay: a recorded session to play back at start */
   gdouble        replay_speed;
+  char          *verify_path;   /* --verify: a report to open in the verify view at start */
 };
 
 G_DEFINE_FINAL_TYPE (QfApplication, qf_application, ADW_TYPE_APPLICATION)
@@ -23,7 +26,7 @@ qf_application_new (void)
 {
   return g_object_new (QF_TYPE_APPLICATION,
                        "application-id", APP_ID,
-                       "flags", G_APPLICATION_DEFAULT_FLAGS,
+                       "flags", G_APPLICATION_HANDLES_OPEN,
                        "resource-base-path", "/io/github/qualify/Qualify",
                        NULL);
 }
@@ -35,6 +38,14 @@ qf_application_activate (GApplication *app)
 
   QfApplication *self = QF_APPLICATION (app);
 
+  if (self->verify_path != NULL)
+    {
+      g_autofree char *path = g_steal_pointer (&self->verify_path);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+
+      qf_verify_window_present (GTK_APPLICATION (app), file);
+      return;
+    }
   if (window == NULL)
     window = GTK_WINDOW (qf_window_new (self));
   gtk_window_present (window);
@@ -44,6 +55,17 @@ qf_application_activate (GApplication *app)
 
       qf_window_replay (QF_WINDOW (window), path, self->replay_speed);
     }
+}
+
+/* Files handed to Qualify (a file manager's "Open With", `qualify FILE`) are reports to verify. */
+static void
+qf_application_open (GApplication  *app,
+                     GFile        **files,
+                     int            n_files,
+                     const char    *hint)
+{
+  for (int i = 0; i < n_files; i++)
+    qf_verify_window_present (GTK_APPLICATION (app), files[i]);
 }
 
 static void
@@ -114,6 +136,31 @@ qf_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.help", help_accels);
 }
 
+/* --verify FILE: a running Qualify opens it (the local process then ends); otherwise this process
+ * becomes the application and activate opens it. */
+static gint
+verify_option (QfApplication *self,
+               const char    *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+  g_autoptr(GError) error = NULL;
+
+  if (!g_application_register (G_APPLICATION (self), NULL, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+  if (g_application_get_is_remote (G_APPLICATION (self)))
+    {
+      g_application_open (G_APPLICATION (self), &file, 1, "verify");
+      return 0;
+    }
+  self->verify_path = g_file_get_path (file);
+  if (self->verify_path == NULL)
+    self->verify_path = g_strdup (path);
+  return -1;
+}
+
 static gint
 qf_application_handle_local_options (GApplication *app,
                                      GVariantDict *options)
@@ -129,6 +176,8 @@ qf_application_handle_local_options (GApplication *app,
     }
   if (!g_variant_dict_lookup (options, "speed", "d", &self->replay_speed) || !(self->replay_speed > 0))
     self->replay_speed = 1.0;
+  if (g_variant_dict_lookup (options, "verify", "^&ay", &path) && path != NULL && *path != '\0')
+    return verify_option (self, path);
   return -1;  /* go on: activate */
 }
 
@@ -136,6 +185,7 @@ static void
 qf_application_finalize (GObject *object)
 {
   g_free (QF_APPLICATION (object)->replay_path);
+  g_free (QF_APPLICATION (object)->verify_path);
   G_OBJECT_CLASS (qf_application_parent_class)->finalize (object);
 }
 
@@ -146,6 +196,7 @@ qf_application_class_init (QfApplicationClass *klass)
 
   G_OBJECT_CLASS (klass)->finalize = qf_application_finalize;
   app_class->activate = qf_application_activate;
+  app_class->open = qf_application_open;
   app_class->startup = qf_application_startup;
   app_class->handle_local_options = qf_application_handle_local_options;
 }
@@ -158,6 +209,8 @@ qf_application_init (QfApplication *self)
       N_("Play back a recorded session with its live plots (training)"), N_("SESSION.json") },
     { "speed", 0, 0, G_OPTION_ARG_DOUBLE, NULL,
       N_("Replay speed factor (default 1 = real time)"), N_("X") },
+    { "verify", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      N_("Check a signed report (PDF or HTML) in the verify view"), N_("REPORT") },
     { NULL }
   };
 

@@ -18,6 +18,7 @@
 #include "qf-session-setup.h"
 #include "qf-session.h"
 #include "qf-system-page.h"
+#include "qf-verify-window.h"
 #include "qf-welcome-page.h"
 #include "qf-window.h"
 
@@ -532,6 +533,15 @@ qf_window_finalize (GObject *object)
   G_OBJECT_CLASS (qf_window_parent_class)->finalize (object);
 }
 
+/* "Verify a Report…": the customer's check of a signed report, in its own window. */
+static void
+verify_report_activated (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  qf_verify_window_choose (GTK_WINDOW (widget));
+}
+
 static void
 qf_window_class_init (QfWindowClass *klass)
 {
@@ -570,6 +580,7 @@ qf_window_class_init (QfWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.next", NULL, next_activated);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);
   gtk_widget_class_install_action (widget_class, "win.resume", NULL, resume_activated);
+  gtk_widget_class_install_action (widget_class, "win.verify-report", NULL, verify_report_activated);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, GDK_ALT_MASK, "win.next", NULL);
 }
@@ -579,5 +590,7 @@ qf_window_init (QfWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->settings = g_settings_new (APP_ID);
+  /* a report dropped on the wizard opens in the verify view */
+  qf_verify_window_accept_drops (GTK_WIDGET (self));
   go_to (self, PAGE_WELCOME);
 }

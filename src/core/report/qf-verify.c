@@ -21,6 +21,7 @@
 #include "qf-json.h"
 #include "qf-pdf-sign.h"
 #include "qf-report-private.h"
+#include "qf-trust.h"
 #include "qf-verify.h"
 
 G_DEFINE_QUARK (qf-verify-error-quark, qf_verify_error)
@@ -33,12 +34,17 @@ qf_verify_result_free (QfVerifyResult *r)
   g_free (r->path);
   g_free (r->format);
   g_free (r->signer);
+  g_free (r->signer_name);
+  g_free (r->signer_organization);
+  g_clear_pointer (&r->signer_certificate, g_bytes_unref);
   g_free (r->signer_fingerprint);
   g_free (r->signing_time);
   g_free (r->trust_detail);
   g_free (r->contents_detail);
   g_free (r->overall_verdict);
   g_free (r->session_id);
+  g_free (r->pc);
+  g_free (r->profile);
   g_clear_pointer (&r->problems, g_ptr_array_unref);
   g_free (r);
 }
@@ -61,6 +67,49 @@ qf_verify_result_ok (const QfVerifyResult *r)
   return r->is_signed && r->signature_valid && r->covers_whole &&
          (!r->contents_checked || r->contents_match) &&
          (!r->trust_requested || r->trusted);
+}
+
+/* Intact means every check but trust holds. qf_verify_result_ok() also requires trust when --trust
+ * was given; a report whose only problem is that (note_untrusted adds exactly one) is still intact,
+ * and reads "valid but not trusted" rather than "changed". */
+QfVerifyOutcome
+qf_verify_result_outcome (const QfVerifyResult *r)
+{
+  gboolean only_untrusted;
+
+  if (r == NULL)
+    return QF_VERIFY_OUTCOME_NOT_REPORT;
+  if (!r->is_signed)
+    return QF_VERIFY_OUTCOME_NOT_SIGNED;
+  if (qf_verify_result_ok (r))
+    return r->trusted ? QF_VERIFY_OUTCOME_TRUSTED : QF_VERIFY_OUTCOME_UNTRUSTED;
+  only_untrusted = r->trust_requested && !r->trusted && r->signature_valid && r->covers_whole &&
+                   (!r->contents_checked || r->contents_match) && r->problems->len == 1;
+  return only_untrusted ? QF_VERIFY_OUTCOME_UNTRUSTED : QF_VERIFY_OUTCOME_CHANGED;
+}
+
+const char *
+qf_verify_outcome_id (QfVerifyOutcome outcome)
+{
+  static const char *const ids[] = { "valid-trusted", "valid-untrusted", "changed", "not-signed", "not-report" };
+
+  g_return_val_if_fail ((guint) outcome < G_N_ELEMENTS (ids), "not-report");
+  return ids[outcome];
+}
+
+const char *
+qf_verify_outcome_text (QfVerifyOutcome outcome)
+{
+  static const char *const texts[] = {
+    N_("Valid, from a trusted signer"),
+    N_("Valid, but the signer is not yet trusted"),
+    N_("Changed after signing"),
+    N_("Not signed"),
+    N_("Not a Qualify report"),
+  };
+
+  g_return_val_if_fail ((guint) outcome < G_N_ELEMENTS (texts), "");
+  return _(texts[outcome]);
 }
 
 static char *
@@ -167,20 +216,6 @@ import_certs (gnutls_pkcs7_t                        p7,
     }
 }
 
-/* "AB:CD:…", the certificate's SHA-256 fingerprint; "" when it cannot be computed. */
-static char *
-fingerprint_sha256 (gnutls_x509_crt_t crt)
-{
-  guint8 fp[32];
-  size_t fp_len = sizeof fp;
-  GString *hex = g_string_new (NULL);
-
-  if (gnutls_x509_crt_get_fingerprint (crt, GNUTLS_DIG_SHA256, fp, &fp_len) >= 0)
-    for (size_t i = 0; i < fp_len; i++)
-      g_string_append_printf (hex, i ? ":%02X" : "%02X", fp[i]);
-  return g_string_free (hex, FALSE);
-}
-
 /* Fills tl from the --trust files (noting that trust was requested) or else from the system
  * store; *added is the number of certificates added (negative: the store's error). Fails with
  * QF_VERIFY_ERROR_TRUST when a --trust file holds no certificate. */
@@ -241,6 +276,16 @@ note_untrusted (QfVerifyResult *r,
              r->trust_detail ? r->trust_detail : "");
 }
 
+/* The signer certificate is one the reader chose to trust (qf-trust.h), and valid today. */
+static gboolean
+remembered (gnutls_x509_crt_t crt)
+{
+  time_t now = time (NULL);
+
+  return qf_trust_contains (crt) && gnutls_x509_crt_get_activation_time (crt) <= now &&
+         gnutls_x509_crt_get_expiration_time (crt) > now;
+}
+
 /* Trust: the chain from the signer through the other certificates in the CMS, for the
  * emailProtection purpose. */
 static void
@@ -268,9 +313,29 @@ check_trust (QfVerifyResult    *r,
       chain[n_chain++] = c->certs[i];
   ret = gnutls_x509_trust_list_verify_crt2 (tl, chain, n_chain, &purpose, 1, 0, &status, NULL);
   r->trusted = ret >= 0 && status == 0;
+  if (!r->trusted && remembered (c->certs[c->signer]))
+    r->trusted = r->trusted_by_reader = TRUE;
   if (!r->trusted)
     note_untrusted (r, ret, status, added);
   gnutls_x509_trust_list_deinit (tl, 1);
+}
+
+/* The signer's name, company, fingerprint and certificate. */
+static void
+note_signer (QfVerifyResult    *r,
+             gnutls_x509_crt_t  crt)
+{
+  g_autoptr(QfTrustedSigner) s = qf_trusted_signer_new_from_crt (crt);
+  gnutls_datum_t der = { NULL, 0 };
+
+  r->signer_fingerprint = g_steal_pointer (&s->fingerprint);
+  r->signer_name = g_steal_pointer (&s->name);
+  r->signer_organization = g_steal_pointer (&s->organization);
+  if (gnutls_x509_crt_export2 (crt, GNUTLS_X509_FMT_DER, &der) >= 0)
+    {
+      r->signer_certificate = g_bytes_new (der.data, der.size);
+      gnutls_free (der.data);
+    }
 }
 
 /* Checks cms over data and fills the signature part of r. */
@@ -301,7 +366,7 @@ verify_cms (QfVerifyResult    *r,
       goto out;
     }
   r->signer = dn_of (c.certs[c.signer]);
-  r->signer_fingerprint = fingerprint_sha256 (c.certs[c.signer]);
+  note_signer (r, c.certs[c.signer]);
 
   ret = gnutls_pkcs7_verify_direct (p7, c.certs[c.signer], 0, &content, 0);
   r->signature_valid = ret >= 0;
@@ -317,6 +382,30 @@ out:
   gnutls_pkcs7_deinit (p7);
 }
 
+/* The PC and the profile as the embedded session names them; absent members stay NULL. */
+static void
+note_pc_and_profile (QfVerifyResult *r,
+                     JsonObject     *session)
+{
+  JsonObject *pc = qf_json_get_object (session, "pc");
+  JsonObject *profile = qf_json_get_object (session, "profile");
+  const char *host = pc ? qf_json_get_string (pc, "hostname", NULL) : NULL;
+  const char *vendor = pc ? qf_json_get_string (pc, "dmi_vendor", NULL) : NULL;
+  const char *product = pc ? qf_json_get_string (pc, "dmi_product", NULL) : NULL;
+  const char *name = profile ? qf_json_get_string (profile, "name", NULL) : NULL;
+  const char *id = profile ? qf_json_get_string (profile, "id", NULL) : NULL;
+
+  if (host != NULL && (vendor != NULL || product != NULL))
+    r->pc = g_strdup_printf ("%s (%s%s%s)", host, vendor ? vendor : "", vendor && product ? " " : "",
+                             product ? product : "");
+  else
+    r->pc = g_strdup (host);
+  if (name != NULL && id != NULL && g_strcmp0 (name, id) != 0)
+    r->profile = g_strdup_printf ("%s (%s)", name, id);
+  else
+    r->profile = g_strdup (name ? name : id);
+}
+
 static void
 note_session (QfVerifyResult *r,
               QfReport       *report)
@@ -330,6 +419,7 @@ note_session (QfVerifyResult *r,
   r->session_id = g_strdup (id);
   if (v != NULL)
     r->overall_verdict = g_strdup (qf_json_get_string (v, "overall", NULL));
+  note_pc_and_profile (r, s);
 }
 
 /* pdftotext may drop or add spaces between glyphs: compare without them. */
@@ -899,13 +989,17 @@ qf_verify_result_to_json (const QfVerifyResult *r)
   json_object_set_string_member (o, "file", r->path);
   json_object_set_string_member (o, "format", r->format);
   json_object_set_boolean_member (o, "valid", qf_verify_result_ok (r));
+  json_object_set_string_member (o, "outcome", qf_verify_outcome_id (qf_verify_result_outcome (r)));
   json_object_set_boolean_member (o, "signed", r->is_signed);
   json_object_set_boolean_member (o, "signature_valid", r->signature_valid);
   json_object_set_boolean_member (o, "covers_whole_document", r->covers_whole);
   json_object_set_string_member (o, "signer", r->signer);
+  json_object_set_string_member (o, "signer_name", r->signer_name);
+  json_object_set_string_member (o, "signer_organization", r->signer_organization);
   json_object_set_string_member (o, "signer_sha256", r->signer_fingerprint);
   json_object_set_string_member (o, "signing_time", r->signing_time);
   json_object_set_boolean_member (o, "trusted", r->trusted);
+  json_object_set_boolean_member (o, "trusted_by_reader", r->trusted_by_reader);
   json_object_set_string_member (o, "trust_detail", r->trust_detail);
   if (r->contents_checked)
     json_object_set_boolean_member (o, "contents_match", r->contents_match);
@@ -914,6 +1008,8 @@ qf_verify_result_to_json (const QfVerifyResult *r)
   json_object_set_string_member (o, "contents_detail", r->contents_detail);
   json_object_set_string_member (o, "session_id", r->session_id);
   json_object_set_string_member (o, "verdict", r->overall_verdict);
+  json_object_set_string_member (o, "pc", r->pc);
+  json_object_set_string_member (o, "profile", r->profile);
   for (guint i = 0; i < r->problems->len; i++)
     json_array_add_string_element (problems, g_ptr_array_index (r->problems, i));
   json_object_set_array_member (o, "problems", problems);

@@ -27,6 +27,16 @@ typedef enum
   QF_VERIFY_ERROR_TRUST,        /* a --trust file cannot be read */
 } QfVerifyError;
 
+/* What a reader is told first, the same in `qualify-cli verify` and the wizard's verify view. */
+typedef enum
+{
+  QF_VERIFY_OUTCOME_TRUSTED,      /* intact, signed by a trusted signer */
+  QF_VERIFY_OUTCOME_UNTRUSTED,    /* intact, but the signer is not (yet) trusted */
+  QF_VERIFY_OUTCOME_CHANGED,      /* signed, but changed after signing or not as Qualify signs */
+  QF_VERIFY_OUTCOME_NOT_SIGNED,   /* a Qualify report without a signature */
+  QF_VERIFY_OUTCOME_NOT_REPORT,   /* unreadable, or not a report Qualify wrote */
+} QfVerifyOutcome;
+
 typedef struct
 {
   char      *path;
@@ -35,9 +45,14 @@ typedef struct
   gboolean   signature_valid;     /* the CMS verifies over the signed bytes */
   gboolean   covers_whole;        /* every byte but the signature itself is signed */
   char      *signer;              /* subject DN, or NULL */
+  char      *signer_name;         /* the signer certificate's CN, or NULL */
+  char      *signer_organization; /* its O, or NULL */
+  GBytes    *signer_certificate;  /* DER, for "Trust this signer"; NULL when not found */
   char      *signer_fingerprint;  /* SHA-256 of the signer certificate, hex with colons */
   char      *signing_time;        /* ISO 8601 UTC, or NULL */
-  gboolean   trusted;             /* the chain ends in a --trust / system certificate */
+  gboolean   trusted;             /* the chain ends in a --trust / system certificate, or the
+                                   * signer certificate is one the reader chose to trust */
+  gboolean   trusted_by_reader;   /* trusted because it is remembered (qf-trust.h) */
   char      *trust_detail;        /* why not, in words */
   gboolean   trust_requested;     /* --trust was given */
   gboolean   contents_checked;
@@ -45,6 +60,8 @@ typedef struct
   char      *contents_detail;
   char      *overall_verdict;     /* from the embedded session: "pass", "fail", … */
   char      *session_id;
+  char      *pc;                  /* from the embedded session: "host (vendor product)" */
+  char      *profile;             /* from the embedded session: "name (id)" */
   GPtrArray *problems;            /* char*, each one sentence: why the report is not valid */
 } QfVerifyResult;
 
@@ -55,6 +72,12 @@ QfVerifyResult *qf_verify_file          (const char         *path,
                                          const char *const  *trust_paths,
                                          GError            **error);
 gboolean        qf_verify_result_ok     (const QfVerifyResult *result);
+/* result NULL: the file could not be checked (NOT_REPORT). */
+QfVerifyOutcome qf_verify_result_outcome (const QfVerifyResult *result);
+/* "valid-trusted", "valid-untrusted", "changed", "not-signed", "not-report" (JSON, scripts). */
+const char     *qf_verify_outcome_id     (QfVerifyOutcome       outcome);
+/* The outcome in a few words for a person (translated). */
+const char     *qf_verify_outcome_text   (QfVerifyOutcome       outcome);
 JsonObject     *qf_verify_result_to_json (const QfVerifyResult *result);
 void            qf_verify_result_free   (QfVerifyResult      *result);
 

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+# test-cli-trust.py — `qualify-cli verify` reports the same five outcomes as the wizard's verify
+# view (valid-trusted, valid-untrusted, changed, not-signed, not-report) with its usual exit codes,
+# `verify --trust-signer` remembers an intact report's signer, and `qualify-cli trust
+# list|add|remove` shows and prunes the remembered signers (tests/cli). Speaks TAP.
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "core", "fixtures", "sessions",
+                       "pass.json")
+results = []
+
+
+def tap(ok, name, diag=""):
+    results.append(ok)
+    print(f"{'ok' if ok else 'not ok'} {len(results)} {name}")
+    if not ok and diag:
+        for line in str(diag).splitlines():
+            print(f"# {line}")
+    sys.stdout.flush()
+    return ok
+
+
+def cli(env, *args):
+    return subprocess.run([CLI, *args], env=env, capture_output=True, text=True, timeout=120)
+
+
+def outcome(env, path, *extra):
+    run = cli(env, "verify", path, "--json", *extra)
+    try:
+        return run.returncode, json.loads(run.stdout).get("outcome")
+    except json.JSONDecodeError:
+        return run.returncode, None
+
+
+def make_files(tmp, env):
+    cli(env, "cert", "create", "--name", "Li Wei", "--org", "Acme Integrators")
+    cli(env, "report", FIXTURE, "--pdf", os.path.join(tmp, "r.pdf"), "--html", os.path.join(tmp, "r.html"))
+    cli(env, "report", FIXTURE, "--pdf", os.path.join(tmp, "u.pdf"), "--no-sign")
+    data = bytearray(open(os.path.join(tmp, "r.html"), "rb").read())
+    data[data.index(b'id="qf-criteria"') + 40] ^= 0x01
+    open(os.path.join(tmp, "changed.html"), "wb").write(data)
+    open(os.path.join(tmp, "other.html"), "w").write("<!DOCTYPE html><html><body>Invoice</body></html>\n")
+    return all(os.path.exists(os.path.join(tmp, f)) for f in ("r.pdf", "r.html", "u.pdf"))
+
+
+def check_outcomes(tmp, env):
+    tap(outcome(env, os.path.join(tmp, "r.pdf")) == (0, "valid-untrusted"), "a signed report: valid, not yet trusted")
+    text = cli(env, "verify", os.path.join(tmp, "r.pdf")).stdout
+    tap("Valid, but the signer is not yet trusted" in text and "cell-07-ipc" in text,
+        "the text names the outcome and the PC", text)
+    tap(outcome(env, os.path.join(tmp, "changed.html")) == (1, "changed"), "one byte changed: changed (exit 1)")
+    tap(outcome(env, os.path.join(tmp, "u.pdf")) == (1, "not-signed"), "unsigned: not signed (exit 1)")
+    run = cli(env, "verify", os.path.join(tmp, "other.html"))
+    tap(run.returncode == 2, "someone else's HTML: not a report (exit 2)", run.stderr)
+
+
+def check_trust(tmp, env):
+    run = cli(env, "verify", os.path.join(tmp, "changed.html"), "--trust-signer")
+    tap(run.returncode == 2 and "only the signer of an unchanged" in run.stderr,
+        "--trust-signer refuses a changed report", run.stderr)
+    run = cli(env, "verify", os.path.join(tmp, "r.pdf"), "--trust-signer", "--json")
+    tap(run.returncode == 0 and json.loads(run.stdout)["outcome"] == "valid-trusted",
+        "--trust-signer: the same report is now from a trusted signer", run.stdout + run.stderr)
+    tap(outcome(env, os.path.join(tmp, "r.html")) == (0, "valid-trusted"), "so is the next report by that signer")
+    listed = json.loads(cli(env, "trust", "list", "--json").stdout)["signers"]
+    tap(len(listed) == 1 and listed[0]["name"] == "Li Wei" and listed[0]["organization"] == "Acme Integrators",
+        "trust list shows the signer", listed)
+    gone = cli(env, "trust", "remove", listed[0]["sha256_fingerprint"]) if listed else None
+    tap(gone is not None and gone.returncode == 0
+        and outcome(env, os.path.join(tmp, "r.pdf")) == (0, "valid-untrusted"), "trust remove forgets it")
+    run = cli(env, "trust", "remove", "00:11")
+    tap(run.returncode == 2, "removing an unknown fingerprint is an error", run.stderr)
+    run = cli(env, "trust", "add", os.path.join(tmp, "other.html"))
+    tap(run.returncode == 2, "trust add refuses what is not a certificate", run.stderr)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="qf-cli-trust-")
+    env = dict(os.environ, XDG_DATA_HOME=os.path.join(tmp, "data"), HOME=tmp, LANGUAGE="en", LANG="C.UTF-8")
+    try:
+        if tap(make_files(tmp, env), "qualify-cli signs the reports"):
+            check_outcomes(tmp, env)
+            check_trust(tmp, env)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"1..{len(results)}")
+    return 0 if all(results) else 1
+
+
+sys.exit(main())

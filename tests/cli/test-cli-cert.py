@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 # test-cli-cert.py — `qualify-cli cert create / import / show` (tests/cli), each in a private
 # XDG_DATA_HOME: show prints holder, company, the SHA-256 fingerprint in groups of four (the
-# one `certtool --fingerprint` gives for the stored certificate) and the validity; --export
-# writes a PEM certtool reads and no key; import takes a PEM chain + key and a PKCS#12 file
-# (made here with certtool), refuses a wrong password, a key of another certificate and an
-# unreadable file with the cause and what to do; no output ever holds key material. Speaks TAP.
+# one `certtool -i` gives for the stored certificate) and the validity; --export writes a PEM
+# certtool reads and no key; import takes a PEM chain + key and a PKCS#12 file (made here with
+# certtool), refuses a wrong password, a key of another certificate, an expired certificate and
+# an unreadable file with the cause and what to do; no output ever holds key material. Speaks TAP.
 
 import os
 import re
@@ -123,6 +123,18 @@ def run(tmp):
     r = cli(home, "import", "--cert", os.path.join(tmp, "missing.pem"), "--key", key, "--force")
     tap(r.returncode != 0 and "missing.pem" in r.stderr and "Choose a file" in r.stderr,
         "an unreadable file is named, with what to do", r.stderr)
+
+    # a certificate that expired is refused before it replaces anything
+    old_key, old_crt, tmpl = (os.path.join(tmp, n) for n in ("old.key", "old.crt", "old.tmpl"))
+    with open(tmpl, "w", encoding="utf-8") as f:
+        f.write('cn = "Old Cert"\nserial = 8\nactivation_date = "2019-01-01 00:00:00"\n'
+                'expiration_date = "2020-01-01 00:00:00"\nsigning_key\n')
+    certtool("--generate-privkey", "--key-type=ecdsa", "--outfile", old_key)
+    certtool("--generate-self-signed", "--load-privkey", old_key, "--template", tmpl, "--outfile", old_crt)
+    r = cli(home, "import", "--cert", old_crt, "--key", old_key, "--force")
+    shown = cli(home, "show")
+    tap(r.returncode != 0 and "not today" in r.stderr and field(shown.stdout, "Holder") == "Kim Park",
+        "an expired certificate is refused with what to do, and the stored one stays", r.stderr)
 
     # PKCS#12: wrong password refused, right password imported
     p12 = os.path.join(tmp, "kim.p12")

@@ -3,33 +3,37 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <string.h>
 
 #include "qf-cert.h"
 #include "qf-cli.h"
-#include "qf-report.h"
 
+/* The words a person reads first (holder, company, the fingerprint to read aloud, validity),
+ * then what an expert checks. */
 static int
 print_signer (QfSigner *signer,
               gboolean  json)
 {
   g_autoptr(JsonObject) info = qf_signer_describe (signer);
+  g_autoptr(JsonObject) summary = qf_signer_summarize (signer);
   g_autofree char *dir = qf_cert_get_store_dir ();
+  const char *company = json_object_get_string_member (summary, "company");
 
   json_object_set_string_member (info, "store", dir);
   if (json)
     {
+      for (const char *const *key = (const char *const[]) { "holder", "company", "fingerprint", NULL };
+           *key != NULL; key++)
+        json_object_set_string_member (info, *key, json_object_get_string_member (summary, *key));
       qf_cli_print_json (info);
       return QF_CLI_EXIT_OK;
     }
-  g_print ("%-20s %s\n", _("Subject:"), json_object_get_string_member (info, "subject"));
+  g_print ("%-20s %s\n", _("Holder:"), json_object_get_string_member (summary, "holder"));
+  g_print ("%-20s %s\n", _("Company:"), *company != '\0' ? company : _("(none)"));
+  g_print ("%-20s %s\n", _("Fingerprint:"), json_object_get_string_member (summary, "fingerprint"));
+  g_print ("%-20s %s\n", _("Valid from:"), json_object_get_string_member (summary, "not_before"));
+  g_print ("%-20s %s\n", _("Valid until:"), json_object_get_string_member (summary, "not_after"));
   g_print ("%-20s %s\n", _("Issuer:"), json_object_get_string_member (info, "issuer"));
-  g_print ("%-20s %s\n", _("Valid from:"), json_object_get_string_member (info, "not_before"));
-  g_print ("%-20s %s\n", _("Valid until:"), json_object_get_string_member (info, "not_after"));
   g_print ("%-20s %s\n", _("Key:"), json_object_get_string_member (info, "key_algorithm"));
-  g_print ("%-20s %s\n", _("SHA-256:"), json_object_get_string_member (info, "sha256_fingerprint"));
-  g_print ("%-20s %s\n", _("Self-signed:"),
-           json_object_get_boolean_member (info, "self_signed") ? _("yes") : _("no"));
   g_print ("%-20s %s\n", _("Trust anchor:"), json_object_get_string_member (info, "anchor_subject"));
   g_print ("%-20s %s\n", _("Stored in:"), dir);
   return QF_CLI_EXIT_OK;
@@ -59,8 +63,8 @@ cert_create (int argc, char **argv)
     return qf_cli_errorf ("cert create", _("give your name with --name, e.g. --name \"Li Wei\""));
   if (qf_cert_store_exists () && !force)
     return qf_cli_errorf ("cert create", _("a certificate already exists (see “qualify-cli cert show”); add --force to replace it"));
-  signer = qf_signer_create_self_signed (name, org, &error);
-  if (signer == NULL || !qf_signer_save_default (signer, &error))
+  signer = qf_cert_create (name, org, &error);
+  if (signer == NULL)
     return qf_cli_error ("cert create", error);
   return print_signer (signer, json);
 }
@@ -91,11 +95,13 @@ cert_import (int argc, char **argv)
     return qf_cli_errorf ("cert import", _("give --cert FILE --key FILE, or --p12 FILE"));
   if (qf_cert_store_exists () && !force)
     return qf_cli_errorf ("cert import", _("a certificate already exists (see “qualify-cli cert show”); add --force to replace it"));
-  if (p12 != NULL)
-    signer = qf_signer_load_pkcs12 (p12, password ? password : g_getenv ("QUALIFY_P12_PASSWORD"), &error);
-  else
-    signer = qf_signer_load_pem (cert, key, &error);
-  if (signer == NULL || !qf_signer_save_default (signer, &error))
+  if (password == NULL)
+    password = g_strdup (g_getenv ("QUALIFY_P12_PASSWORD"));
+  signer = qf_cert_import (p12 ? NULL : cert, p12 ? NULL : key, p12, password, &error);
+  if (signer == NULL && g_error_matches (error, QF_CERT_ERROR, QF_CERT_ERROR_PASSWORD))
+    return qf_cli_errorf ("cert import", "%s %s", error->message,
+                          _("On the command line, give it with --password or QUALIFY_P12_PASSWORD."));
+  if (signer == NULL)
     return qf_cli_error ("cert import", error);
   return print_signer (signer, json);
 }
@@ -123,8 +129,7 @@ cert_show (int argc, char **argv)
     return qf_cli_error ("cert show", error);
   if (export != NULL)
     {
-      g_autofree char *pem = qf_signer_get_anchor_pem (signer, &error);
-      if (pem == NULL || !qf_report_write_file (export, pem, strlen (pem), &error))
+      if (!qf_cert_export_public (signer, export, &error))
         return qf_cli_error ("cert show", error);
     }
   return print_signer (signer, json);

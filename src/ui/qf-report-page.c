@@ -1,12 +1,15 @@
 /* qf-report-page.c — step 7 of the wizard (src/ui): the sign-off names (stored in the session),
- * the report language (GSettings), and the export through the report module's
+ * the report language (GSettings), who will sign, and the export through the report module's
  * qf_report_export_dir() on a worker thread — signed with the installer's certificate when the
- * store has one, as `qualify-cli report` does. Template: ui/qf-report-page.ui. */
+ * store has one, as `qualify-cli report` does. The first export without a certificate offers
+ * to create or import one (QfCertDialog); cancelling exports unsigned and says so.
+ * Template: ui/qf-report-page.ui. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "qf-cert.h"
+#include "qf-cert-dialog.h"
 #include "qf-json.h"
 #include "qf-report.h"
 #include "qf-report-page.h"
@@ -22,6 +25,7 @@ struct _QfReportPage
   AdwEntryRow  *site_row;
   AdwComboRow  *language_row;
   AdwActionRow *export_row;
+  AdwActionRow *signer_row;
   AdwPreferencesGroup *report_group;
   GtkSpinner   *spinner;
   GtkButton    *open_button;
@@ -31,6 +35,8 @@ struct _QfReportPage
   QfSession    *session;
   GSettings    *settings;
   GCancellable *cancellable;
+  gboolean      offered;        /* the certificate dialog was offered once already */
+  gboolean      declined;       /* … and cancelled: exports go unsigned until one exists */
 };
 
 G_DEFINE_FINAL_TYPE (QfReportPage, qf_report_page, ADW_TYPE_BIN)
@@ -42,6 +48,7 @@ typedef struct
   char     *dir;
   char     *language;
   gboolean  signed_;
+  gboolean  declined;
 } Export;
 
 static void
@@ -50,6 +57,35 @@ export_free (Export *export)
   g_free (export->dir);
   g_free (export->language);
   g_free (export);
+}
+
+void
+qf_report_page_refresh_signer (QfReportPage *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) summary = NULL;
+  g_autofree char *text = NULL;
+  const char *holder, *company, *fingerprint;
+
+  g_return_if_fail (QF_IS_REPORT_PAGE (self));
+  summary = qf_cert_summarize_stored (&error);
+  if (summary == NULL)
+    {
+      text = g_strdup_printf ("%s %s", _("This export will not be signed: there is no signing certificate."),
+                              self->declined ? _("Create or import one under Main Menu › Signing Certificate.")
+                                             : _("Export offers to create or import one."));
+      adw_action_row_set_subtitle (self->signer_row, text);
+      return;
+    }
+  holder = json_object_get_string_member (summary, "holder");
+  company = json_object_get_string_member (summary, "company");
+  fingerprint = json_object_get_string_member (summary, "fingerprint");
+  if (*company != '\0')
+    /* Translators: "Signed by Li Wei, Example Robotics — fingerprint 3F2A 9C01 …" */
+    text = g_strdup_printf (_("Signed by %s, %s — fingerprint %s"), holder, company, fingerprint);
+  else
+    text = g_strdup_printf (_("Signed by %s — fingerprint %s"), holder, fingerprint);
+  adw_action_row_set_subtitle (self->signer_row, text);
 }
 
 void
@@ -72,6 +108,7 @@ qf_report_page_set_session (QfReportPage *self,
   adw_action_row_set_subtitle (self->export_row, qf_session_get_dir (session));
   gtk_widget_set_sensitive (GTK_WIDGET (self->open_button), FALSE);
   gtk_widget_set_sensitive (GTK_WIDGET (self->export_button), qf_session_get_dir (session) != NULL);
+  qf_report_page_refresh_signer (self);
 }
 
 static void
@@ -122,20 +159,67 @@ export_done (GObject      *object,
       adw_action_row_set_subtitle (self->export_row, text);
       return;
     }
-  text = g_strdup_printf (export->signed_ ? _("Written and signed: report.pdf and report.html in %s")
-                                          : _("Written (not signed): report.pdf and report.html in %s"),
-                          export->dir);
+  if (export->signed_)
+    text = g_strdup_printf (_("Written and signed: report.pdf and report.html in %s"), export->dir);
+  else if (export->declined)
+    text = g_strdup_printf (_("Written without a signature, because no certificate was created: report.pdf and report.html in %s"),
+                            export->dir);
+  else
+    text = g_strdup_printf (_("Written (not signed): report.pdf and report.html in %s"), export->dir);
   adw_action_row_set_subtitle (self->export_row, text);
   gtk_widget_set_sensitive (GTK_WIDGET (self->open_button), TRUE);
+  qf_report_page_refresh_signer (self);
+}
+
+static void
+start_export (QfReportPage *self)
+{
+  g_autoptr(GTask) task = NULL;
+  Export *export;
+  guint language = adw_combo_row_get_selected (self->language_row);
+
+  export = g_new0 (Export, 1);
+  export->dir = g_strdup (qf_session_get_dir (self->session));
+  export->language = g_strdup (languages[MIN (language, G_N_ELEMENTS (languages) - 1)]);
+  export->declined = self->declined;
+  gtk_spinner_start (self->spinner);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->export_button), FALSE);
+  adw_action_row_set_subtitle (self->export_row, _("Writing the report…"));
+  task = g_task_new (self, self->cancellable, export_done, NULL);
+  g_task_set_task_data (task, export, (GDestroyNotify) export_free);
+  g_task_run_in_thread (task, export_thread);
+}
+
+static void
+cert_dialog_finished (QfReportPage *self,
+                      gboolean      created)
+{
+  self->declined = !created;
+  qf_report_page_refresh_signer (self);
+  if (self->session != NULL && qf_session_get_dir (self->session) != NULL)
+    start_export (self);
+}
+
+/* The first export without a certificate: create or import one, in one dialog, prefilled
+ * with the sign-off names; the export goes on when it closes, signed or not. */
+static void
+offer_certificate (QfReportPage *self)
+{
+  QfCertDialog *dialog;
+
+  self->offered = TRUE;
+  dialog = qf_cert_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
+                               _("Reports are signed with your certificate, so the customer can check who wrote them and that nothing changed since. You have none yet: create one or import your company's. Cancel exports this report without a signature."),
+                               gtk_editable_get_text (GTK_EDITABLE (self->operator_row)),
+                               gtk_editable_get_text (GTK_EDITABLE (self->customer_row)));
+  g_signal_connect_object (dialog, "finished", G_CALLBACK (cert_dialog_finished), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
 export_clicked (QfReportPage *self)
 {
-  g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
-  Export *export;
-  guint language = adw_combo_row_get_selected (self->language_row);
 
   if (self->session == NULL || qf_session_get_dir (self->session) == NULL)
     return;
@@ -156,15 +240,14 @@ export_clicked (QfReportPage *self)
       adw_action_row_set_subtitle (self->export_row, error->message);
       return;
     }
-  export = g_new0 (Export, 1);
-  export->dir = g_strdup (qf_session_get_dir (self->session));
-  export->language = g_strdup (languages[MIN (language, G_N_ELEMENTS (languages) - 1)]);
-  gtk_spinner_start (self->spinner);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->export_button), FALSE);
-  adw_action_row_set_subtitle (self->export_row, _("Writing the report…"));
-  task = g_task_new (self, self->cancellable, export_done, NULL);
-  g_task_set_task_data (task, export, (GDestroyNotify) export_free);
-  g_task_run_in_thread (task, export_thread);
+  if (qf_cert_store_exists ())
+    self->declined = FALSE;
+  else if (!self->offered)
+    {
+      offer_certificate (self);
+      return;
+    }
+  start_export (self);
 }
 
 static void
@@ -223,6 +306,7 @@ qf_report_page_class_init (QfReportPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, site_row);
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, language_row);
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, export_row);
+  gtk_widget_class_bind_template_child (widget_class, QfReportPage, signer_row);
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, report_group);
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, spinner);
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, open_button);

@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-cert-window.h"
 #include "qf-json.h"
 #include "qf-network-page.h"
 #include "qf-plan-page.h"
@@ -438,6 +439,20 @@ resume_activated (GtkWidget  *widget,
   start_runner (self, runner);
 }
 
+/* The primary menu's "Signing certificate": a change there is what the report page says next. */
+static void
+signing_certificate_activated (GtkWidget  *widget,
+                               const char *action_name,
+                               GVariant   *parameter)
+{
+  QfWindow *self = QF_WINDOW (widget);
+  QfCertWindow *window = qf_cert_window_new (GTK_WINDOW (self));
+
+  g_signal_connect_object (window, "changed", G_CALLBACK (qf_report_page_refresh_signer),
+                           self->report_page, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
 static void
 rerun_requested (QfWindow   *self,
                  const char *key)
@@ -581,6 +596,7 @@ qf_window_class_init (QfWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);
   gtk_widget_class_install_action (widget_class, "win.resume", NULL, resume_activated);
   gtk_widget_class_install_action (widget_class, "win.verify-report", NULL, verify_report_activated);
+  gtk_widget_class_install_action (widget_class, "win.signing-certificate", NULL, signing_certificate_activated);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, GDK_ALT_MASK, "win.next", NULL);
 }

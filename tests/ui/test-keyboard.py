@@ -11,6 +11,7 @@ Return shows the results, Return the report page, Alt+E exports the report. Sess
 private XDG_DATA_HOME."""
 import os
 import shutil
+import subprocess
 import sys
 import time
 import warnings
@@ -108,6 +109,9 @@ def main():
     tap = Tap()
     need_display(tap)
     tmp, data_home, env = private_dirs("keyboard")
+    # a signing certificate in the private store, so the export signs without asking
+    subprocess.run([os.environ["QUALIFY_CLI"], "cert", "create", "--name", "UI Tester"],
+                   env=dict(os.environ, **env), capture_output=True, check=True, timeout=60)
     app = App(extra_env=env)
     try:
         app.wait_app()

@@ -230,7 +230,7 @@ read_file (const char  *path,
       g_set_error (error, QF_CERT_ERROR,
                    g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT)
                    ? QF_CERT_ERROR_NOT_FOUND : QF_CERT_ERROR_IO,
-                   "%s", local->message);
+                   _("%s. Choose a file that exists and that you may read."), local->message);
       return FALSE;
     }
   datum->data = (unsigned char *) *contents;
@@ -338,7 +338,7 @@ qf_signer_load_pkcs12 (const char *p12_path,
     {
       gnutls_pkcs12_deinit (p12);
       g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_PASSWORD,
-                   _("The password of %s is wrong. Give it with --password (or QUALIFY_P12_PASSWORD)."),
+                   _("The password of %s is wrong. Type the password the file was protected with when it was made."),
                    p12_path);
       return NULL;
     }
@@ -623,4 +623,170 @@ out:
   gnutls_pkcs7_attrs_deinit (attrs);
   gnutls_pkcs7_deinit (p7);
   return der;
+}
+
+/* ---- what the wizard and `qualify-cli cert` share ---- */
+
+char *
+qf_cert_group_fingerprint (const guint8 *bytes,
+                           gsize         size)
+{
+  GString *text = g_string_sized_new (size * 2 + size / 2);
+
+  for (gsize i = 0; i < size; i++)
+    g_string_append_printf (text, (i > 0 && i % 2 == 0) ? " %02X" : "%02X", bytes[i]);
+  return g_string_free (text, FALSE);
+}
+
+/* The first value of one attribute of the subject, "" when it has none. */
+static char *
+subject_part (gnutls_x509_crt_t  crt,
+              const char        *oid)
+{
+  size_t size = 0;
+  char *value;
+
+  if (gnutls_x509_crt_get_dn_by_oid (crt, oid, 0, 0, NULL, &size) != GNUTLS_E_SHORT_MEMORY_BUFFER)
+    return g_strdup ("");
+  value = g_malloc0 (size + 1);
+  if (gnutls_x509_crt_get_dn_by_oid (crt, oid, 0, 0, value, &size) < 0)
+    value[0] = '\0';
+  return value;
+}
+
+JsonObject *
+qf_signer_summarize (QfSigner *signer)
+{
+  JsonObject *obj = json_object_new ();
+  gnutls_x509_crt_t crt;
+  guint8 fp[32];
+  size_t fp_len = sizeof fp;
+  time_t now = time (NULL);
+
+  g_return_val_if_fail (signer != NULL && signer->chain_len > 0, obj);
+  crt = signer->chain[0];
+  set_owned_string (obj, "holder", subject_part (crt, GNUTLS_OID_X520_COMMON_NAME));
+  set_owned_string (obj, "company", subject_part (crt, GNUTLS_OID_X520_ORGANIZATION_NAME));
+  if (gnutls_x509_crt_get_fingerprint (crt, GNUTLS_DIG_SHA256, fp, &fp_len) < 0)
+    fp_len = 0;
+  set_owned_string (obj, "fingerprint", qf_cert_group_fingerprint (fp, fp_len));
+  set_owned_string (obj, "not_before", iso_time (gnutls_x509_crt_get_activation_time (crt)));
+  set_owned_string (obj, "not_after", iso_time (gnutls_x509_crt_get_expiration_time (crt)));
+  json_object_set_boolean_member (obj, "expired",
+                                  now < gnutls_x509_crt_get_activation_time (crt)
+                                  || now > gnutls_x509_crt_get_expiration_time (crt));
+  return obj;
+}
+
+/* The store's certificates without the key: for showing and exporting the public part. */
+static QfSigner *
+load_stored_chain (GError **error)
+{
+  g_autofree char *dir = qf_cert_get_store_dir ();
+  g_autofree char *chain = g_build_filename (dir, CHAIN_FILE, NULL);
+  g_autoptr(QfSigner) signer = g_new0 (QfSigner, 1);
+
+  if (!qf_cert_store_exists ())
+    {
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_NOT_FOUND,
+                   _("There is no signing certificate yet. Create one or import your company's."));
+      return NULL;
+    }
+  if (!load_chain (signer, chain, error))
+    return NULL;
+  return g_steal_pointer (&signer);
+}
+
+JsonObject *
+qf_cert_summarize_stored (GError **error)
+{
+  g_autoptr(QfSigner) signer = load_stored_chain (error);
+
+  return signer != NULL ? qf_signer_summarize (signer) : NULL;
+}
+
+QfSigner *
+qf_cert_create (const char *name,
+                const char *organization,
+                GError    **error)
+{
+  g_autoptr(QfSigner) signer = NULL;
+  g_autofree char *trimmed = g_strstrip (g_strdup (name != NULL ? name : ""));
+
+  if (*trimmed == '\0')
+    {
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_INVALID,
+                   _("A certificate needs its holder's name. Type your name as it should appear on the signature."));
+      return NULL;
+    }
+  signer = qf_signer_create_self_signed (trimmed, organization, error);
+  if (signer == NULL || !qf_signer_save_default (signer, error))
+    return NULL;
+  return g_steal_pointer (&signer);
+}
+
+static gboolean
+check_valid_today (QfSigner *signer,
+                   GError  **error)
+{
+  time_t now = time (NULL);
+  time_t from = gnutls_x509_crt_get_activation_time (signer->chain[0]);
+  time_t until = gnutls_x509_crt_get_expiration_time (signer->chain[0]);
+  g_autofree char *from_text = iso_time (from), *until_text = iso_time (until);
+
+  if (now >= from && now <= until)
+    return TRUE;
+  g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_EXPIRED,
+               _("The certificate is valid only from %s to %s, not today. Ask your company for a current certificate, or check this PC's clock."),
+               from_text, until_text);
+  return FALSE;
+}
+
+QfSigner *
+qf_cert_import (const char *chain_path,
+                const char *key_path,
+                const char *p12_path,
+                const char *password,
+                GError    **error)
+{
+  g_autoptr(QfSigner) signer = NULL;
+
+  g_return_val_if_fail (p12_path != NULL || (chain_path != NULL && key_path != NULL), NULL);
+  if (p12_path != NULL)
+    signer = qf_signer_load_pkcs12 (p12_path, password, error);
+  else
+    signer = qf_signer_load_pem (chain_path, key_path, error);
+  if (signer == NULL || !check_valid_today (signer, error) || !qf_signer_save_default (signer, error))
+    return NULL;
+  return g_steal_pointer (&signer);
+}
+
+gboolean
+qf_cert_export_public (QfSigner   *signer,
+                       const char *path,
+                       GError    **error)
+{
+  g_autofree char *pem = NULL;
+  g_autoptr(GError) local = NULL;
+
+  g_return_val_if_fail (signer != NULL && path != NULL, FALSE);
+  pem = qf_signer_get_anchor_pem (signer, error);
+  if (pem == NULL)
+    return FALSE;
+  if (!qf_file_write_atomic (path, pem, strlen (pem), 0644, &local))
+    {
+      g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_IO,
+                   _("%s. Choose a folder you may write to."), local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+qf_cert_export_stored (const char *path,
+                       GError    **error)
+{
+  g_autoptr(QfSigner) signer = load_stored_chain (error);
+
+  return signer != NULL && qf_cert_export_public (signer, path, error);
 }

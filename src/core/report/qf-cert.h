@@ -29,6 +29,7 @@ typedef enum
   QF_CERT_ERROR_MISMATCH,    /* the key does not belong to the certificate */
   QF_CERT_ERROR_IO,          /* the store cannot be written */
   QF_CERT_ERROR_CRYPTO,      /* GnuTLS failed (message says where) */
+  QF_CERT_ERROR_EXPIRED,     /* the certificate is not valid today */
 } QfCertError;
 
 typedef struct _QfSigner QfSigner;
@@ -69,6 +70,42 @@ char      *qf_signer_get_subject        (QfSigner     *signer);
 void       qf_signer_get_names          (QfSigner     *signer,
                                          char        **name,
                                          char        **organization);
+
+/* What the wizard and `qualify-cli cert` share: a signing certificate in the words a person
+ * reads, and the store's create / import / export. */
+
+/* {"holder" (the subject's CN), "company" (its O, "" when none), "fingerprint" (SHA-256 in groups
+ *  of four hex digits, "3F2A 9C01 …", to read aloud), "not_before", "not_after" (ISO 8601, UTC),
+ *  "expired"} — nothing secret. */
+JsonObject *qf_signer_summarize         (QfSigner     *signer);
+/* The same for the certificate in the store, read without its key; NULL and
+ * QF_CERT_ERROR_NOT_FOUND when there is none. */
+JsonObject *qf_cert_summarize_stored    (GError      **error);
+/* "3F2A 9C01 …": bytes as upper-case hex in groups of four digits. */
+char      *qf_cert_group_fingerprint    (const guint8 *bytes,
+                                         gsize         size);
+
+/* Creates the installer's own identity (qf_signer_create_self_signed) and saves it in the store,
+ * replacing any. */
+QfSigner  *qf_cert_create               (const char   *name,
+                                         const char   *organization,
+                                         GError      **error);
+/* Reads a PEM/DER chain and its key (p12_path NULL) or a PKCS#12 file with its password, checks
+ * that the key belongs to the certificate and that the certificate is valid today, and saves it
+ * in the store, replacing any. */
+QfSigner  *qf_cert_import               (const char   *chain_path,
+                                         const char   *key_path,
+                                         const char   *p12_path,
+                                         const char   *password,
+                                         GError      **error);
+/* Writes the public part a customer needs (qf_signer_get_anchor_pem, never the key) to path,
+ * mode 0644. */
+gboolean   qf_cert_export_public        (QfSigner     *signer,
+                                         const char   *path,
+                                         GError      **error);
+/* The same for the certificate in the store, read without its key. */
+gboolean   qf_cert_export_stored        (const char   *path,
+                                         GError      **error);
 
 /* A detached CMS SignedData (DER) over data: SHA-256, the whole chain included, with the
  * signing time (and so contentType and messageDigest) as signed attributes. */

@@ -511,7 +511,10 @@ test_run_names (void)
   g_assert_cmpint (qf_test_run_cli (NULL, &e2, "run", "--profile", "arcs-wired", "--site", "Hall\t3",
                                     "--out", dir, NULL), ==, 2);
   g_assert_nonnull (strstr (e2, "--site"));
-  g_assert_false (g_file_test (g_build_filename (dir, "session.json", NULL), G_FILE_TEST_EXISTS));
+  {
+    g_autofree char *file = g_build_filename (dir, "session.json", NULL);
+    g_assert_false (g_file_test (file, G_FILE_TEST_EXISTS));
+  }
 
   /* UTF-8 names are taken as given under LANG=C */
   rc = run_cli_c_locale (&e3, cafe);

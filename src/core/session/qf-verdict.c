@@ -280,7 +280,7 @@ object_at (JsonArray *list,
 }
 
 /* Sets error to "test “key”, metric “metric”: detail". Always FALSE. */
-G_GNUC_PRINTF (4, 5) static gboolean
+static gboolean G_GNUC_PRINTF (4, 5)
 disagree (GError    **error,
           const char *key,
           const char *metric,

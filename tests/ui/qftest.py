@@ -221,6 +221,14 @@ def load(path):
         return json.load(f)
 
 
+def verify_in_running(env, path):
+    """`qualify --verify PATH` while Qualify runs: the running one opens it in its verify view,
+    this one ends at once. True when it handed the file over."""
+    run = subprocess.run([os.environ["QUALIFY_GUI"], "--verify", path], env=dict(os.environ, **env),
+                         capture_output=True, text=True, timeout=60)
+    return run.returncode == 0
+
+
 def private_dirs(name):
     """A temporary folder for one test, and the environment that keeps the app's sessions and
     settings inside it, in English: (tmp, data_home, env)."""

@@ -8,8 +8,13 @@ certificate and the export goes on signed; the page then says "Signed by Li Wei,
 Robotics — fingerprint …" with the fingerprint `qualify-cli cert show` prints. The primary
 menu's Signing Certificate shows the same fingerprint; Export certificate… writes a PEM that
 `certtool -i` reads and that holds no key; Replace… imports a PKCS#12 file made here with
-certtool: a wrong password is refused with the cause, the right one replaces the holder. HOME,
+certtool: a wrong password is refused with the cause, the right one replaces the holder. Between
+the two, the customer's side: the exported report opens in the verify view (`qualify --verify`
+handed to the running window) as valid with the signer's name and fingerprint, Trust This Signer
+makes it trusted, a copy with one byte changed shows as changed, and `qualify-cli report` refuses
+the session with one stored verdict edited. HOME,
 XDG_DATA_HOME and XDG_CONFIG_HOME are temporary: the real key store is never touched."""
+import json
 import os
 import re
 import shutil
@@ -20,7 +25,7 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qftest import (App, Tap, checked, click, control, need_display,  # noqa: E402
-                    private_dirs, run_main, sensitive, sessions, wait_for)
+                    private_dirs, run_main, sensitive, sessions, verify_in_running, wait_for)
 
 import gi  # noqa: E402
 
@@ -167,6 +172,42 @@ def export_on_first_use(tap, app, env, folder):
     return fingerprint
 
 
+def verify_the_export(tap, app, env, folder, fingerprint):
+    """The customer's side of the same report: the exported PDF opens in the verify view as
+    valid with the signer's name and the fingerprint the report page gave; Trust This Signer makes
+    it trusted; a copy with one byte changed shows as changed; and a session whose stored verdict
+    was edited is refused by `report`."""
+    pdf, html = os.path.join(folder, "report.pdf"), os.path.join(folder, "report.html")
+    tap.ok(verify_in_running(env, pdf)
+           and app.find("label", "Valid, but the signer is not yet trusted", timeout=30) is not None
+           and app.find("label", "Li Wei", timeout=5) is not None
+           and (fingerprint is None or app.find("label", fingerprint, timeout=5) is not None),
+           "the exported report opens in the verify view: valid, Li Wei, the same fingerprint")
+    trust = app.find_button("Trust This Signer", timeout=10)
+    if trust is not None:
+        click(trust)
+    tap.ok(app.find("label", "Valid, from a trusted signer", timeout=30) is not None,
+           "Trust This Signer makes it a report from a trusted signer")
+    data = bytearray(open(html, "rb").read())
+    data[data.index(b'id="qf-criteria"') + 40] ^= 0x01
+    changed = os.path.join(folder, "changed.html")
+    open(changed, "wb").write(data)
+    tap.ok(verify_in_running(env, changed)
+           and app.find("label", "Changed after signing", timeout=30) is not None,
+           "a copy with one byte changed shows as changed after signing")
+    session = json.load(open(os.path.join(folder, "session.json"), encoding="utf-8"))
+    row = session["verdict"]["criteria"][0]
+    row["verdict"] = "fail" if row.get("verdict") == "pass" else "pass"
+    edited = os.path.join(folder, "edited.json")
+    json.dump(session, open(edited, "w", encoding="utf-8"))
+    run = subprocess.run([os.environ["QUALIFY_CLI"], "report", edited, "--html",
+                          os.path.join(folder, "edited.html"), "--no-sign"],
+                         env=dict(os.environ, **env), capture_output=True, text=True, timeout=120)
+    tap.ok(run.returncode == 2 and row["metric"] in run.stderr and row["key"] in run.stderr,
+           "report refuses a session whose stored verdict was edited, naming the test and metric",
+           run.stderr[-300:])
+
+
 def open_cert_window(app):
     click(wait_for(lambda: menu_button(app.app), 10))
     item = app.find(None, lambda n: n.replace("_", "") == "Signing Certificate", timeout=10)
@@ -226,6 +267,7 @@ def main():
         paths = sessions(data_home)
         folder = os.path.dirname(paths[0]) if paths else tmp
         fingerprint = export_on_first_use(tap, app, env, folder)
+        verify_the_export(tap, app, env, folder, fingerprint)
         row = open_cert_window(app)
         tap.ok(row is not None and fingerprint is not None
                and app.find("label", fingerprint, timeout=5) is not None,

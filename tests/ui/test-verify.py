@@ -13,7 +13,8 @@ import sys
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import App, Tap, click, need_display, private_dirs, run_main, wait_for  # noqa: E402
+from qftest import (App, Tap, click, need_display, private_dirs, run_main,  # noqa: E402
+                    verify_in_running as hand_over, wait_for)
 
 import gi  # noqa: E402
 
@@ -55,13 +56,6 @@ def make_reports(tmp, env):
 
 def status(app, text, timeout=30):
     return app.find("label", text, timeout=timeout) is not None
-
-
-def hand_over(env, path):
-    """`qualify --verify PATH` while Qualify runs: the running one opens it, this one ends."""
-    run = subprocess.run([os.environ["QUALIFY_GUI"], "--verify", path], env=env, capture_output=True,
-                         text=True, timeout=60)
-    return run.returncode == 0
 
 
 def check_trusted_store(tap, data_home):

@@ -221,6 +221,26 @@ def load(path):
         return json.load(f)
 
 
+def plan_switches(app):
+    """The plan's "Run “test”" switches by test title."""
+    found = {}
+
+    def walk(node, depth=0):
+        if node is None or depth > 60:
+            return
+        try:
+            name, role = node.get_name(), node.get_role_name()
+            count = node.get_child_count()
+        except Exception:
+            return
+        if role in ("switch", "check box") and name.startswith("Run “"):
+            found[name[len("Run “"):].split("”")[0]] = node
+        for i in range(count):
+            walk(node.get_child_at_index(i), depth + 1)
+    walk(app.app)
+    return found
+
+
 def verify_in_running(env, path):
     """`qualify --verify PATH` while Qualify runs: the running one opens it in its verify view,
     this one ends at once. True when it handed the file over."""

@@ -25,7 +25,8 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qftest import (App, Tap, checked, click, control, need_display,  # noqa: E402
-                    private_dirs, run_main, sensitive, sessions, verify_in_running, wait_for)
+                    plan_switches, private_dirs, run_main, sensitive, sessions, verify_in_running,
+                    wait_for)
 
 import gi  # noqa: E402
 
@@ -39,25 +40,6 @@ KEEP = "Socket latency (sockperf ping-pong)"
 # wall-time bounds stretch on slow (sanitized, loaded) runs: docs/testing.md
 SCALE = max(1.0, float(os.environ.get("QF_TEST_TIME_SCALE", "1") or 1))
 SIGNED = re.compile(r"^Signed by Li Wei, Example Robotics — fingerprint ((?:[0-9A-F]{4} ){15}[0-9A-F]{4})$")
-
-
-def plan_switches(app):
-    found = {}
-
-    def walk(node, depth=0):
-        if node is None or depth > 60:
-            return
-        try:
-            name, role = node.get_name(), node.get_role_name()
-            count = node.get_child_count()
-        except Exception:
-            return
-        if role in ("switch", "check box") and name.startswith("Run “"):
-            found[name[len("Run “"):].split("”")[0]] = node
-        for i in range(count):
-            walk(node.get_child_at_index(i), depth + 1)
-    walk(app.app)
-    return found
 
 
 def set_text(app, role, name, value):

@@ -16,7 +16,7 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qftest import (App, Tap, checked, click, control, find_in, load, need_display,  # noqa: E402
-                    private_dirs, run_main, sensitive, sessions, wait_for)
+                    plan_switches, private_dirs, run_main, sensitive, sessions, wait_for)
 
 import gi  # noqa: E402
 
@@ -39,26 +39,6 @@ def plotted(plot):
     """How many samples a plot says it holds (its accessible description ends "(N samples plotted)")."""
     match = re.search(r"\((\d+) samples? plotted\)", plot.get_description() or "")
     return int(match.group(1)) if match else 0
-
-
-def plan_switches(app):
-    """The plan's "Run “test”" switches by test title."""
-    found = {}
-
-    def walk(node, depth=0):
-        if node is None or depth > 60:
-            return
-        try:
-            name, role = node.get_name(), node.get_role_name()
-            count = node.get_child_count()
-        except Exception:
-            return
-        if role in ("switch", "check box") and name.startswith("Run “"):
-            found[name[len("Run “"):].split("”")[0]] = node
-        for i in range(count):
-            walk(node.get_child_at_index(i), depth + 1)
-    walk(app.app)
-    return found
 
 
 def main():

@@ -9,6 +9,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-cert.h"
 #include "qf-trust.h"
 #include "qf-verdict.h"
 #include "qf-verify-window.h"
@@ -135,28 +136,6 @@ verdict_words (const char *overall)
   return g_strdup (qf_overall_to_label (value));
 }
 
-/* "3F:2A:9C:…" (how verification spells a fingerprint) as the Signing Certificate window and
- * the signed PDF show it, "3F2A 9C01 …", so a person compares like with like. */
-static char *
-grouped_fingerprint (const char *colon_hex)
-{
-  GString *out = g_string_new (NULL);
-  guint digits = 0;
-
-  if (colon_hex == NULL)
-    return g_string_free (out, TRUE);
-  for (const char *p = colon_hex; *p != '\0'; p++)
-    {
-      if (!g_ascii_isxdigit (*p))
-        continue;
-      if (digits > 0 && digits % 4 == 0)
-        g_string_append_c (out, ' ');
-      g_string_append_c (out, g_ascii_toupper (*p));
-      digits++;
-    }
-  return g_string_free (out, FALSE);
-}
-
 static void
 show_facts (QfVerifyWindow       *self,
             const QfVerifyResult *r)
@@ -164,7 +143,7 @@ show_facts (QfVerifyWindow       *self,
   g_autofree char *signed_at = local_time (r->signing_time);
   g_autofree char *verdict = verdict_words (r->overall_verdict);
   g_autofree char *path = g_file_get_path (self->file);
-  g_autofree char *fingerprint = grouped_fingerprint (r->signer_fingerprint);
+  g_autofree char *fingerprint = qf_cert_group_fingerprint_hex (r->signer_fingerprint);
 
   set_fact (self->signer_row, r->signer_name ? r->signer_name : r->signer);
   set_fact (self->company_row, r->signer_organization);
@@ -296,7 +275,7 @@ signer_row_new (QfVerifyWindow        *self,
   g_autofree char *title = signer->organization ? g_strdup_printf ("%s — %s", name, signer->organization)
                                                 : g_strdup (name);
   g_autofree char *remove_name = g_strdup_printf (_("Remove %s"), name);
-  g_autofree char *shown_fingerprint = grouped_fingerprint (signer->fingerprint);
+  g_autofree char *shown_fingerprint = qf_cert_group_fingerprint_hex (signer->fingerprint);
 
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);

@@ -638,6 +638,34 @@ qf_cert_group_fingerprint (const guint8 *bytes,
   return g_string_free (text, FALSE);
 }
 
+char *
+qf_cert_group_fingerprint_hex (const char *hex)
+{
+  g_autoptr(GByteArray) bytes = NULL;
+  int high = -1;
+
+  if (hex == NULL)
+    return NULL;
+  bytes = g_byte_array_new ();
+  for (const char *p = hex; *p != '\0'; p++)
+    {
+      int digit = g_ascii_xdigit_value (*p);
+      guint8 byte;
+
+      if (digit < 0)
+        continue;
+      if (high < 0)
+        {
+          high = digit;
+          continue;
+        }
+      byte = (guint8) (high << 4 | digit);
+      g_byte_array_append (bytes, &byte, 1);
+      high = -1;
+    }
+  return qf_cert_group_fingerprint (bytes->data, bytes->len);
+}
+
 /* The first value of one attribute of the subject, "" when it has none. */
 static char *
 subject_part (gnutls_x509_crt_t  crt,

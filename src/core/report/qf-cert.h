@@ -84,6 +84,10 @@ JsonObject *qf_cert_summarize_stored    (GError      **error);
 /* "3F2A 9C01 …": bytes as upper-case hex in groups of four digits. */
 char      *qf_cert_group_fingerprint    (const guint8 *bytes,
                                          gsize         size);
+/* The same grouping for a fingerprint already spelled in hex ("3F:2A:9C:…", as verification and
+ * the trust store give it): what a person compares with the Signing Certificate window. NULL
+ * for NULL. */
+char      *qf_cert_group_fingerprint_hex (const char  *hex);
 
 /* Creates the installer's own identity (qf_signer_create_self_signed) and saves it in the store,
  * replacing any. */

@@ -35,6 +35,9 @@ typedef struct
   gpointer               log_data;
   QfPeerServicesFailFunc fail;             /* NULL = g_warning */
   gpointer               fail_data;
+  gboolean               announce;         /* answer discovery (qf-discovery.h) on iface, or on
+                                            * every interface that is up */
+  const char            *announce_name;    /* the name announced; NULL = the host name */
 } QfPeerServicesConfig;
 
 typedef struct QfPeerServices QfPeerServices;

@@ -53,7 +53,7 @@ read_name (const guint8 *packet,
           if (at + 1 >= len || ++hops > QF_DNS_MAX_POINTERS)
             return FALSE;
           target = ((gsize) (label & 0x3F) << 8) | packet[at + 1];
-          if (target >= at)
+          if (target >= at || target < HEADER_LEN)
             return FALSE;
           if (end == 0)
             end = at + 2;

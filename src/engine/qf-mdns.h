@@ -6,7 +6,7 @@
  * 0x20 or 0x7f as "\\DDD", so a DNS-SD instance name such as "Lab PC. 2" survives a round trip.
  *
  * Parsing reads nothing outside the packet: every length is checked before it is used, a name
- * compression pointer must point backwards, at most QF_DNS_MAX_POINTERS are followed per name,
+ * compression pointer must point backwards (and past the header), at most QF_DNS_MAX_POINTERS are followed per name,
  * a name is at most QF_DNS_MAX_NAME bytes, and a message with more than QF_DNS_MAX_RECORDS
  * records or QF_DNS_MAX_QUESTIONS questions is refused, as is one with bytes left over or
  * missing. Plain data; no allocation while parsing.

@@ -772,6 +772,7 @@ publish_client (QfIperf3Server *server,
       .started_ns = t->t0,
       .as_of_ns = now,
       .count = moved,
+      .count_bytes = TRUE,
     };
   g_mutex_unlock (&server->client_lock);
 }

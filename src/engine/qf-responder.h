@@ -79,7 +79,8 @@ typedef struct
   const char *test;        /* static: "latency-tcp", "latency-udp", "cycle", "bandwidth" */
   gint64      started_ns;  /* CLOCK_MONOTONIC: when its test started */
   gint64      as_of_ns;    /* CLOCK_MONOTONIC: when count was read */
-  guint64     count;       /* messages answered (latency, cycle) or bytes moved (bandwidth) */
+  guint64     count;       /* messages answered, or with count_bytes bytes moved */
+  gboolean    count_bytes; /* count is bytes (the bandwidth server), else messages */
 } QfServedClient;
 
 /* Frees the address (an element clear func for a GArray of QfServedClient). */

@@ -183,7 +183,7 @@ add_clients (GPtrArray *clients,
     {
       const QfServedClient *s = &g_array_index (served, QfServedClient, i);
       QfPeerClient *client = g_new0 (QfPeerClient, 1);
-      gboolean bytes = g_str_equal (s->test, "bandwidth");
+      gboolean bytes = s->count_bytes;
       gdouble seconds = (s->as_of_ns - s->started_ns) / 1e9;
 
       client->address = g_strdup (s->address);

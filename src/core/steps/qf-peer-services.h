@@ -41,6 +41,19 @@ typedef struct
   const char            *announce_name;    /* the name announced; NULL = the host name */
 } QfPeerServicesConfig;
 
+/* A client being served now, as another thread may copy it (qf_peer_services_list_clients). */
+typedef struct
+{
+  char    *address;     /* the client's address as text ("192.0.2.7", "fe80::1%eth0") */
+  char    *test;        /* "latency-tcp", "latency-udp", "cycle", "bandwidth" */
+  gint64   started_us;  /* g_get_monotonic_time () when its test started */
+  gdouble  figure;      /* messages/s (latency, cycle) or Mbit/s (bandwidth) so far */
+  char    *unit;        /* translated "msg/s" or "Mbit/s" */
+} QfPeerClient;
+
+void            qf_peer_client_free                 (QfPeerClient               *client);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfPeerClient, qf_peer_client_free)
+
 typedef struct QfPeerServices QfPeerServices;
 
 /* Opens and binds every service's sockets; no thread runs yet. The config's strings and token
@@ -53,6 +66,9 @@ guint16         qf_peer_services_get_latency_port   (QfPeerServices             
 guint16         qf_peer_services_get_bandwidth_port (QfPeerServices             *services);
 /* Starts one thread per service. Call once. */
 void            qf_peer_services_start              (QfPeerServices             *services);
+/* The clients served now by every service (a snapshot: a GPtrArray of QfPeerClient, free func
+ * set; empty when none). Any thread. */
+GPtrArray      *qf_peer_services_list_clients       (QfPeerServices             *services);
 /* Whether discovery answers (config.announce and port 5353 could be opened); when asked to and
  * it cannot, *why_not (may be NULL) says why, owned by services. */
 gboolean        qf_peer_services_is_announcing      (QfPeerServices             *services,

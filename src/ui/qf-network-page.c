@@ -248,7 +248,7 @@ check_clicked (QfNetworkPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->peer_status), TRUE);
   qf_peer_check_async (gtk_editable_get_text (GTK_EDITABLE (self->peer_row)),
                        QF_PEER_DEFAULT_LATENCY_PORT, QF_PEER_DEFAULT_BANDWIDTH_PORT,
-                       qf_network_page_get_token_file (self), self->cancellable, check_done,
+                       qf_network_page_get_token_file (self), NULL, self->cancellable, check_done,
                        g_object_ref (self));
 }
 

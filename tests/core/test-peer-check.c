@@ -38,7 +38,7 @@ test_builtin_peer (void)
 
   g_assert_no_error (error);
   answer = qf_peer_check (qf_builtin_peer_get_host (peer), qf_builtin_peer_get_latency_port (peer),
-                          qf_builtin_peer_get_bandwidth_port (peer), NULL, NULL, &error);
+                          qf_builtin_peer_get_bandwidth_port (peer), NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (qf_json_get_string (answer, "responder", NULL), ==, "qualify");
   g_assert_cmpfloat (qf_json_get_double (answer, "latency_us", 0), >, 0);
@@ -51,7 +51,7 @@ test_nothing_there (void)
 {
   g_autoptr(GError) error = NULL;
   guint16 port = closed_port ();
-  g_autoptr(JsonObject) answer = qf_peer_check ("127.0.0.1", port, port, NULL, NULL, &error);
+  g_autoptr(JsonObject) answer = qf_peer_check ("127.0.0.1", port, port, NULL, NULL, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_true (json_object_get_null_member (answer, "responder"));
@@ -63,7 +63,7 @@ static void
 test_empty_host (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) answer = qf_peer_check ("", 1, 1, NULL, NULL, &error);
+  g_autoptr(JsonObject) answer = qf_peer_check ("", 1, 1, NULL, NULL, NULL, &error);
 
   g_assert_null (answer);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
@@ -124,7 +124,7 @@ test_token (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autoptr(JsonObject) answer = qf_peer_check ("127.0.0.1", port, port, cases[i][0], NULL,
+      g_autoptr(JsonObject) answer = qf_peer_check ("127.0.0.1", port, port, cases[i][0], NULL, NULL,
                                                     &error);
       g_autofree char *text = NULL;
 
@@ -147,7 +147,7 @@ test_token (void)
 
   /* A token file others can read: this PC's mistake, said with the fix, nothing probed. */
   g_assert_cmpint (g_chmod (right, 0644), ==, 0);
-  g_assert_null (qf_peer_check ("127.0.0.1", port, port, right, NULL, &error));
+  g_assert_null (qf_peer_check ("127.0.0.1", port, port, right, NULL, NULL, &error));
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "chmod 600"));
   g_clear_error (&error);

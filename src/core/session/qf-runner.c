@@ -74,6 +74,7 @@ struct _QfRunner
   QfResponderEmulation emulate;
   char          *peer;
   char          *iface;
+  GBytes        *token;           /* in memory only (a pairing code); read by the worker */
 
   /* Shared with the worker. */
   GMutex         lock;
@@ -187,6 +188,7 @@ qf_runner_finalize (GObject *object)
   g_clear_pointer (&self->recorded_steps, json_array_unref);
   g_free (self->peer);
   g_free (self->iface);
+  g_clear_pointer (&self->token, g_bytes_unref);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->handled_cond);
 
@@ -617,6 +619,7 @@ worker (gpointer data)
       ctx.user_data = &progress;
       ctx.peer = self->peer;
       ctx.iface = self->iface;
+      ctx.token = self->token;
 
       ok = info->run (item->params, &ctx, &result, &error);
 
@@ -719,6 +722,17 @@ add_builtin_ports (QfRunner   *self,
 
 static gboolean start_replay (QfRunner *self);
 
+void
+qf_runner_set_token (QfRunner *self,
+                     GBytes   *token)
+{
+  g_return_if_fail (QF_IS_RUNNER (self));
+  g_return_if_fail (!self->running);
+
+  g_clear_pointer (&self->token, g_bytes_unref);
+  self->token = token != NULL ? g_bytes_ref (token) : NULL;
+}
+
 gboolean
 qf_runner_start (QfRunner  *self,
                  GError   **error)
@@ -739,6 +753,12 @@ qf_runner_start (QfRunner  *self,
   g_hash_table_remove_all (self->skip);
   g_ptr_array_set_size (self->plan, 0);
 
+  if (self->token == NULL && qf_session_get_pairing_code_used (self->session))
+    {
+      g_set_error_literal (error, QF_SESSION_ERROR, QF_SESSION_ERROR_NEEDS_CODE,
+                           _("This session reached its helper machine with a pairing code, which is never saved. Type the code the helper machine shows again to continue."));
+      return FALSE;
+    }
   g_free (self->peer);
   self->peer = g_strdup (qf_session_get_peer_address (self->session));
   g_free (self->iface);

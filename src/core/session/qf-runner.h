@@ -58,6 +58,12 @@ void       qf_runner_set_only    (QfRunner           *self,
  * real run. Before start. */
 void       qf_runner_set_emulation (QfRunner                   *self,
                                     const QfResponderEmulation *emulate);
+/* The helper machine's access token held in memory only (a typed pairing code, qf-pairing.h):
+ * the network steps use it instead of any token file; it never enters the session. Start
+ * refuses a session made with a pairing code (qf_session_get_pairing_code_used) without it
+ * (QF_SESSION_ERROR_NEEDS_CODE). NULL: none. Before start. */
+void       qf_runner_set_token   (QfRunner           *self,
+                                  GBytes             *token);
 /* Runs every pending step (after qf_session_prepare_resume() that is what a resume runs). */
 gboolean   qf_runner_start       (QfRunner           *self,
                                   GError            **error);

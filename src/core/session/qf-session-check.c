@@ -526,7 +526,9 @@ static const Rule network_rules[] = {
   { "iface", SHAPE_STRING }, { "kind", SHAPE_STRING }, { "speed_mbps", SHAPE_NUMBER },
   { "usb", SHAPE_BOOLEAN }, { "ssid", SHAPE_STRING }, { "signal_pct", SHAPE_NUMBER }, { NULL }
 };
-static const Rule peer_rules[] = { { "address", SHAPE_STRING }, { "kind", SHAPE_STRING }, { NULL } };
+static const Rule peer_rules[] = {
+  { "address", SHAPE_STRING }, { "kind", SHAPE_STRING }, { "pairing_code", SHAPE_BOOLEAN }, { NULL }
+};
 static const Rule training_rules[] = {
   { "kind", SHAPE_STRING }, { "delay_ms", SHAPE_NUMBER }, { "jitter_ms", SHAPE_NUMBER },
   { "loss_pct", SHAPE_NUMBER }, { NULL }

@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-pairing.h"
 #include "qf-session-check.h"
 #include "qf-session-setup.h"
 
@@ -115,10 +116,17 @@ qf_session_setup (const QfSessionChoices  *choices,
   set_peer (session, choices);
   if (!set_network (session, choices, error))
     return NULL;
-  /* checked before the folder is made, so a bad token file leaves nothing behind */
+  /* checked before the folder is made, so a bad token file or code leaves nothing behind */
   if (choices->token_file != NULL
       && !qf_session_set_token_file (session, choices->token_file, error))
     return NULL;
+  if (choices->pairing_code != NULL)
+    {
+      g_autoptr(GBytes) token = qf_pairing_code_to_token (choices->pairing_code, error);
+      if (token == NULL)
+        return NULL;
+      qf_session_set_pairing_code_used (session, TRUE);
+    }
   add_notes (session, choices);
   if (!qf_session_set_new_dir (session, choices->out_dir, error))
     return NULL;
@@ -135,6 +143,17 @@ qf_session_setup_runner (QfSession              *session,
   g_return_val_if_fail (choices != NULL, NULL);
 
   runner = qf_runner_new (session);
+  /* the code was checked by qf_session_setup (or by the caller, for a resumed session) */
+  if (choices->pairing_code != NULL)
+    {
+      g_autoptr(GBytes) token = qf_pairing_code_to_token (choices->pairing_code, NULL);
+
+      if (token != NULL)
+        {
+          qf_runner_set_token (runner, token);
+          qf_session_set_pairing_code_used (session, TRUE);
+        }
+    }
   if (choices->only != NULL)
     qf_runner_set_only (runner, choices->only);
   if (choices->emulation != NULL)

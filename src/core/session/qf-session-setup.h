@@ -41,6 +41,8 @@ typedef struct
   QfNetIface                 *iface;
   const char                 *iface_name;
   const char                 *token_file;     /* the helper machine's access token file */
+  const char                 *pairing_code;   /* typed code (qf-pairing.h); kept in memory
+                                               * only, never saved; wins over token_file */
   const char                 *out_dir;        /* NULL: a new folder under the default base;
                                                * one holding a session is refused */
   gboolean                    rerun;          /* one test again from an earlier session */
@@ -58,7 +60,8 @@ QfProfile *qf_session_setup_run_profile (QfProfile               *profile,
  * QF_SESSION_ERROR_EXISTS when out_dir holds a session already). */
 QfSession *qf_session_setup             (const QfSessionChoices  *choices,
                                          GError                 **error);
-/* A runner for session with the choices' only and emulation. */
+/* A runner for session with the choices' only, emulation and pairing code (its token held by the
+ * runner in memory; the session notes only that a code is used). */
 QfRunner  *qf_session_setup_runner      (QfSession               *session,
                                          const QfSessionChoices  *choices);
 

@@ -677,11 +677,15 @@ qf_session_set_peer (QfSession  *self,
                      const char *kind)
 {
   JsonObject *peer = json_object_new ();
+  gboolean code_used;
 
   g_return_if_fail (QF_IS_SESSION (self));
 
+  code_used = qf_session_get_pairing_code_used (self);
   qf_json_set_string_or_null (peer, "address", address);
   json_object_set_string_member (peer, "kind", kind ? kind : "none");
+  if (code_used)
+    json_object_set_boolean_member (peer, "pairing_code", TRUE);
   json_object_set_object_member (self->root, "peer", peer);
   qf_session_recompute (self);
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
@@ -716,6 +720,36 @@ qf_session_set_token_file (QfSession   *self,
     }
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
   return TRUE;
+}
+
+void
+qf_session_set_pairing_code_used (QfSession *self,
+                                  gboolean   used)
+{
+  JsonObject *peer;
+
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  peer = qf_json_get_object (self->root, "peer");
+  if (peer == NULL)
+    return;
+  if (used)
+    json_object_set_boolean_member (peer, "pairing_code", TRUE);
+  else if (json_object_has_member (peer, "pairing_code"))
+    json_object_remove_member (peer, "pairing_code");
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+gboolean
+qf_session_get_pairing_code_used (QfSession *self)
+{
+  JsonObject *peer;
+
+  g_return_val_if_fail (QF_IS_SESSION (self), FALSE);
+
+  peer = qf_json_get_object (self->root, "peer");
+  return peer != NULL && json_object_has_member (peer, "pairing_code")
+         && json_object_get_boolean_member (peer, "pairing_code");
 }
 
 const char *

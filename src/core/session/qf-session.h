@@ -30,6 +30,7 @@ typedef enum
   QF_SESSION_ERROR_FORMAT,    /* not a session file, or a newer schema */
   QF_SESSION_ERROR_WRITE,     /* cannot create the directory or save */
   QF_SESSION_ERROR_EXISTS,    /* a new session's folder already holds a session */
+  QF_SESSION_ERROR_NEEDS_CODE, /* its helper machine wants the pairing code, which is not kept */
 } QfSessionError;
 
 #define QF_TYPE_SESSION (qf_session_get_type ())
@@ -99,6 +100,11 @@ const char  *qf_session_get_peer_kind      (QfSession    *self);
 gboolean     qf_session_set_token_file     (QfSession    *self,
                                             const char   *path,
                                             GError      **error);
+/* Whether the helper machine was reached with a pairing code (qf-pairing.h). Only that fact is
+ * kept ("peer": {"pairing_code": true}), never the code: a resumed session asks for it again. */
+void         qf_session_set_pairing_code_used (QfSession *self,
+                                               gboolean   used);
+gboolean     qf_session_get_pairing_code_used (QfSession *self);
 void         qf_session_set_training       (QfSession    *self,
                                             gdouble       delay_ms,
                                             gdouble       jitter_ms,

@@ -16,6 +16,7 @@
 static JsonObject *
 probe (const char  *id,
        const char  *host,
+       GBytes      *token,
        JsonObject  *params,
        GError     **error)
 {
@@ -28,6 +29,7 @@ probe (const char  *id,
     return NULL;
   ctx.cancel = &cancel;
   ctx.peer = host;
+  ctx.token = token;
   if (!info->run (params, &ctx, &result, error))
     g_clear_pointer (&result, json_object_unref);
   return result;
@@ -38,6 +40,7 @@ qf_peer_check (const char   *host,
                guint16       latency_port,
                guint16       bandwidth_port,
                const char   *token_file,
+               GBytes       *token,
                GCancellable *cancellable,
                GError      **error)
 {
@@ -64,16 +67,16 @@ qf_peer_check (const char   *host,
 
   json_object_set_int_member (latency_params, "port", latency_port);
   json_object_set_double_member (latency_params, "time_s", PROBE_SECONDS);
-  if (token_file != NULL && *token_file != '\0')
+  if (token == NULL && token_file != NULL && *token_file != '\0')
     {
       /* A token file that cannot be used is this PC's problem: said as such, before any probe. */
-      g_autoptr(GBytes) token = qf_auth_token_load (token_file, error);
-      if (token == NULL)
+      g_autoptr(GBytes) loaded = qf_auth_token_load (token_file, error);
+      if (loaded == NULL)
         return NULL;
       json_object_set_string_member (latency_params, "token_file", token_file);
       json_object_set_string_member (cycle_params, "token_file", token_file);
     }
-  latency = probe ("latency", host, latency_params, &refused);
+  latency = probe ("latency", host, token, latency_params, &refused);
   /* Our responder answered but turned this PC away (its access token missing or wrong): that
    * is what the installer must fix, so it is the answer. */
   if (latency == NULL && g_error_matches (refused, QF_STEP_ERROR, QF_STEP_ERROR_PERMISSION))
@@ -86,7 +89,7 @@ qf_peer_check (const char   *host,
       json_object_set_int_member (cycle_params, "port", latency_port);
       json_object_set_int_member (cycle_params, "rate_hz", 100);
       json_object_set_double_member (cycle_params, "time_s", PROBE_SECONDS);
-      cycle = probe ("cycle", host, cycle_params, NULL);
+      cycle = probe ("cycle", host, token, cycle_params, NULL);
       responder = cycle != NULL && qf_json_get_double (cycle, "replies", 0) > 0 ? "qualify" : "sockperf";
     }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -150,6 +153,7 @@ typedef struct
   guint16  latency_port;
   guint16  bandwidth_port;
   char    *token_file;
+  GBytes  *token;
 } Request;
 
 static void
@@ -157,6 +161,7 @@ request_free (Request *request)
 {
   g_free (request->host);
   g_free (request->token_file);
+  g_clear_pointer (&request->token, g_bytes_unref);
   g_free (request);
 }
 
@@ -169,7 +174,7 @@ check_thread (GTask        *task,
   Request *request = task_data;
   GError *error = NULL;
   JsonObject *answer = qf_peer_check (request->host, request->latency_port, request->bandwidth_port,
-                                      request->token_file, cancellable, &error);
+                                      request->token_file, request->token, cancellable, &error);
 
   if (answer == NULL)
     g_task_return_error (task, error);
@@ -182,6 +187,7 @@ qf_peer_check_async (const char          *host,
                      guint16              latency_port,
                      guint16              bandwidth_port,
                      const char          *token_file,
+                     GBytes              *token,
                      GCancellable        *cancellable,
                      GAsyncReadyCallback  callback,
                      gpointer             user_data)
@@ -193,6 +199,7 @@ qf_peer_check_async (const char          *host,
   request->latency_port = latency_port;
   request->bandwidth_port = bandwidth_port;
   request->token_file = g_strdup (token_file);
+  request->token = token != NULL ? g_bytes_ref (token) : NULL;
   g_task_set_task_data (task, request, (GDestroyNotify) request_free);
   g_task_set_source_tag (task, qf_peer_check_async);
   g_task_run_in_thread (task, check_thread);

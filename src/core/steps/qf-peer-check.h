@@ -15,7 +15,9 @@
  *    "summary": "…"}                                one translated sentence for people
  *
  * token_file (may be NULL): the helper machine's access token (`serve --token-file`), used by
- * the probes as the tests will use it; the token itself never appears in the answer.
+ * the probes as the tests will use it; token (may be NULL): the token itself, held in memory
+ * (a typed pairing code, qf-pairing.h), which wins over token_file. The token never appears in
+ * the answer.
  * Runs on a worker thread (GTask); nothing here blocks the caller's main loop. */
 #pragma once
 
@@ -31,6 +33,7 @@ void        qf_peer_check_async  (const char          *host,
                                   guint16              latency_port,
                                   guint16              bandwidth_port,
                                   const char          *token_file,
+                                  GBytes              *token,
                                   GCancellable        *cancellable,
                                   GAsyncReadyCallback  callback,
                                   gpointer             user_data);
@@ -42,6 +45,7 @@ JsonObject *qf_peer_check        (const char          *host,
                                   guint16              latency_port,
                                   guint16              bandwidth_port,
                                   const char          *token_file,
+                                  GBytes              *token,
                                   GCancellable        *cancellable,
                                   GError             **error);
 

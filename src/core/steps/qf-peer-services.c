@@ -158,3 +158,23 @@ qf_peer_services_stop (QfPeerServices *self)
   g_clear_pointer (&self->bandwidth, qf_iperf3_server_free);
   g_free (self);
 }
+
+void
+qf_peer_client_free (QfPeerClient *client)
+{
+  if (client == NULL)
+    return;
+  g_free (client->address);
+  g_free (client->test);
+  g_free (client->unit);
+  g_free (client);
+}
+
+GPtrArray *
+qf_peer_services_list_clients (QfPeerServices *self)
+{
+  GPtrArray *clients = g_ptr_array_new_with_free_func ((GDestroyNotify) qf_peer_client_free);
+
+  g_return_val_if_fail (self != NULL, clients);
+  return clients;
+}

@@ -40,6 +40,19 @@ typedef struct
   const char            *announce_name;    /* the name announced; NULL = the host name */
 } QfPeerServicesConfig;
 
+/* A client being served now, as another thread may copy it (qf_peer_services_list_clients). */
+typedef struct
+{
+  char    *address;     /* the client's address as text ("192.0.2.7", "fe80::1%eth0") */
+  char    *test;        /* "latency-tcp", "latency-udp", "cycle", "bandwidth" */
+  gint64   started_us;  /* g_get_monotonic_time () when its test started */
+  gdouble  figure;      /* messages/s (latency, cycle) or Mbit/s (bandwidth) so far */
+  char    *unit;        /* translated "msg/s" or "Mbit/s" */
+} QfPeerClient;
+
+void            qf_peer_client_free                 (QfPeerClient               *client);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfPeerClient, qf_peer_client_free)
+
 typedef struct QfPeerServices QfPeerServices;
 
 /* Opens and binds every service's sockets; no thread runs yet. The config's strings and token
@@ -52,6 +65,9 @@ guint16         qf_peer_services_get_latency_port   (QfPeerServices             
 guint16         qf_peer_services_get_bandwidth_port (QfPeerServices             *services);
 /* Starts one thread per service. Call once. */
 void            qf_peer_services_start              (QfPeerServices             *services);
+/* The clients served now by every service (a snapshot: a GPtrArray of QfPeerClient, free func
+ * set; empty when none). Any thread. */
+GPtrArray      *qf_peer_services_list_clients       (QfPeerServices             *services);
 /* Stop = set the shared flag, join every thread that runs, free. NULL is allowed. */
 void            qf_peer_services_stop               (QfPeerServices             *services);
 

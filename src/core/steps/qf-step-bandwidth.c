@@ -309,7 +309,7 @@ bandwidth_run (JsonObject     *params,
   g_return_val_if_fail (result != NULL, FALSE);
   *result = NULL;
 
-  if (!bandwidth_config (params, ctx, &c, error) || !_qf_step_net_token (params, &token, error))
+  if (!bandwidth_config (params, ctx, &c, error) || !_qf_step_net_token (params, ctx, &token, error))
     return FALSE;
   c.token = token;
   progress.time_s = c.time_s;

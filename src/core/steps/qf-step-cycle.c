@@ -89,7 +89,7 @@ cycle_run (JsonObject     *params,
       !qf_step_param_int (params, "port", 11111, 1, 65535, &port, error) ||
       !qf_step_param_int (params, "rate_hz", 1000, 1, 10000, &rate_hz, error) ||
       !qf_step_param_double (params, "time_s", 10, 0.01, 86400, &config.time_s, error) ||
-      !_qf_step_net_token (params, &token, error))
+      !_qf_step_net_token (params, ctx, &token, error))
     return FALSE;
   config.token = token;
   config.port = (guint16) port;

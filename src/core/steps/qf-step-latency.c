@@ -132,7 +132,7 @@ latency_run (JsonObject     *params,
   g_return_val_if_fail (result != NULL, FALSE);
   *result = NULL;
 
-  if (!parse_config (params, ctx, &config, error) || !_qf_step_net_token (params, &token, error))
+  if (!parse_config (params, ctx, &config, error) || !_qf_step_net_token (params, ctx, &token, error))
     return FALSE;
   config.token = token;
   client = qf_sockperf_client_new (&config, &net_error);

@@ -76,17 +76,24 @@ _qf_step_net_propagate (GError **dest,
   g_error_free (src);
 }
 
-/* "token_file" (optional): the responder's access token, read from that file (qf-auth.h). Only
- * the path is in the params (and so in the session); the token stays in memory. */
+/* The responder's access token: the context's in-memory one (a typed pairing code) when it has
+ * one, else "token_file" (optional), read from that file (qf-auth.h). Only the path is in the
+ * params (and so in the session); the token stays in memory. */
 static inline gboolean
-_qf_step_net_token (JsonObject  *params,
-                    GBytes     **token,
-                    GError     **error)
+_qf_step_net_token (JsonObject     *params,
+                    QfStepContext  *ctx,
+                    GBytes        **token,
+                    GError        **error)
 {
   const char *path = NULL;
   GError *net_error = NULL;
 
   *token = NULL;
+  if (ctx != NULL && ctx->token != NULL)
+    {
+      *token = g_bytes_ref (ctx->token);
+      return TRUE;
+    }
   if (!qf_step_param_string (params, "token_file", NULL, &path, error))
     return FALSE;
   if (path == NULL || path[0] == '\0')

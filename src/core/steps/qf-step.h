@@ -50,6 +50,9 @@ struct _QfStepContext
   gpointer           user_data;
   const char        *peer;        /* host of the helper machine or "127.0.0.1" for the built-in peer; may be NULL */
   const char        *iface;       /* chosen interface or NULL */
+  GBytes            *token;       /* the responder's access token held in memory (a typed
+                                   * pairing code); wins over the params' "token_file"; may be
+                                   * NULL. Never put into params, results or the session. */
 };
 
 /* Runs the test. On success returns TRUE and *result (the --json object, with "test" set to the

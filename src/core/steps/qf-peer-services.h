@@ -1,6 +1,7 @@
 /* qf-peer-services.h — the services a helper machine offers, each on its own thread (src/core):
  * the latency responder (sockperf-style ping-pong on TCP and UDP, and the cycle protocol;
- * qf-responder) and the bandwidth server (iperf3 3.12-compatible; qf-iperf3).
+ * qf-responder) and the bandwidth server (iperf3 3.12-compatible; qf-iperf3), and, when asked,
+ * the discovery announcer (mDNS/DNS-SD; qf-discovery).
  *
  * `qualify-cli serve` runs them on the helper machine; the built-in peer (qf-builtin-peer.h) runs
  * them on loopback for single-PC and training runs. Both go through here: bind (every socket
@@ -68,6 +69,10 @@ void            qf_peer_services_start              (QfPeerServices             
 /* The clients served now by every service (a snapshot: a GPtrArray of QfPeerClient, free func
  * set; empty when none). Any thread. */
 GPtrArray      *qf_peer_services_list_clients       (QfPeerServices             *services);
+/* Whether discovery answers (config.announce and port 5353 could be opened); when asked to and
+ * it cannot, *why_not (may be NULL) says why, owned by services. */
+gboolean        qf_peer_services_is_announcing      (QfPeerServices             *services,
+                                                     const char                **why_not);
 /* Stop = set the shared flag, join every thread that runs, free. NULL is allowed. */
 void            qf_peer_services_stop               (QfPeerServices             *services);
 

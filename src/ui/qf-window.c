@@ -256,6 +256,7 @@ start_tests (QfWindow          *self,
     /* with the built-in peer the session is on loopback, whatever interface was picked */
     .iface = g_str_equal (peer_kind, "builtin") ? NULL : qf_network_page_get_iface (self->network_page),
     .token_file = remote ? qf_network_page_get_token_file (self->network_page) : NULL,
+    .pairing_code = remote ? qf_network_page_get_pairing_code (self->network_page) : NULL,
     .rerun = only != NULL,
     .only = (const char *const *) keys,
     .emulation = training_link (self, only != NULL, &emulate) ? &emulate : NULL,

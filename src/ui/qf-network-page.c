@@ -568,11 +568,13 @@ browse_done (GObject      *object,
   self->browse_timeout_id = g_timeout_add (BROWSE_PAUSE_MS, browse_again, self);
 }
 
-/* Not for training against the emulated link: that measures the built-in peer only. */
+/* Not for training against the emulated link: that measures the built-in peer only; not where
+ * the person turned discovery off (the "discovery" setting: sites that forbid multicast). */
 static gboolean
 browsing_wanted (QfNetworkPage *self)
 {
-  return gtk_widget_get_sensitive (GTK_WIDGET (self->builtin_switch)) && self->browse_iface != NULL;
+  return gtk_widget_get_sensitive (GTK_WIDGET (self->builtin_switch)) && self->browse_iface != NULL
+         && g_settings_get_boolean (self->settings, "discovery");
 }
 
 static void

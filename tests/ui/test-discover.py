@@ -146,7 +146,9 @@ def inner(tap, iface, code):
     nm = mock_networkmanager(iface)
     app = None
     try:
-        app = App(extra_env={"LANGUAGE": "en", "LANG": "C.UTF-8"})
+        # the app's own defaults (discovery on), not the tests' (tests/schemas)
+        app = App(extra_env={"LANGUAGE": "en", "LANG": "C.UTF-8",
+                             "GSETTINGS_SCHEMA_DIR": os.environ["QF_TEST_APP_SCHEMA_DIR"]})
         app.wait_app()
         tap.ok(to_network_page(app) is not None, "Start, Next reach the Network page")
         cable = wait_for(lambda: find_in(app.app, None, lambda n: n.startswith(f"{iface} — Wired: ")), scaled(15))

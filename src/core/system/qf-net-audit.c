@@ -129,7 +129,17 @@ add_not_reported (NetAudit   *audit,
        NULL, NULL);
 }
 
-/* "nmcli connection modify 'ID' SETTINGS", or NULL without a connection. */
+char *
+qf_net_shell_word (const char *word)
+{
+  g_return_val_if_fail (word != NULL, NULL);
+  for (const char *p = word; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && strchr ("-_.:/+@", *p) == NULL)
+      return g_shell_quote (word);
+  return *word != '\0' ? g_strdup (word) : g_shell_quote (word);
+}
+
+/* "nmcli connection modify ID SETTINGS", or NULL without a connection. */
 static char *
 nm_modify (NetAudit   *audit,
            const char *settings)
@@ -294,15 +304,21 @@ check_coalescing (NetAudit *audit)
                                           : "ethtool.coalesce-rx-usecs 0"));
 }
 
-/* Receive batching features: the kernel's name, ethtool -K's, NetworkManager's, the label. */
-static const struct {
-  const char *kernel, *ethtool, *nm, *label;
-} batching[] = {
+/* Receive batching features, in the order the audit lists them. */
+static const QfNetBatchingFeature batching[] = {
   { "rx-gro", "gro", "ethtool.feature-gro", "GRO" },
   { "rx-lro", "lro", "ethtool.feature-lro", "LRO" },
   { "rx-gro-hw", "rx-gro-hw", "ethtool.feature-rx-gro-hw", "hardware GRO" },
   { "rx-gro-list", "rx-gro-list", "ethtool.feature-rx-gro-list", "GRO list" },
 };
+
+const QfNetBatchingFeature *
+qf_net_audit_batching_features (guint *n_features)
+{
+  g_return_val_if_fail (n_features != NULL, NULL);
+  *n_features = G_N_ELEMENTS (batching);
+  return batching;
+}
 
 static void
 check_gro (NetAudit *audit)
@@ -988,7 +1004,7 @@ qf_net_audit_run (const QfNetAuditConfig *config,
   audit.wireless = is_wireless (&audit);
   audit.nic = qf_nic_facts_read (audit.root, audit.iface);
   if (audit.nm != NULL && audit.nm->connection_id != NULL)
-    audit.con = g_shell_quote (audit.nm->connection_id);
+    audit.con = qf_net_shell_word (audit.nm->connection_id);
 
   check_link_speed (&audit);
   check_duplex (&audit);

@@ -88,6 +88,25 @@ typedef struct
                                 * NetworkManager cannot hold the setting */
 } QfNetAuditCheck;
 
+/* The offloads that batch received packets (the gro check): the kernel's feature name, the
+ * ethtool -K keyword, NetworkManager's property and the label shown. */
+typedef struct
+{
+  const char *kernel;    /* "rx-gro" */
+  const char *ethtool;   /* "gro" */
+  const char *nm;        /* "ethtool.feature-gro" */
+  const char *label;     /* "GRO" */
+} QfNetBatchingFeature;
+
+const QfNetBatchingFeature *qf_net_audit_batching_features (guint *n_features);
+
+/* word as a shell reads it: unchanged when it needs no quoting ("Wired-1"), else quoted. */
+char       *qf_net_shell_word (const char *word);
+
+/* The connection active on device, else the first that could activate on it, preferring those
+ * that connect by themselves; NULL when none (qf-nm-facts.c). Borrowed. */
+NMRemoteConnection *qf_nm_device_connection (NMDevice *device);
+
 GPtrArray       *qf_net_audit_run       (const QfNetAuditConfig *config,
                                          GError                **error);
 JsonArray       *qf_net_audit_to_json   (GPtrArray              *checks);

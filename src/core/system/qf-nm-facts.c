@@ -37,10 +37,8 @@ set_connection (QfNmFacts    *facts,
   facts->connection_path = g_strdup (path);
 }
 
-/* The connection active on the device, else the first one that could activate on it, preferring
- * those that connect by themselves. */
-static NMRemoteConnection *
-device_connection (NMDevice *device)
+NMRemoteConnection *
+qf_nm_device_connection (NMDevice *device)
 {
   NMActiveConnection *active = nm_device_get_active_connection (device);
   const GPtrArray *available;
@@ -79,9 +77,12 @@ qf_nm_facts_from_client (NMClient   *client,
     return facts;
   facts->device_found = TRUE;
   facts->device_state = nm_device_get_state (device);
-  if (facts->device_state == NM_DEVICE_STATE_ACTIVATED || facts->device_state == NM_DEVICE_STATE_IP_CONFIG)
+  /* getting its addresses: a DHCP connection in this state has no lease yet */
+  if (facts->device_state == NM_DEVICE_STATE_IP_CONFIG)
+    facts->dhcp4_lease = 0;
+  else if (facts->device_state == NM_DEVICE_STATE_ACTIVATED)
     facts->dhcp4_lease = nm_device_get_dhcp4_config (device) != NULL;
-  remote = device_connection (device);
+  remote = qf_nm_device_connection (device);
   if (remote != NULL)
     set_connection (facts, NM_CONNECTION (remote), nm_object_get_path (NM_OBJECT (remote)));
   if (NM_IS_DEVICE_WIFI (device))

@@ -11,23 +11,6 @@
 #include "qf-privileges.h"
 #include "qf-sysinfo.h"
 
-const char *
-qf_cli_status_mark (QfAuditStatus status)
-{
-  switch (status)
-    {
-    case QF_AUDIT_OK:
-      return _("ok");
-    case QF_AUDIT_WARN:
-      return _("warning");
-    case QF_AUDIT_FAIL:
-      return _("FAIL");
-    case QF_AUDIT_UNKNOWN:
-    default:
-      return _("unknown");
-    }
-}
-
 static void
 print_text (const QfSysinfo *info,
             GPtrArray       *checks)

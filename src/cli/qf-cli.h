@@ -55,7 +55,7 @@ void     qf_cli_print_json    (JsonObject          *obj);
 int qf_cli_sysinfo   (int argc, char **argv);
 int qf_cli_interfaces (int argc, char **argv);
 
-/* "ok", "warning", "FAIL", "unknown", translated (qf-cli-sysinfo.c). */
+/* "ok", "warning", "FAIL", "unknown", translated (qf-cli-common.c). */
 const char *qf_cli_status_mark (QfAuditStatus status);
 
 /* The network readiness audit of iface (qf-cli-interfaces.c): NetworkManager's facts from the

@@ -7,6 +7,7 @@ Speaks TAP so meson counts each check.
 import glob
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -263,6 +264,18 @@ def verify_in_running(env, path):
     run = subprocess.run([os.environ["QUALIFY_GUI"], "--verify", path], env=dict(os.environ, **env),
                          capture_output=True, text=True, timeout=60)
     return run.returncode == 0
+
+
+def stop_process(proc):
+    """Ends a process this test started (SIGTERM, then SIGKILL after 10 s); None is allowed."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def private_dirs(name):

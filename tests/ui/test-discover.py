@@ -16,14 +16,13 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import (App, Tap, checked, click, find_in, need_display, run_main,  # noqa: E402
+from qftest import (App, stop_process, Tap, checked, click, find_in, need_display, run_main,  # noqa: E402
                     scaled, to_network_page, wait_for)
 
 PID = os.getpid()
@@ -104,13 +103,7 @@ def outer(tap):
             print(line if re.match(r"(ok|not ok|1\.\.|#)", line) else f"# {line}")
         return inner.returncode
     finally:
-        if helper is not None and helper.poll() is None:
-            helper.send_signal(signal.SIGTERM)
-            try:
-                helper.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                helper.kill()
-                helper.wait()
+        stop_process(helper)
         cable_down()
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -9,7 +9,6 @@ written nowhere in the session folder."""
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import (App, Tap, click, find_in, load, need_display, private_dirs, run_main,  # noqa: E402
+from qftest import (App, stop_process, Tap, click, find_in, load, need_display, private_dirs, run_main,  # noqa: E402
                     scaled, sensitive, sessions, wait_for)
 
 import gi  # noqa: E402
@@ -154,13 +153,7 @@ def main():
     finally:
         if app is not None:
             app.quit()
-        if helper is not None and helper.poll() is None:
-            helper.send_signal(signal.SIGTERM)
-            try:
-                helper.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                helper.kill()
-                helper.wait()
+        stop_process(helper)
         shutil.rmtree(tmp, ignore_errors=True)
     return tap.done()
 

@@ -20,6 +20,7 @@
 #include "qf-plot.h"
 #include "qf-report-private.h"
 #include "qf-report.h"
+#include "qf-test-net-check.h"
 #include "qf-verify.h"
 
 static char *tmpdir;
@@ -1068,32 +1069,6 @@ test_user_names_isolated_and_wrapped (void)
   assert_words_inside_page (bbox);
 }
 
-/* A check of a network_audit as the session records it. */
-static JsonObject *
-net_check (const char *id,
-           const char *title,
-           const char *status,
-           const char *found,
-           const char *recommended,
-           const char *fix,
-           const char *fix_nm)
-{
-  JsonObject *c = json_object_new ();
-
-  json_object_set_string_member (c, "id", id);
-  json_object_set_string_member (c, "title", title);
-  json_object_set_string_member (c, "status", status);
-  json_object_set_string_member (c, "found", found);
-  json_object_set_string_member (c, "recommended", recommended);
-  json_object_set_string_member (c, "advice", "why it matters");
-  json_object_set_string_member (c, "fix", fix);
-  if (fix_nm != NULL)
-    json_object_set_string_member (c, "fix_nm", fix_nm);
-  else
-    json_object_set_null_member (c, "fix_nm");
-  return c;
-}
-
 /* pass.json, with a network_audit of eth0 (three checks) when with_net_audit, and the readiness
  * audit's virtualization check saying virtual machine (warn) or own hardware (ok). */
 static char *
@@ -1121,16 +1096,17 @@ write_network_session (const char *name,
       JsonArray *checks = json_array_new ();
 
       json_object_set_string_member (net, "iface", "eth0");
-      json_array_add_object_element (checks, net_check ("link-speed", "Link speed", "ok", "1000 Mbit/s",
-                                                        "1000 Mbit/s or faster", "", NULL));
-      json_array_add_object_element (checks, net_check ("eee", "Energy-Efficient Ethernet", "warn",
-                                                        "on, active on the link", "off",
-                                                        "ethtool --set-eee eth0 eee off", NULL));
-      json_array_add_object_element (checks, net_check ("coalescing", "Interrupt coalescing", "fail",
-                                                        "not reported by this card",
-                                                        "adaptive off, rx-usecs 0 (at most 10)",
-                                                        "ethtool -C eth0 adaptive-rx off rx-usecs 0",
-                                                        "nmcli connection modify eth0 ethtool.coalesce-rx-usecs 0"));
+      json_array_add_object_element (checks, qf_test_net_check ("link-speed", "Link speed", "ok",
+                                                                "1000 Mbit/s", "1000 Mbit/s or faster",
+                                                                "", NULL));
+      json_array_add_object_element (checks, qf_test_net_check ("eee", "Energy-Efficient Ethernet", "warn",
+                                                                "on, active on the link", "off",
+                                                                "ethtool --set-eee eth0 eee off", NULL));
+      json_array_add_object_element (checks, qf_test_net_check ("coalescing", "Interrupt coalescing", "fail",
+                                                                "not reported by this card",
+                                                                "adaptive off, rx-usecs 0 (at most 10)",
+                                                                "ethtool -C eth0 adaptive-rx off rx-usecs 0",
+                                                                "nmcli connection modify eth0 ethtool.coalesce-rx-usecs 0"));
       json_object_set_array_member (net, "checks", checks);
       json_object_set_object_member (root, "network_audit", net);
     }

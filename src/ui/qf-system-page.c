@@ -1,6 +1,7 @@
 /* qf-system-page.c — step 2 of the wizard (src/ui): the core's readiness audit and privilege
- * checks as rows (icon + word + colour, the value, the advice one click away), gathered on a
- * worker thread because the privilege check may wait on rtkit. Template: ui/qf-system-page.ui. */
+ * checks as rows (icon + word + colour, the value, the advice one click away), a plain notice on
+ * top when the PC is a virtual machine, gathered on a worker thread because the privilege check
+ * may wait on rtkit. Template: ui/qf-system-page.ui. */
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -109,6 +110,33 @@ add_check_row (QfSystemPage        *self,
   g_object_set_data (G_OBJECT (row), "qf-group", group);
 }
 
+/* Under the page's title, in plain words, when the audit found a virtual machine: every latency
+ * figure then includes the host's scheduling, which matters more than any single row. */
+static void
+add_vm_notice (QfSystemPage *self,
+               GPtrArray    *audit)
+{
+  for (guint i = 0; audit != NULL && i < audit->len; i++)
+    {
+      QfAuditCheck *check = g_ptr_array_index (audit, i);
+      GtkWidget *label;
+
+      if (g_strcmp0 (check->id, "virtualization") != 0 || check->status != QF_AUDIT_WARN)
+        continue;
+      label = gtk_label_new (check->advice);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_widget_add_css_class (label, "verdict-warn");
+      gtk_widget_set_name (label, "qf-virtual-machine");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      check->advice, -1);
+      adw_preferences_group_add (self->summary_group, label);
+      g_ptr_array_add (self->rows, g_object_ref (label));
+      g_object_set_data (G_OBJECT (label), "qf-group", self->summary_group);
+      return;
+    }
+}
+
 static void
 clear_rows (QfSystemPage *self)
 {
@@ -154,6 +182,7 @@ gather_done (GObject      *object,
   clear_rows (self);
   for (guint i = 0; checks->privileges != NULL && i < checks->privileges->len; i++)
     add_check_row (self, self->privileges_group, g_ptr_array_index (checks->privileges, i));
+  add_vm_notice (self, checks->audit);
   for (guint i = 0; checks->audit != NULL && i < checks->audit->len; i++)
     add_check_row (self, self->audit_group, g_ptr_array_index (checks->audit, i));
   if (checks->audit != NULL)

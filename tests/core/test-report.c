@@ -20,6 +20,7 @@
 #include "qf-plot.h"
 #include "qf-report-private.h"
 #include "qf-report.h"
+#include "qf-test-net-check.h"
 #include "qf-verify.h"
 
 static char *tmpdir;
@@ -1068,6 +1069,191 @@ test_user_names_isolated_and_wrapped (void)
   assert_words_inside_page (bbox);
 }
 
+/* pass.json, with a network_audit of eth0 (three checks) when with_net_audit, and the readiness
+ * audit's virtualization check saying virtual machine (warn) or own hardware (ok). */
+static char *
+write_network_session (const char *name,
+                       gboolean    with_net_audit,
+                       gboolean    vm)
+{
+  g_autofree char *path = fixture ("pass.json");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  JsonObject *root, *virt = json_object_new ();
+  char *out = tmp_path (name);
+
+  g_assert_true (json_parser_load_from_file (parser, path, NULL));
+  root = json_node_get_object (json_parser_get_root (parser));
+  json_object_set_string_member (virt, "id", "virtualization");
+  json_object_set_string_member (virt, "title", "Virtual machine");
+  json_object_set_string_member (virt, "value", vm ? "the CPU reports a hypervisor" : "no hypervisor");
+  json_object_set_string_member (virt, "status", vm ? "warn" : "ok");
+  json_object_set_string_member (virt, "advice", "as the run wrote it");
+  json_array_add_object_element (json_object_get_array_member (json_object_get_object_member (root, "audit"), "checks"), virt);
+  if (with_net_audit)
+    {
+      JsonObject *net = json_object_new ();
+      JsonArray *checks = json_array_new ();
+
+      json_object_set_string_member (net, "iface", "eth0");
+      json_array_add_object_element (checks, qf_test_net_check ("link-speed", "Link speed", "ok",
+                                                                "1000 Mbit/s", "1000 Mbit/s or faster",
+                                                                "", NULL));
+      json_array_add_object_element (checks, qf_test_net_check ("eee", "Energy-Efficient Ethernet", "warn",
+                                                                "on, active on the link", "off",
+                                                                "ethtool --set-eee eth0 eee off", NULL));
+      json_array_add_object_element (checks, qf_test_net_check ("coalescing", "Interrupt coalescing", "fail",
+                                                                "not reported by this card",
+                                                                "adaptive off, rx-usecs 0 (at most 10)",
+                                                                "ethtool -C eth0 adaptive-rx off rx-usecs 0",
+                                                                "nmcli connection modify eth0 ethtool.coalesce-rx-usecs 0"));
+      json_object_set_array_member (net, "checks", checks);
+      json_object_set_object_member (root, "network_audit", net);
+    }
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (gen, out, NULL));
+  return out;
+}
+
+/* The report's block with that id (NULL when absent), built for the current language. */
+static QfBlock *
+block_by_id (QfReport   *report,
+             const char *id)
+{
+  _qf_report_build (report);
+  for (guint i = 0; i < report->blocks->len; i++)
+    {
+      QfBlock *b = g_ptr_array_index (report->blocks, i);
+      if (g_strcmp0 (b->id, id) == 0)
+        return b;
+    }
+  return NULL;
+}
+
+/* A cell of a table block without the isolation marks around text Qualify did not write. */
+static char *
+cell (QfBlock *b,
+      guint    row,
+      guint    col)
+{
+  const char *text = g_ptr_array_index ((GPtrArray *) g_ptr_array_index (b->rows, row), col);
+  g_autoptr(GString) out = g_string_new (text);
+
+  g_string_replace (out, "\u2068", "", 0);
+  g_string_replace (out, "\u2069", "", 0);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static void
+assert_cell (QfBlock    *b,
+             guint       row,
+             guint       col,
+             const char *expected)
+{
+  g_autofree char *text = cell (b, row, col);
+
+  g_assert_cmpstr (text, ==, expected);
+}
+
+/* The network readiness table: one row per check (check, found, recommended, status, fix) with
+ * the status's colour, the command and NetworkManager's way, in English and in Chinese, in
+ * both writers. */
+static void
+test_network_readiness_table (void)
+{
+  g_autofree char *path = write_network_session ("net-audit.json", TRUE, FALSE);
+  g_autofree char *html = tmp_path ("net-audit.html"), *page = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfReport) report = qf_report_new_from_path (path, &error);
+  QfBlock *b;
+
+  g_assert_no_error (error);
+  b = block_by_id (report, "qf-network-readiness");
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->header->len, ==, 5);
+  g_assert_cmpstr (g_ptr_array_index (b->header, 2), ==, "Recommended");
+  g_assert_cmpstr (g_ptr_array_index (b->header, 4), ==, "Fix");
+  g_assert_cmpuint (b->rows->len, ==, 3);
+  assert_cell (b, 0, 0, "Link speed");
+  assert_cell (b, 0, 1, "1000 Mbit/s");
+  assert_cell (b, 0, 2, "1000 Mbit/s or faster");
+  assert_cell (b, 0, 3, "OK");
+  assert_cell (b, 0, 4, "—");
+  g_assert_cmpstr (g_ptr_array_index (b->row_css, 0), ==, "pass");
+  assert_cell (b, 1, 3, "WARN");
+  assert_cell (b, 1, 4, "ethtool --set-eee eth0 eee off");
+  g_assert_cmpstr (g_ptr_array_index (b->row_css, 1), ==, "warn");
+  assert_cell (b, 2, 1, "not reported by this card");
+  assert_cell (b, 2, 3, "FAIL");
+  assert_cell (b, 2, 4, "ethtool -C eth0 adaptive-rx off rx-usecs 0\n"
+                        "nmcli connection modify eth0 ethtool.coalesce-rx-usecs 0");
+  g_assert_cmpstr (g_ptr_array_index (b->row_css, 2), ==, "fail");
+
+  g_assert_true (qf_report_write_html (report, html, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
+  g_assert_nonnull (strstr (page, "<h2>Network readiness</h2>"));
+  g_assert_nonnull (strstr (page, "id=\"qf-network-readiness\""));
+  g_assert_nonnull (strstr (page, "ethtool --set-eee eth0 eee off"));
+
+  g_assert_true (qf_report_set_language (report, "zh_CN", &error));
+  g_assert_no_error (error);
+  b = block_by_id (report, "qf-network-readiness");
+  g_assert_nonnull (b);
+  g_assert_cmpstr (g_ptr_array_index (b->header, 2), ==, "推荐值");
+  assert_cell (b, 1, 0, "节能以太网（EEE）");
+  assert_cell (b, 2, 1, "此网卡未报告");
+  assert_cell (b, 2, 3, "不合格");
+  assert_cell (b, 1, 4, "ethtool --set-eee eth0 eee off");
+}
+
+/* A session without network_audit has no network readiness section. */
+static void
+test_network_readiness_absent (void)
+{
+  g_autofree char *path = write_network_session ("no-net-audit.json", FALSE, FALSE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfReport) report = qf_report_new_from_path (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_null (block_by_id (report, "qf-network-readiness"));
+  for (guint i = 0; i < report->blocks->len; i++)
+    {
+      QfBlock *b = g_ptr_array_index (report->blocks, i);
+      g_assert_cmpstr (b->text, !=, "Network readiness");
+    }
+}
+
+/* The first page says plainly that the PC is a virtual machine, in the report's language, only
+ * when the readiness audit found one; and the note comes before the criteria table. */
+static void
+test_virtual_machine_note (void)
+{
+  g_autofree char *vm_path = write_network_session ("vm.json", FALSE, TRUE);
+  g_autofree char *hw_path = write_network_session ("hw.json", FALSE, FALSE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfReport) vm = qf_report_new_from_path (vm_path, &error);
+  g_autoptr(QfReport) hw = qf_report_new_from_path (hw_path, &error);
+  QfBlock *note;
+  guint note_at = 0, criteria_at = 0;
+
+  g_assert_no_error (error);
+  note = block_by_id (vm, "qf-virtual-machine");
+  g_assert_nonnull (note);
+  g_assert_cmpint (note->kind, ==, QF_BLOCK_NOTE);
+  g_assert_nonnull (strstr (note->text, "Inside a virtual machine every latency figure includes the host’s scheduling"));
+  g_assert_true (g_ptr_array_find (vm->blocks, note, &note_at));
+  g_assert_true (g_ptr_array_find (vm->blocks, block_by_id (vm, "qf-criteria"), &criteria_at));
+  g_assert_cmpuint (note_at, <, criteria_at);
+  g_assert_null (block_by_id (hw, "qf-virtual-machine"));
+
+  g_assert_true (qf_report_set_language (vm, "zh_CN", &error));
+  g_assert_no_error (error);
+  note = block_by_id (vm, "qf-virtual-machine");
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note->text, "宿主机的调度"));
+}
+
 static void
 test_verify_trust (void)
 {
@@ -1443,6 +1629,9 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/figures-readable", test_figures_readable);
   g_test_add_func ("/core/report/user-names-isolated-and-wrapped", test_user_names_isolated_and_wrapped);
   g_test_add_func ("/core/report/read-only-folder", test_read_only_folder);
+  g_test_add_func ("/core/report/network-readiness-table", test_network_readiness_table);
+  g_test_add_func ("/core/report/network-readiness-absent", test_network_readiness_absent);
+  g_test_add_func ("/core/report/virtual-machine-note", test_virtual_machine_note);
   g_test_add_func ("/core/verify/trust", test_verify_trust);
   g_test_add_func ("/core/verify/not-a-report", test_verify_not_a_report);
   g_test_add_func ("/core/cert/store-modes", test_cert_store_modes);

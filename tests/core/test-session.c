@@ -11,6 +11,7 @@
 #include "qf-profile.h"
 #include "qf-session-check.h"
 #include "qf-session.h"
+#include "qf-test-net-check.h"
 
 static JsonObject *
 parse (const char *text)
@@ -210,10 +211,158 @@ test_network_advice (void)
   g_assert_nonnull (strstr (text, "USB"));
   g_assert_nonnull (strstr (text, "100 Mbit/s"));
 
+  /* No network audit recorded (an older session): what the interface facts measured only, never
+   * a guess from the interface's kind such as Wi-Fi power saving. */
   qf_session_set_network (session, "wlan0", "wireless", 0, 0, "Lab", 35);
   text = qf_json_get_string (json_array_get_object_element (qf_session_get_advice (session), 0), "text", NULL);
   g_assert_nonnull (strstr (text, "Wi-Fi signal is weak (35 %)"));
-  g_assert_nonnull (strstr (text, "power saving"));
+  g_assert_null (strstr (text, "power saving"));
+  g_assert_null (strstr (text, "USB"));
+}
+
+typedef struct
+{
+  const char *id;
+  const char *title;
+  const char *bad;        /* found when the finding is there */
+  const char *good;       /* found when it is not */
+  const char *fix;
+  const char *fix_nm;
+} NetFinding;
+
+static const NetFinding net_findings[] = {
+  { "eee", "Energy-Efficient Ethernet", "on, active on the link", "off",
+    "ethtool --set-eee eth0 eee off", NULL },
+  { "coalescing", "Interrupt coalescing", "rx 50 µs / 0 frames, tx 50 µs / 0 frames, adaptive rx on, tx off",
+    "rx 0 µs / 0 frames, tx 0 µs / 0 frames, adaptive rx off, tx off",
+    "ethtool -C eth0 adaptive-rx off rx-usecs 0",
+    "nmcli connection modify eth0 ethtool.coalesce-adaptive-rx 0 ethtool.coalesce-rx-usecs 0" },
+  { "wifi-power-save", "Wi-Fi power saving", "NetworkManager: on; driver: on", "NetworkManager: off; driver: off",
+    "iw dev eth0 set power_save off", "nmcli connection modify eth0 802-11-wireless.powersave 2" },
+  { "link-speed", "Link speed", "100 Mbit/s", "1000 Mbit/s", "ethtool eth0", NULL },
+  { "duplex", "Duplex and autonegotiation", "half duplex, autonegotiation off", "full duplex, autonegotiation on",
+    "ethtool -s eth0 autoneg on", "nmcli connection modify eth0 802-3-ethernet.auto-negotiate yes" },
+  { "irq-affinity", "Interrupt and receive CPUs", "IRQ 30 on CPUs 3; isolated CPUs 3", "none on the isolated CPUs 3",
+    "echo 0-2 > /proc/irq/30/smp_affinity_list\necho 7 > /sys/class/net/eth0/queues/rx-0/rps_cpus", NULL },
+};
+
+/* The network audit with every finding as it is when fine, except the one at index bad (none
+ * when bad < 0), which is found as status says. */
+static JsonArray *
+net_audit (gint        bad,
+           const char *status)
+{
+  JsonArray *checks = json_array_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (net_findings); i++)
+    {
+      const NetFinding *f = &net_findings[i];
+      gboolean is_bad = (gint) i == bad;
+
+      json_array_add_object_element (checks, qf_test_net_check (f->id, f->title, is_bad ? status : "ok",
+                                                                is_bad ? f->bad : f->good, "as recommended",
+                                                                is_bad ? f->fix : "",
+                                                                is_bad ? f->fix_nm : NULL));
+    }
+  return checks;
+}
+
+/* The advice of a session whose ping failed (no loss), with that network audit recorded, on a
+ * wired link the interface facts measured at 1000 Mbit/s on the mainboard (gigabit) or, as
+ * new_session has it, at 100 Mbit/s on USB. */
+static JsonObject *
+ping_advice (JsonArray *audit,
+             gboolean   gigabit)
+{
+  g_autoptr(QfSession) session = new_session ();
+  g_autoptr(JsonObject) result = parse ("{\"test\": \"ping\", \"avg_ms\": 0.9, \"min_ms\": 0.3, \"max_ms\": 2.5, \"loss_pct\": 0}");
+  gint ping = step_index (session, "ping");
+  JsonArray *advice;
+
+  if (gigabit)
+    qf_session_set_network (session, "eth0", "wired", 1000, 0, NULL, -1);
+  if (audit != NULL)
+    qf_session_set_network_audit (session, "eth0", audit);
+  qf_session_begin_step (session, ping, NULL);
+  qf_session_finish_step (session, ping, QF_STEP_STATUS_DONE, result, FALSE, NULL, NULL, 0.2, NULL);
+  advice = qf_session_get_advice (session);
+  g_assert_cmpuint (json_array_get_length (advice), >=, 1);
+  return json_object_ref (json_array_get_object_element (advice, 0));
+}
+
+static gboolean
+has_cause (JsonObject *advice,
+           const char *id)
+{
+  JsonArray *causes = qf_json_get_array (advice, "causes");
+
+  for (guint i = 0; causes != NULL && i < json_array_get_length (causes); i++)
+    if (g_strcmp0 (qf_json_get_string (json_array_get_object_element (causes, i), "id", NULL), id) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Each finding of the network audit (warn or fail) becomes a cause naming what was read, with
+ * the audit's fix and command; the findings that were fine are not named. */
+static void
+test_network_advice_from_findings (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (net_findings); i++)
+    for (guint s = 0; s < 2; s++)
+      {
+        const NetFinding *f = &net_findings[i];
+        g_autoptr(JsonObject) advice = ping_advice (net_audit (i, s == 0 ? "warn" : "fail"), TRUE);
+        const char *text = qf_json_get_string (advice, "text", NULL);
+        g_autofree char *named = g_strdup_printf ("%s: %s", f->title, f->bad);
+
+        g_test_message ("%s (%s): %s", f->id, s == 0 ? "warn" : "fail", text);
+        g_assert_true (has_cause (advice, f->id));
+        g_assert_nonnull (strstr (text, named));
+        for (guint j = 0; j < G_N_ELEMENTS (net_findings); j++)
+          if (j != i)
+            {
+              g_assert_false (has_cause (advice, net_findings[j].id));
+              g_assert_null (strstr (text, net_findings[j].title));
+            }
+      }
+}
+
+/* The fix of the leading network finding: the audit's words and the command that survives a
+ * reboot when NetworkManager can hold the setting, otherwise the plain command, every line. */
+static void
+test_network_advice_fix_commands (void)
+{
+  g_autoptr(JsonObject) eee = ping_advice (net_audit (0, "fail"), TRUE);
+  g_autoptr(JsonObject) coalescing = ping_advice (net_audit (1, "fail"), TRUE);
+  g_autoptr(JsonObject) irq = ping_advice (net_audit (5, "fail"), TRUE);
+
+  g_assert_nonnull (strstr (qf_json_get_string (eee, "fix", ""),
+                            "What the audit advises. Command: ethtool --set-eee eth0 eee off"));
+  g_assert_nonnull (strstr (qf_json_get_string (coalescing, "fix", ""),
+                            "Command: nmcli connection modify eth0 ethtool.coalesce-adaptive-rx 0"));
+  g_assert_nonnull (strstr (qf_json_get_string (irq, "fix", ""),
+                            "Command: echo 0-2 > /proc/irq/30/smp_affinity_list; echo 7 > "));
+}
+
+/* An audit where everything is fine names no network cause at all; a wireless session whose
+ * audit read power saving off says nothing about power saving; an audit's link speed replaces
+ * the interface facts' figure. */
+static void
+test_network_advice_absent_findings (void)
+{
+  g_autoptr(JsonObject) fine = ping_advice (net_audit (-1, NULL), TRUE);
+  g_autoptr(JsonObject) usb = ping_advice (net_audit (-1, NULL), FALSE);
+  JsonArray *causes = qf_json_get_array (fine, "causes");
+  const char *text = qf_json_get_string (usb, "text", NULL);
+
+  for (guint i = 0; causes != NULL && i < json_array_get_length (causes); i++)
+    g_assert_cmpstr (qf_json_get_string (json_array_get_object_element (causes, i), "source", NULL), !=, "network");
+  g_assert_null (strstr (qf_json_get_string (fine, "text", ""), "power saving"));
+
+  /* The facts say 100 Mbit/s on USB, the audit read 1000 Mbit/s: only the USB fact remains. */
+  g_test_message ("advice: %s", text);
+  g_assert_null (strstr (text, "100 Mbit/s"));
+  g_assert_nonnull (strstr (text, "USB"));
 }
 
 static void
@@ -766,6 +915,9 @@ main (int   argc,
   g_test_add_func ("/core/session/verdicts-and-advice", test_verdicts_and_advice);
   g_test_add_func ("/core/session/invalid-rt", test_invalid_rt);
   g_test_add_func ("/core/session/network-advice", test_network_advice);
+  g_test_add_func ("/core/session/network-advice-from-findings", test_network_advice_from_findings);
+  g_test_add_func ("/core/session/network-advice-fix-commands", test_network_advice_fix_commands);
+  g_test_add_func ("/core/session/network-advice-absent-findings", test_network_advice_absent_findings);
   g_test_add_func ("/core/session/resume-keeps-done-steps", test_resume_keeps_done_steps);
   g_test_add_func ("/core/session/samples-decimated", test_samples_decimated);
   g_test_add_func ("/core/session/long-step-bounded", test_long_step_bounded);

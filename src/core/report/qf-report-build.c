@@ -1,8 +1,9 @@
 /* qf-report-build.c — the report's blocks, section by section (src/core, report model).
  *
  * Turns the session into the blocks both writers render, in the report's language: title and
- * identity, overall verdict, notes, criteria table, one section per test (qf-report-steps.c),
- * advice, readiness audit, inventory, network, comparison, sign-off and the appendix note.
+ * identity, overall verdict, notes (and whether the PC is a virtual machine), criteria table, one
+ * section per test (qf-report-steps.c), advice, readiness audit, network readiness audit,
+ * inventory, network, comparison, sign-off and the appendix note.
  * Figures are printed as the engines stored them; nothing is recomputed.
  */
 #include "config.h"
@@ -199,6 +200,41 @@ add_notes (QfReport *report)
     }
 }
 
+/* The audit's checks: {"checks": [...]}, or a list of checks itself. */
+static JsonArray *
+audit_checks (JsonObject *session)
+{
+  JsonObject *audit = obj (session, "audit");
+  JsonNode *list = member (session, "audit");
+
+  if (audit != NULL)
+    return arr (audit, "checks");
+  return list != NULL && JSON_NODE_HOLDS_ARRAY (list) ? json_node_get_array (list) : NULL;
+}
+
+/* On the first page, when the readiness audit found a virtual machine: its figures include the
+ * host's scheduling, which the reader must know before reading any of them. */
+static void
+add_vm_note (QfReport *report)
+{
+  JsonArray *checks = audit_checks (report->session);
+
+  for (guint i = 0; checks != NULL && i < json_array_get_length (checks); i++)
+    {
+      JsonObject *c = json_array_get_object_element (checks, i);
+
+      if (c != NULL && g_strcmp0 (str (c, "id"), "virtualization") == 0
+          && g_strcmp0 (str (c, "status"), "warn") == 0)
+        {
+          QfBlock *b = _qf_report_add_block (report, QF_BLOCK_NOTE,
+                                             TR (N_("This PC is a virtual machine. Inside a virtual machine every latency figure includes the host’s scheduling, so the results describe the host as much as this system. Qualify the robot controller on the real hardware it will run on.")));
+          b->id = g_strdup ("qf-virtual-machine");
+          b->css = g_strdup ("warn");
+          return;
+        }
+    }
+}
+
 /* Every criterion judged, with its verdict: the table the verifier checks. Its rows are the
  * verdicts judged again on loading (report->judged), the ones each test's section prints. */
 static void
@@ -274,16 +310,19 @@ add_advice (QfReport *report)
     }
 }
 
-/* The audit's checks: {"checks": [...]}, or a list of checks itself. */
-static JsonArray *
-audit_checks (JsonObject *session)
+/* The status word of an audit check as printed, and its row class. */
+static const char *
+check_status_word (QfReport    *report,
+                   const char  *status,
+                   const char **css)
 {
-  JsonObject *audit = obj (session, "audit");
-  JsonNode *list = member (session, "audit");
+  gboolean ok = g_strcmp0 (status, "ok") == 0;
 
-  if (audit != NULL)
-    return arr (audit, "checks");
-  return list != NULL && JSON_NODE_HOLDS_ARRAY (list) ? json_node_get_array (list) : NULL;
+  *css = ok ? "pass" : g_strcmp0 (status, "unknown") == 0 || status == NULL ? "not-run" : status;
+  return ok ? TR (N_("OK"))
+         : g_strcmp0 (status, "warn") == 0 ? TR (N_("WARN"))
+         : g_strcmp0 (status, "fail") == 0 ? TR (N_("FAIL"))
+         : TR (N_("unknown"));
 }
 
 static void
@@ -296,11 +335,8 @@ add_audit_row (QfReport   *report,
   g_autofree char *value = _qf_report_isolate (str (check, "value"));
   g_autofree char *advice = _qf_report_isolate (str (check, "advice"));
   gboolean ok = g_strcmp0 (st, "ok") == 0;
-  const char *css = ok ? "pass" : g_strcmp0 (st, "unknown") == 0 ? "not-run" : st;
-  const char *word = ok ? TR (N_("OK"))
-                     : g_strcmp0 (st, "warn") == 0 ? TR (N_("WARN"))
-                     : g_strcmp0 (st, "fail") == 0 ? TR (N_("FAIL"))
-                     : TR (N_("unknown"));
+  const char *css = NULL;
+  const char *word = check_status_word (report, st, &css);
 
   _qf_report_table_add_row (b, css, title ? title : "?", value ? value : "—",
                             word, ok ? "" : (advice ? advice : ""), NULL);
@@ -329,6 +365,69 @@ add_audit (QfReport *report)
       JsonObject *c = json_array_get_object_element (checks, i);
       if (c != NULL)
         add_audit_row (report, b, c);
+    }
+}
+
+/* A network check's fix as printed: the command, then NetworkManager's way to hold it; NULL
+ * when there is nothing to do. */
+static char *
+net_fix_text (JsonObject *check)
+{
+  const char *fix = str (check, "fix"), *fix_nm = str (check, "fix_nm");
+  g_autoptr(GString) out = g_string_new (fix != NULL ? fix : "");
+
+  if (fix_nm != NULL && *fix_nm != '\0' && g_strcmp0 (fix_nm, fix) != 0)
+    g_string_append_printf (out, "%s%s", out->len ? "\n" : "", fix_nm);
+  return out->len > 0 ? _qf_report_isolate (out->str) : NULL;
+}
+
+static void
+add_net_audit_row (QfReport   *report,
+                   QfBlock    *b,
+                   JsonObject *check)
+{
+  const char *css = NULL;
+  const char *word = check_status_word (report, str (check, "status"), &css);
+  const char *title = str (check, "title") ? str (check, "title") : str (check, "id");
+  /* Strings the audit wrote without figures ("no link", "not reported by this card") are
+   * printed in the report's language; the rest as the run recorded them. */
+  g_autofree char *t = _qf_report_isolate (title ? TR (title) : NULL);
+  g_autofree char *found = _qf_report_isolate (str (check, "found") ? TR (str (check, "found")) : NULL);
+  g_autofree char *rec = _qf_report_isolate (str (check, "recommended")
+                                             ? TR (str (check, "recommended")) : NULL);
+  g_autofree char *fix = net_fix_text (check);
+
+  _qf_report_table_add_row (b, css, t ? t : "?", found ? found : "—", rec ? rec : "—", word,
+                            fix != NULL ? fix : "—", NULL);
+}
+
+/* The network readiness audit of the interface under test: check, found, recommended, status,
+ * fix. Sessions without one (older ones, or no interface named) have no such section. */
+static void
+add_net_audit (QfReport *report)
+{
+  JsonObject *net = obj (report->session, "network_audit");
+  JsonArray *checks = arr (net, "checks");
+  g_autofree char *iface = _qf_report_isolate (str (net, "iface"));
+  g_autofree char *intro = NULL;
+  QfBlock *b;
+
+  if (checks == NULL || json_array_get_length (checks) == 0)
+    return;
+  add_heading (report, 2, TR (N_("Network readiness")));
+  intro = g_strdup_printf ("%s %s", TR (N_("Settings of the interface under test:")),
+                           iface ? iface : "?");
+  _qf_report_add_block (report, QF_BLOCK_PARAGRAPH, intro);
+  b = _qf_report_add_table (report, QF_BLOCK_TABLE);
+  b->id = g_strdup ("qf-network-readiness");
+  b->verdict_col = 3;
+  _qf_report_table_set_header (b, TR (N_("Check")), TR (N_("Found")), TR (N_("Recommended")),
+                               TR (N_("Status")), TR (N_("Fix")), NULL);
+  for (guint i = 0; i < json_array_get_length (checks); i++)
+    {
+      JsonObject *c = json_array_get_object_element (checks, i);
+      if (c != NULL)
+        add_net_audit_row (report, b, c);
     }
 }
 
@@ -497,10 +596,12 @@ _qf_report_build (QfReport *report)
   add_identity (report);
   add_overall (report);
   add_notes (report);
+  add_vm_note (report);
   add_criteria (report);
   add_tests (report);
   add_advice (report);
   add_audit (report);
+  add_net_audit (report);
   add_inventory (report);
   add_network (report);
   add_comparison (report);

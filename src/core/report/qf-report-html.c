@@ -30,7 +30,7 @@ static const char css[] =
   "h3{font-size:12pt;color:#1a3359;margin-top:1.3em}"
   "table{border-collapse:collapse;width:100%;margin:.4em 0 .9em;font-size:9.5pt}"
   "th{background:#e0e0e0;text-align:left}"
-  "th,td{padding:3px 5px;border-bottom:1px solid #bbb;vertical-align:top}"
+  "th,td{padding:3px 5px;border-bottom:1px solid #bbb;vertical-align:top;white-space:pre-line}"
   "table.qf-kv td:first-child{font-weight:bold;color:#444;width:30%}"
   "tr.pass{background:#e8f7eb}tr.fail{background:#fde6e6}tr.warn{background:#fff5d9}"
   "tr.invalid{background:#f2e8f7}tr.not-run{background:#f2f2f2}"

@@ -1,8 +1,9 @@
 /* qf-advice.c — why a criterion failed and what to do, ranked from the evidence the session holds
  * (src/core). See qf-advice.h.
  *
- * A cause is only named when the session shows it (an audit check that is not OK, a network
- * fact, a figure of the result or of the monitor); nothing is guessed. Causes are ranked by how
+ * A cause is only named when the session shows it (an audit check that is not OK, a finding of
+ * the network readiness audit, a measured interface fact, a figure of the result or of the
+ * monitor); nothing is guessed from the interface's kind. Causes are ranked by how
  * strongly each one is known to move the measured figure: for scheduling latency the kernel's
  * preemption model first, then deep idle states and frequency scaling, then the rest. */
 #include "config.h"
@@ -76,6 +77,7 @@ typedef struct
 
 static const AuditWeight rt_weights[] = {
   { "kernel.preempt", 100 },
+  { "virtualization", 95 },
   { "cpu.idle_states", 90 },
   { "cmdline.idle", 85 },
   { "cmdline.intel_idle.max_cstate", 84 },
@@ -113,6 +115,8 @@ audit_cause_text (const char *id,
     value = "?";
   if (g_str_equal (id, "kernel.preempt"))
     return g_strdup_printf (_("the kernel is not PREEMPT_RT (preemption model: %s)"), value);
+  if (g_str_equal (id, "virtualization"))
+    return g_strdup_printf (_("this PC is a virtual machine (%s): inside a virtual machine every latency figure includes the host’s scheduling"), value);
   if (g_str_equal (id, "cpu.idle_states"))
     return g_strdup_printf (_("deep CPU idle states (C-states) are enabled (%s)"), value);
   if (g_str_equal (id, "cpu.governor"))
@@ -183,7 +187,129 @@ add_audit_causes (GPtrArray  *causes,
     }
 }
 
-/* Facts of the chosen interface and peer that explain poor network figures. */
+/* How strongly a network audit finding moves a latency figure and a throughput figure. */
+typedef struct
+{
+  const char *id;
+  gint        latency;
+  gint        throughput;
+} NetWeight;
+
+static const NetWeight net_weights[] = {
+  { "duplex", 95, 100 },
+  { "wifi-link", 95, 95 },
+  { "wifi-power-save", 90, 40 },
+  { "eee", 85, 20 },
+  { "coalescing", 85, 10 },
+  { "irq-affinity", 70, 30 },
+  { "gro", 60, 5 },
+  { "link-speed", 50, 100 },
+  { "mtu", 40, 90 },
+  { "ip-method", 20, 20 },
+};
+
+static gint
+net_weight (const char *id,
+            gboolean    throughput)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (net_weights); i++)
+    if (g_str_equal (net_weights[i].id, id))
+      return throughput ? net_weights[i].throughput : net_weights[i].latency;
+  return 10;
+}
+
+/* The fix of a network finding: the audit's advice, then the command (NetworkManager's, which
+ * survives a reboot, when it can hold the setting). */
+static char *
+net_finding_fix (JsonObject *check)
+{
+  const char *advice = qf_json_get_string (check, "advice", NULL);
+  const char *command = qf_json_get_string (check, "fix_nm", NULL);
+  g_autoptr(GString) fix = g_string_new (advice);
+
+  if (command == NULL || *command == '\0')
+    command = qf_json_get_string (check, "fix", NULL);
+  if (command != NULL && *command != '\0')
+    {
+      g_auto(GStrv) lines = g_strsplit (command, "\n", -1);
+      g_autofree char *joined = g_strjoinv ("; ", lines);
+
+      if (fix->len > 0)
+        g_string_append_c (fix, ' ');
+      /* TRANSLATORS: followed by the exact command(s), e.g. "ethtool --set-eee eth0 eee off" */
+      g_string_append_printf (fix, _("Command: %s"), joined);
+    }
+  return fix->len > 0 ? g_string_free (g_steal_pointer (&fix), FALSE) : NULL;
+}
+
+/* The network audit's findings that are not OK, as causes: only what was read from the card,
+ * the driver and NetworkManager, never what the interface's kind suggests. */
+static void
+add_net_audit_causes (GPtrArray  *causes,
+                      JsonArray  *checks,
+                      gboolean    throughput)
+{
+  for (guint i = 0; i < json_array_get_length (checks); i++)
+    {
+      JsonObject *check = json_array_get_object_element (checks, i);
+      const char *id = qf_json_get_string (check, "id", "");
+      const char *status = qf_json_get_string (check, "status", "");
+      char *fix;
+
+      if (!g_str_equal (status, "fail") && !g_str_equal (status, "warn"))
+        continue;
+      fix = net_finding_fix (check);
+      add_cause (causes, id, "network", net_weight (id, throughput) + (g_str_equal (status, "fail") ? 20 : 0),
+                 /* TRANSLATORS: a network check's title and what was found, e.g.
+                  * "Energy-Efficient Ethernet: on, active on the link" */
+                 g_strdup_printf (_("%s: %s"), qf_json_get_string (check, "title", id),
+                                  qf_json_get_string (check, "found", "?")),
+                 fix);
+      g_free (fix);
+    }
+}
+
+/* Whether the network audit holds a check of that id, whatever it found. */
+static gboolean
+net_audit_has (JsonArray  *checks,
+               const char *id)
+{
+  for (guint i = 0; checks != NULL && i < json_array_get_length (checks); i++)
+    if (g_strcmp0 (qf_json_get_string (json_array_get_object_element (checks, i), "id", NULL), id) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* What the interface facts measured (speed, signal, USB), for what the audit does not cover:
+ * all of it in sessions without an audit. */
+static void
+add_iface_fact_causes (GPtrArray  *causes,
+                       JsonObject *network,
+                       JsonArray  *audit,
+                       gboolean    throughput)
+{
+  const char *kind = qf_json_get_string (network, "kind", "unknown");
+  gdouble speed = qf_json_get_double (network, "speed_mbps", 0);
+  gdouble signal = qf_json_get_double (network, "signal_pct", -1);
+  JsonNode *usb = network != NULL ? json_object_get_member (network, "usb") : NULL;
+
+  if (g_str_equal (kind, "wireless") && signal >= 0 && signal < 60 && !net_audit_has (audit, "wifi-link"))
+    add_cause (causes, "wifi-signal", "network", 95,
+               g_strdup_printf (_("the Wi-Fi signal is weak (%.0f %%)"), signal),
+               _("Move the access point closer or remove obstacles; aim for a signal above 60 %."));
+  if (usb != NULL && JSON_NODE_HOLDS_VALUE (usb) && json_node_get_boolean (usb))
+    add_cause (causes, "usb-adapter", "network", 80,
+               g_strdup (_("the network adapter is on USB, which adds latency and limits throughput")),
+               _("Use an Ethernet port on the mainboard or a PCIe network card."));
+  if (!g_str_equal (kind, "wireless") && !g_str_equal (kind, "loopback") && speed > 0 && speed < 1000
+      && !net_audit_has (audit, "link-speed"))
+    add_cause (causes, "link-speed", "network", throughput ? 100 : 50,
+               g_strdup_printf (_("the link runs at %.0f Mbit/s, below 1 Gbit/s"), speed),
+               _("Check the cable (Cat 5e or better) and the switch port; the link should come up at 1000 Mbit/s."));
+}
+
+/* Facts of the chosen interface and peer that explain poor network figures: the network audit's
+ * findings when the session recorded one, the interface facts, and the result's own figures. */
 static void
 add_network_causes (GPtrArray  *causes,
                     JsonObject *session,
@@ -191,11 +317,8 @@ add_network_causes (GPtrArray  *causes,
                     JsonObject *result)
 {
   JsonObject *network = qf_json_get_object (session, "network");
-  const char *kind = qf_json_get_string (network, "kind", "unknown");
+  JsonArray *audit = qf_json_get_array (qf_json_get_object (session, "network_audit"), "checks");
   const char *peer_kind = qf_json_get_string (qf_json_get_object (session, "peer"), "kind", "none");
-  gdouble speed = qf_json_get_double (network, "speed_mbps", 0);
-  gdouble signal = qf_json_get_double (network, "signal_pct", -1);
-  JsonNode *usb = network != NULL ? json_object_get_member (network, "usb") : NULL;
   gdouble loss = qf_json_get_double (result, "loss_pct", 0);
   gdouble retransmits = qf_json_get_double (result, "retransmits", 0);
 
@@ -203,24 +326,9 @@ add_network_causes (GPtrArray  *causes,
     add_cause (causes, "builtin-peer", "network", 60,
                g_strdup (_("the peer was this PC itself (built-in peer on loopback), so the figure shows how fast this PC handles network traffic, not the link")),
                _("Measure against the helper machine (qualify-cli serve on it, then --peer ADDRESS) for the link's figures."));
-  if (g_str_equal (kind, "wireless"))
-    {
-      if (signal >= 0 && signal < 60)
-        add_cause (causes, "wifi-signal", "network", 95,
-                   g_strdup_printf (_("the Wi-Fi signal is weak (%.0f %%)"), signal),
-                   _("Move the access point closer or remove obstacles; aim for a signal above 60 %."));
-      add_cause (causes, "wifi-power-save", "network", 70,
-                 g_strdup (_("Wi-Fi power saving can hold packets for up to a beacon interval")),
-                 _("Turn Wi-Fi power saving off: iw dev IFACE set power_save off, or wifi.powersave = 2 in NetworkManager."));
-    }
-  if (usb != NULL && JSON_NODE_HOLDS_VALUE (usb) && json_node_get_boolean (usb))
-    add_cause (causes, "usb-adapter", "network", 80,
-               g_strdup (_("the network adapter is on USB, which adds latency and limits throughput")),
-               _("Use an Ethernet port on the mainboard or a PCIe network card."));
-  if (!g_str_equal (kind, "wireless") && !g_str_equal (kind, "loopback") && speed > 0 && speed < 1000)
-    add_cause (causes, "link-speed", "network", throughput ? 100 : 50,
-               g_strdup_printf (_("the link runs at %.0f Mbit/s, below 1 Gbit/s"), speed),
-               _("Check the cable (Cat 5e or better) and the switch port; the link should come up at 1000 Mbit/s."));
+  if (audit != NULL)
+    add_net_audit_causes (causes, audit, throughput);
+  add_iface_fact_causes (causes, network, audit, throughput);
   if (loss > 0)
     add_cause (causes, "packet-loss", "result", 90,
                g_strdup_printf (_("%.1f %% of the packets were lost"), loss),

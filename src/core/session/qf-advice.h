@@ -2,8 +2,9 @@
  *
  * For every FAIL, INVALID and WARN verdict of a session, one advice object (see
  * docs/session-format.md): a one-sentence summary of what was measured against which limit, the
- * likely causes ranked from the readiness audit, the monitor (stress result), the network
- * (wired/wireless, link speed, USB adapter, Wi-Fi signal, built-in peer) and the result itself,
+ * likely causes ranked from the readiness audit, the monitor (stress result), the network (the
+ * network readiness audit's findings that are not OK; the measured link speed, USB adapter and
+ * Wi-Fi signal where the audit does not cover them; built-in peer) and the result itself,
  * and the fix of the most likely causes. Works on the session document alone, so a stored
  * session can be explained again (and in another language) without the PC.
  * Texts are translated at call time. Pure function; callable from any thread. */

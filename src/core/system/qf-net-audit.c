@@ -932,6 +932,7 @@ static void
 check_wifi_link (NetAudit *audit)
 {
   const char *title = _("Wi-Fi band, width, rate and signal");
+  /* xgettext:no-c-format — "% o" here is a percent sign, not a conversion */
   const char *recommended = _("5 GHz or 6 GHz, 40 MHz or wider, signal 50 % or better");
   guint32 freq = audit->nm != NULL ? audit->nm->frequency_mhz : 0;
   gint strength = audit->nm != NULL ? audit->nm->strength_pct : -1;

@@ -7,6 +7,7 @@
  * the pairing code when the helper asks for one, and "Check peer" (the core's qf-peer-check on a
  * worker thread). On a wired interface with no routable address (a direct cable, no DHCP) the
  * page says that this is fine and the helper's link-local address with its scope is used.
+ * Last, "Network readiness": the audit of the chosen interface (qf-net-audit-group.c).
  * Template: ui/qf-network-page.ui. */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 
 #include "qf-discover.h"
 #include "qf-json.h"
+#include "qf-net-audit-group.h"
 #include "qf-network-page.h"
 #include "qf-pairing.h"
 #include "qf-peer-check.h"
@@ -46,6 +48,7 @@ struct _QfNetworkPage
   AdwExpanderRow *token_expander;
   AdwEntryRow    *token_row;
   GtkLabel       *peer_status;
+  QfNetAuditGroup *audit_group;
 
   /* owned */
   GCancellable   *cancellable;
@@ -94,6 +97,13 @@ qf_network_page_get_peer_address (QfNetworkPage *self)
     return "127.0.0.1";
   text = gtk_editable_get_text (GTK_EDITABLE (self->peer_row));
   return text != NULL && *text != '\0' ? text : NULL;
+}
+
+GPtrArray *
+qf_network_page_get_network_audit (QfNetworkPage *self)
+{
+  g_return_val_if_fail (QF_IS_NETWORK_PAGE (self), NULL);
+  return qf_net_audit_group_get_checks (self->audit_group, self->selected);
 }
 
 const char *
@@ -605,6 +615,7 @@ static void
 iface_chosen (QfNetworkPage *self)
 {
   update_direct_note (self);
+  qf_net_audit_group_set_iface (self->audit_group, self->selected);
   if (g_strcmp0 (self->selected, self->browse_iface) == 0)
     return;
   browse_stop (self);
@@ -722,6 +733,9 @@ check_done (GObject      *object,
     return;
   gtk_widget_set_sensitive (GTK_WIDGET (self->check_button), TRUE);
   set_label (self->peer_status, answer ? qf_json_get_string (answer, "summary", "") : error->message);
+  /* a helper that answers: the audit checks the path to it carries the interface's MTU */
+  if (answer != NULL && !json_object_has_member (answer, "refused"))
+    qf_net_audit_group_set_peer (self->audit_group, qf_network_page_get_peer_address (self));
   /* turned away for the code (or the token): ask for the code */
   if (answer != NULL && json_object_has_member (answer, "refused"))
     {
@@ -841,6 +855,7 @@ qf_network_page_class_init (QfNetworkPageClass *klass)
   object_class->finalize = qf_network_page_finalize;
   widget_class->map = qf_network_page_map;
   widget_class->unmap = qf_network_page_unmap;
+  g_type_ensure (QF_TYPE_NET_AUDIT_GROUP);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-network-page.ui");
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, note_label);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, ifaces_list);
@@ -859,6 +874,7 @@ qf_network_page_class_init (QfNetworkPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, token_group);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, token_expander);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, token_row);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, audit_group);
   gtk_widget_class_bind_template_callback (widget_class, check_clicked);
   gtk_widget_class_bind_template_callback (widget_class, token_choose_clicked);
 }

@@ -12,6 +12,9 @@ G_DECLARE_FINAL_TYPE (QfNetworkPage, qf_network_page, QF, NETWORK_PAGE, AdwBin)
 
 /* The chosen interface or NULL. Borrowed. */
 QfNetIface *qf_network_page_get_iface        (QfNetworkPage *self);
+/* The network audit of the chosen interface as the page shows it (QfNetAuditCheck), or NULL
+ * while none is shown. Borrowed. */
+GPtrArray  *qf_network_page_get_network_audit (QfNetworkPage *self);
 /* "builtin" ("This PC only"), "remote" (an address was typed) or "none". */
 const char *qf_network_page_get_peer_kind    (QfNetworkPage *self);
 const char *qf_network_page_get_peer_address (QfNetworkPage *self);

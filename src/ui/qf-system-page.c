@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "qf-audit.h"
+#include "qf-check-row.h"
 #include "qf-privileges.h"
 #include "qf-system-page.h"
 
@@ -45,66 +46,12 @@ checks_free (Checks *checks)
 }
 
 static void
-check_status_look (QfAuditStatus status,
-                   const char  **icon,
-                   const char  **word,
-                   const char  **css)
-{
-  switch (status)
-    {
-    case QF_AUDIT_OK:
-      *icon = "emblem-ok-symbolic", *word = _("OK"), *css = "verdict-pass";
-      break;
-    case QF_AUDIT_WARN:
-      *icon = "dialog-warning-symbolic", *word = _("Warning"), *css = "verdict-warn";
-      break;
-    case QF_AUDIT_FAIL:
-      *icon = "dialog-error-symbolic", *word = _("Problem"), *css = "verdict-fail";
-      break;
-    case QF_AUDIT_UNKNOWN:
-    default:
-      *icon = "dialog-question-symbolic", *word = _("Unknown"), *css = "dim-label";
-      break;
-    }
-}
-
-static void
 add_check_row (QfSystemPage        *self,
                AdwPreferencesGroup *group,
                QfAuditCheck        *check)
 {
-  const char *icon_name, *word, *css;
-  GtkWidget *row = adw_expander_row_new ();
-  GtkWidget *icon;
-  GtkWidget *status;
-  GtkWidget *advice;
-  g_autofree char *accessible = NULL;
+  GtkWidget *row = qf_check_row_new (check->title, check->status, check->value, check->advice);
 
-  check_status_look (check->status, &icon_name, &word, &css);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), check->title);
-  adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), check->value ? check->value : "");
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-
-  icon = gtk_image_new_from_icon_name (icon_name);
-  gtk_widget_add_css_class (icon, css);
-  adw_expander_row_add_prefix (ADW_EXPANDER_ROW (row), icon);
-  status = gtk_label_new (word);
-  gtk_widget_add_css_class (status, css);
-  adw_expander_row_add_action (ADW_EXPANDER_ROW (row), status);
-
-  advice = gtk_label_new (check->advice);
-  gtk_label_set_wrap (GTK_LABEL (advice), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (advice), 0);
-  gtk_label_set_selectable (GTK_LABEL (advice), TRUE);
-  gtk_widget_set_margin_start (advice, 12);
-  gtk_widget_set_margin_end (advice, 12);
-  gtk_widget_set_margin_top (advice, 8);
-  gtk_widget_set_margin_bottom (advice, 8);
-  adw_expander_row_add_row (ADW_EXPANDER_ROW (row), advice);
-
-  /* status in words for screen readers, not only the icon's colour */
-  accessible = g_strdup_printf ("%s: %s, %s", check->title, word, check->value ? check->value : "");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
   adw_preferences_group_add (group, row);
   g_ptr_array_add (self->rows, g_object_ref (row));
   g_object_set_data (G_OBJECT (row), "qf-group", group);

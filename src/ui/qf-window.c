@@ -263,6 +263,10 @@ start_tests (QfWindow          *self,
     .emulation = training_link (self, only != NULL, &emulate) ? &emulate : NULL,
   };
 
+  /* the audit the person saw, with NetworkManager's facts; else setup reads the kernel's */
+  if (choices.iface != NULL)
+    choices.network_audit = qf_network_page_get_network_audit (self->network_page);
+
   session = qf_session_setup (&choices, &error);
   if (session == NULL)
     {

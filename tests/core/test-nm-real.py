@@ -9,28 +9,26 @@
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from nmreal import RealNM, missing, wait_for  # noqa: E402
 
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
 HELPER = os.environ.get("NM_FIX_HELPER", "nm-fix-helper")
 PID = os.getpid()
-NS, NS_PEER = f"qf-nm-{PID}", f"qf-nm-{PID}-peer"
+nm = RealNM("nm")
+NS, NS_PEER = nm.name, f"qf-nm-{PID}-peer"
 # VA–VB: a direct cable to the peer namespace; VC–VD: one where nobody answers DHCP;
 # VE–VF: added and removed while the list is read
 VA, VB, VC, VD, VE, VF = (f"qn{x}{PID % 1000000}" for x in "abcdef")
 SUBNET = f"10.78.{PID % 250}"
 ADDR_A, ADDR_B = f"{SUBNET}.1", f"{SUBNET}.2"
-TIME_SCALE = float(os.environ.get("QF_TEST_TIME_SCALE", "1"))
 
 results = []
-children = []
-tmp = tempfile.mkdtemp(prefix="qf-nm-")
-env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={tmp}/system_bus_socket")
-pids = {}
+tmp, env, children = nm.tmp, nm.env, nm.children
+ns, nmcli, keyfile, show = nm.ns, nm.nmcli, nm.keyfile, nm.show
 
 
 def tap(ok, name, diag=""):
@@ -42,72 +40,12 @@ def tap(ok, name, diag=""):
     sys.stdout.flush()
 
 
-def ns(*args, check=True, input=None, timeout=60):
-    return subprocess.run(["ip", "netns", "exec", NS, *args], env=env, check=check, input=input,
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def nmcli(*args, check=True):
-    return ns("nmcli", *args, check=check)
-
-
-def wait_for(predicate, seconds=20):
-    deadline = time.monotonic() + seconds * TIME_SCALE
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    return predicate()
-
-
-def start_bus():
-    conf = f"{tmp}/bus.conf"
-    with open(conf, "w") as f:
-        f.write(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>system</type><listen>unix:path={tmp}/system_bus_socket</listen>
-<includedir>/usr/share/dbus-1/system.d</includedir>
-<policy context="default"><allow user="*"/><allow own="*"/><allow send_type="method_call"/>
-<allow send_destination="*" eavesdrop="true"/><allow receive_sender="*"/></policy>
-<policy context="mandatory"><allow send_destination="*"/></policy></busconfig>""")
-    out = subprocess.run(["dbus-daemon", f"--config-file={conf}", "--fork", "--print-pid"],
-                         capture_output=True, text=True, check=True).stdout
-    pids["dbus"] = int(out.split()[0])
-
-
-def start_nm():
-    conf = f"{tmp}/nm.conf"
-    os.makedirs(f"{tmp}/conns")
-    with open(conf, "w") as f:
-        f.write(f"[main]\nplugins=keyfile\nno-auto-default=*\n[keyfile]\npath={tmp}/conns\n"
-                "[logging]\nlevel=WARN\n")
-    script = f"""set -e
-mkdir -p /run/udev
-mount -t tmpfs tmpfs /run/udev
-mkdir -p /run/NetworkManager /var/lib/NetworkManager
-mount -t tmpfs tmpfs /run/NetworkManager
-mount -t tmpfs tmpfs /var/lib/NetworkManager
-/lib/systemd/systemd-udevd & echo $! > {tmp}/udevd.pid
-for i in $(seq 100); do [ -S /run/udev/control ] && break; sleep 0.1; done
-udevadm trigger --action=add --subsystem-match=net
-udevadm settle -t 20
-exec NetworkManager --no-daemon --config={conf} --state-file={tmp}/nm.state --pid-file={tmp}/nm.pid
-"""
-    p = subprocess.Popen(["ip", "netns", "exec", NS, "unshare", "-m", "--propagation", "private",
-                          "sh", "-c", script], env=env, stdout=subprocess.DEVNULL,
-                         stderr=open(f"{tmp}/nm.log", "w"))
-    children.append(p)
-    pids["nm"] = p.pid
-    return wait_for(lambda: nmcli("-t", "general", "status", check=False).returncode == 0, 30)
-
-
 def peer(*args):
     return subprocess.run(["ip", "netns", "exec", NS_PEER, *args], check=True, capture_output=True, text=True)
 
 
 def setup():
-    subprocess.run(["ip", "netns", "add", NS], check=True)
+    nm.create()
     subprocess.run(["ip", "netns", "add", NS_PEER], check=True)
     for a, b in ((VA, VB), (VC, VD)):
         subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b], check=True)
@@ -115,39 +53,17 @@ def setup():
         subprocess.run(["ip", "link", "set", b, "netns", NS_PEER], check=True)
         peer("ip", "link", "set", b, "up")
     peer("ip", "addr", "add", f"{ADDR_B}/24", "dev", VB)
-    ns("ip", "link", "set", "lo", "up")
-    start_bus()
-    if not start_nm():
-        raise RuntimeError("NetworkManager did not start: " + open(f"{tmp}/nm.log").read())
+    nm.start()
     for dev in (VA, VC):
-        wait_for(lambda: dev in nmcli("-t", "-f", "DEVICE", "device", check=False).stdout)
-        nmcli("device", "set", dev, "managed", "yes")
+        nm.manage(dev)
     nmcli("connection", "add", "type", "ethernet", "ifname", VA, "con-name", "qf-a",
           "ipv4.method", "manual", "ipv4.addresses", f"{ADDR_A}/24", "ipv6.method", "disabled")
     nmcli("connection", "up", "qf-a")
 
 
 def teardown():
-    for name in ("nm", "udevd", "dbus"):
-        pid = pids.get(name)
-        if name == "udevd" and os.path.exists(f"{tmp}/udevd.pid"):
-            pid = int(open(f"{tmp}/udevd.pid").read())
-        if name == "nm" and os.path.exists(f"{tmp}/nm.pid"):
-            pid = int(open(f"{tmp}/nm.pid").read())
-        if pid:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-    for p in children:
-        try:
-            p.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-    subprocess.run(["ip", "netns", "del", NS], check=False)
+    nm.teardown()
     subprocess.run(["ip", "netns", "del", NS_PEER], check=False)
-    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def interfaces():
@@ -269,15 +185,6 @@ def test_audit_dhcp_waits():
         f"{c}\n{nmcli('device', check=False).stdout}")
 
 
-def keyfile(name):
-    with open(f"{tmp}/conns/{name}.nmconnection", "rb") as f:
-        return f.read()
-
-
-def show(name):
-    return nmcli("-t", "connection", "show", name).stdout
-
-
 def settings_only(text):
     # the connection's settings, without the active connection's runtime state
     return "\n".join(l for l in text.splitlines()
@@ -329,11 +236,9 @@ def test_apply_undo():
 
 
 def main():
-    needed = ["NetworkManager", "nmcli", "dbus-daemon", "udevadm", "ethtool", "unshare"]
-    missing = [n for n in needed if shutil.which(n) is None] + \
-        ([] if os.path.exists("/lib/systemd/systemd-udevd") else ["systemd-udevd"])
-    if os.geteuid() != 0 or missing:
-        print(f"1..0 # SKIP needs root and {', '.join(missing) or 'root'}")
+    lack = missing()
+    if lack:
+        print(f"1..0 # SKIP needs {', '.join(lack)}")
         return 0
     print("1..23")
     try:
@@ -346,8 +251,7 @@ def main():
         test_audit_dhcp_waits()
         test_apply_undo()
     except Exception as e:  # noqa: BLE001 - report, then clean up
-        tap(False, "setup or a step raised", repr(e) + "\n" + (open(f"{tmp}/nm.log").read()
-                                                             if os.path.exists(f"{tmp}/nm.log") else ""))
+        tap(False, "setup or a step raised", repr(e) + "\n" + nm.log())
     finally:
         teardown()
     return 0 if all(results) else 1

@@ -293,6 +293,9 @@ def run_main(main, what):
     try:
         sys.exit(main())
     except Exception as e:  # noqa: BLE001
+        import traceback
         print(f"not ok - {what} could not be driven: {e}")
+        for line in traceback.format_exc().splitlines():
+            print(f"# {line}")
         print("1..1")
         sys.exit(1)

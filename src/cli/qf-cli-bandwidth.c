@@ -159,6 +159,8 @@ typedef struct
   gdouble   stall_s;
   char     *iface;
   char     *token_file;
+  char     *pairing_code;
+  GBytes   *token;         /* the pairing code's, in memory only */
   gboolean  json;
 
   /* read from the above by check_bandwidth_options () */
@@ -177,6 +179,8 @@ bandwidth_options_clear (BandwidthOptions *o)
   g_free (o->window_text);
   g_free (o->iface);
   g_free (o->token_file);
+  g_free (o->pairing_code);
+  g_clear_pointer (&o->token, g_bytes_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BandwidthOptions, bandwidth_options_clear)
@@ -215,6 +219,8 @@ parse_bandwidth_options (BandwidthOptions   *o,
       N_("Interface whose rx/tx kB/s to report (default: the one the test uses)"), N_("IF") },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &o->token_file,
       N_("Prove the responder's access token read from FILE (serve --token-file)"), N_("FILE") },
+    { "pairing-code", 0, 0, G_OPTION_ARG_STRING, &o->pairing_code,
+      N_("Prove the pairing code the helper machine shows (serve --pairing-code)"), N_("CODE") },
     { "json", 'J', 0, G_OPTION_ARG_NONE, &o->json, N_("Print one JSON object on stdout"), NULL },
     { NULL }
   };
@@ -246,7 +252,7 @@ check_bandwidth_options (BandwidthOptions  *o,
     return qf_cli_errorf ("bandwidth", _("Cannot read the length “%s”: give bytes like 1448 or 128K (at most 1M)."), o->len_text);
   if (!parse_bytes (o->window_text, G_MAXINT32, &o->window))
     return qf_cli_errorf ("bandwidth", _("Cannot read the window “%s”: give bytes like 256K."), o->window_text);
-  return qf_cli_check_token_file ("bandwidth", o->token_file);
+  return qf_cli_client_token ("bandwidth", o->token_file, o->pairing_code, &o->token);
 }
 
 /* The "bandwidth" step's params from the checked options. */
@@ -297,6 +303,7 @@ measure_and_print (const BandwidthOptions *o,
   ctx.progress = on_progress;
   ctx.user_data = &printer;
   ctx.peer = o->host;
+  ctx.token = o->token;
   if (!o->json)
     {
       g_print (_("Connecting to host %s, port %d\n"), o->host, o->port);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "qf-auth.h"
+#include "qf-pairing.h"
 #include "qf-cli.h"
 #include "qf-json.h"
 
@@ -89,6 +90,25 @@ qf_cli_check_token_file (const char *command,
     return QF_CLI_EXIT_OK;
   token = qf_auth_token_load (token_file, &error);
   if (token == NULL)
+    return qf_cli_error (command, error);
+  return QF_CLI_EXIT_OK;
+}
+
+int
+qf_cli_client_token (const char  *command,
+                     const char  *token_file,
+                     const char  *pairing_code,
+                     GBytes     **token)
+{
+  g_autoptr(GError) error = NULL;
+
+  *token = NULL;
+  if (pairing_code == NULL)
+    return qf_cli_check_token_file (command, token_file);
+  if (token_file != NULL)
+    return qf_cli_errorf (command, _("give the helper machine's pairing code or its token file, not both"));
+  *token = qf_pairing_code_to_token (pairing_code, &error);
+  if (*token == NULL)
     return qf_cli_error (command, error);
   return QF_CLI_EXIT_OK;
 }

@@ -38,6 +38,9 @@ qf_cli_cycle (int    argc,
   g_autoptr(JsonObject) result = NULL;
   g_autofree char *iface = NULL;
   g_autofree char *token_file = NULL;
+  g_autofree char *pairing_code = NULL;
+  g_autoptr(GBytes) token = NULL;
+  QfStepContext ctx = { 0 };
   int port = 11111, rate_hz = 1000;
   gdouble time_s = 10;
   gboolean json = FALSE, ok;
@@ -50,6 +53,8 @@ qf_cli_cycle (int    argc,
     { "iface", 0, 0, G_OPTION_ARG_STRING, &iface, N_("Send from this interface"), N_("IF") },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
       N_("Prove the responder's access token read from FILE (serve --token-file)"), N_("FILE") },
+    { "pairing-code", 0, 0, G_OPTION_ARG_STRING, &pairing_code,
+      N_("Prove the pairing code the helper machine shows (serve --pairing-code)"), N_("CODE") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
     { NULL }
   };
@@ -70,12 +75,13 @@ qf_cli_cycle (int    argc,
   json_object_set_double_member (params, "time_s", time_s);
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
-  if (qf_cli_check_token_file ("cycle", token_file) != QF_CLI_EXIT_OK)
+  if (qf_cli_client_token ("cycle", token_file, pairing_code, &token) != QF_CLI_EXIT_OK)
     return QF_CLI_EXIT_ERROR;
+  ctx.token = token;
   if (token_file != NULL)
     json_object_set_string_member (params, "token_file", token_file);
 
-  ok = qf_cli_step_run (&qf_step_cycle, params, NULL, &result, &error);
+  ok = qf_cli_step_run (&qf_step_cycle, params, &ctx, &result, &error);
   if (json && result != NULL)
     qf_cli_print_json (result);
   else if (result != NULL)

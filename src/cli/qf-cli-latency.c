@@ -56,6 +56,9 @@ qf_cli_latency (int    argc,
   g_autoptr(JsonObject) result = NULL;
   g_autofree char *iface = NULL;
   g_autofree char *token_file = NULL;
+  g_autofree char *pairing_code = NULL;
+  g_autoptr(GBytes) token = NULL;
+  QfStepContext ctx = { 0 };
   int port = QF_SOCKPERF_DEFAULT_PORT, msg_size = QF_SOCKPERF_MIN_MSG_SIZE;
   gdouble time_s = 30;
   gboolean tcp = FALSE, udp = FALSE, full_rtt = FALSE, spin = FALSE, json = FALSE, ok;
@@ -75,6 +78,8 @@ qf_cli_latency (int    argc,
     { "iface", 0, 0, G_OPTION_ARG_STRING, &iface, N_("Send from this interface"), N_("IF") },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
       N_("Prove the responder's access token read from FILE (serve --token-file)"), N_("FILE") },
+    { "pairing-code", 0, 0, G_OPTION_ARG_STRING, &pairing_code,
+      N_("Prove the pairing code the helper machine shows (serve --pairing-code)"), N_("CODE") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
     { NULL }
   };
@@ -101,8 +106,9 @@ qf_cli_latency (int    argc,
   json_object_set_boolean_member (params, "spin", spin);
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
-  if (qf_cli_check_token_file ("latency", token_file) != QF_CLI_EXIT_OK)
+  if (qf_cli_client_token ("latency", token_file, pairing_code, &token) != QF_CLI_EXIT_OK)
     return QF_CLI_EXIT_ERROR;
+  ctx.token = token;
   if (token_file != NULL)
     json_object_set_string_member (params, "token_file", token_file);
 
@@ -111,7 +117,7 @@ qf_cli_latency (int    argc,
                   "cool-down), %s receive\n"),
                 udp ? "UDP" : "TCP", argv[1], port, msg_size, time_s,
                 spin ? _("busy-polling") : _("blocking"));
-  ok = qf_cli_step_run (&qf_step_latency, params, NULL, &result, &error);
+  ok = qf_cli_step_run (&qf_step_latency, params, &ctx, &result, &error);
   if (json && result != NULL)
     qf_cli_print_json (result);
   else if (result != NULL)

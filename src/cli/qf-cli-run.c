@@ -467,7 +467,7 @@ typedef struct
 {
   char                 *profile_id, *peer, *iface, *operator_name, *customer, *site;
   char                 *out, *resume, *only, *replay_path, *root, *token_file, *emulate_text;
-  char                 *report_lang;
+  char                 *report_lang, *pairing_code;
   gboolean              quick, json, no_sign;
   gdouble               speed;
   /* derived */
@@ -492,6 +492,7 @@ run_options_clear (RunOptions *o)
   g_free (o->token_file);
   g_free (o->emulate_text);
   g_free (o->report_lang);
+  g_free (o->pairing_code);
   g_strfreev (o->only_keys);
 }
 
@@ -509,6 +510,7 @@ parse_options (RunOptions  *o,
     { "iface", 0, 0, G_OPTION_ARG_STRING, &o->iface, N_("Network interface under test"), N_("IF") },
     { "emulate", 0, 0, G_OPTION_ARG_STRING, &o->emulate_text, N_("Training with --peer builtin: the peer answers as this poor link would (never an acceptance)"), N_("delay=MS,jitter=MS,loss=PCT") },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &o->token_file, N_("The helper machine's access token (serve --token-file) for the network tests; only the path is kept in the session"), N_("FILE") },
+    { "pairing-code", 0, 0, G_OPTION_ARG_STRING, &o->pairing_code, N_("The pairing code the helper machine shows (serve --pairing-code) for the network tests; kept in memory only, so a resumed run needs it again"), N_("CODE") },
     { "operator", 0, 0, G_OPTION_ARG_FILENAME, &o->operator_name, N_("Name of the person testing"), N_("NAME") },
     { "customer", 0, 0, G_OPTION_ARG_FILENAME, &o->customer, N_("Customer name for the report"), N_("NAME") },
     { "site", 0, 0, G_OPTION_ARG_FILENAME, &o->site, N_("Site name for the report"), N_("NAME") },
@@ -570,6 +572,12 @@ check_run_options (RunOptions *o)
       if (g_strcmp0 (o->peer, "builtin") != 0)
         return qf_cli_errorf ("run", _("--emulate needs --peer builtin: only the built-in peer can imitate a link")), FALSE;
     }
+  if (o->pairing_code != NULL)
+    {
+      g_autoptr(GBytes) token = NULL;
+      if (qf_cli_client_token ("run", o->token_file, o->pairing_code, &token) != QF_CLI_EXIT_OK)
+        return FALSE;
+    }
   if (o->only != NULL)
     {
       o->only_keys = g_strsplit (o->only, ",", -1);
@@ -621,6 +629,10 @@ resume_session (const RunOptions *o)
     return qf_cli_errorf ("run", _("the session in %s is already complete; start a new one with --profile"), o->resume), NULL;
   if (!qf_session_set_dir (session, o->resume, &error))
     return qf_cli_error ("run", error), NULL;
+  /* the code is never saved: the person types it again (a token file instead replaces it) */
+  if (qf_session_get_pairing_code_used (session) && o->pairing_code == NULL && o->token_file == NULL)
+    return qf_cli_errorf ("run", _("the session in %s reached its helper machine with a pairing code, which is never saved; give it again with --pairing-code CODE"),
+                          o->resume), NULL;
   /* a new --only replaces the one the session was made with; without one, the stored choice holds */
   if (o->only_keys != NULL)
     qf_session_set_only (session, (const char *const *) o->only_keys);
@@ -665,6 +677,7 @@ fill_choices (const RunOptions *o,
     .iface_name = o->iface,
     /* --token-file is applied once --only is checked, to new and resumed sessions alike */
     .token_file = NULL,
+    .pairing_code = o->pairing_code,
     .out_dir = o->out,
     .only = (const char *const *) o->only_keys,
     .emulation = o->emulate_text != NULL ? &o->emulate : NULL,
@@ -717,9 +730,12 @@ run_session (const RunOptions       *o,
   for (guint i = 0; o->only_keys != NULL && o->only_keys[i] != NULL; i++)
     if (qf_session_find_step (session, o->only_keys[i]) < 0)
       return qf_cli_errorf ("run", _("--only: the profile has no test “%s”"), o->only_keys[i]);
-  if (o->token_file != NULL
-      && (!qf_session_set_token_file (session, o->token_file, &error) || !qf_session_save (session, &error)))
-    return qf_cli_error ("run", error);
+  if (o->token_file != NULL)
+    {
+      qf_session_set_pairing_code_used (session, FALSE);
+      if (!qf_session_set_token_file (session, o->token_file, &error) || !qf_session_save (session, &error))
+        return qf_cli_error ("run", error);
+    }
   runner = qf_session_setup_runner (session, choices);
   exit_code = run_loop (runner, o->json, &error);
   if (exit_code == QF_CLI_EXIT_ERROR)

@@ -16,6 +16,7 @@
 #include "qf-auth.h"
 #include "qf-builtin-peer.h"
 #include "qf-cli.h"
+#include "qf-pairing.h"
 #include "qf-peer-services.h"
 
 typedef struct
@@ -29,6 +30,8 @@ typedef struct
   int           max_test_seconds;
   char         *emulate;
   char         *token_file;     /* access token (qf-auth.h); the token itself is never logged */
+  gboolean      pairing_code;   /* draw a pairing code (qf-pairing.h) and require it */
+  char         *code;           /* that code, grouped; in memory only */
   gboolean      allow_classic;
   gboolean      spin;           /* busy-poll every ping-pong client (sockperf sr --nonblocked) */
   gboolean      builtin;
@@ -93,9 +96,13 @@ announce_bandwidth_service (QfServe        *serve,
   g_autofree char *access = NULL;
 
   serve_log (line, serve);
-  if (serve->token_file == NULL)
+  if (serve->code != NULL)
+    access = g_strdup (serve->allow_classic
+                       ? _("both services: clients prove the pairing code shown above; classic clients (sockperf, iperf3) are served without one (--allow-classic)")
+                       : _("both services: clients must prove the pairing code shown above; classic clients (sockperf, iperf3) are refused"));
+  else if (serve->token_file == NULL)
     return;
-  if (serve->allow_classic)
+  else if (serve->allow_classic)
     access = g_strdup_printf (_("both services: clients prove the access token of %s; "
                                 "classic clients (sockperf, iperf3) are served without one "
                                 "(--allow-classic)"), serve->token_file);
@@ -104,6 +111,21 @@ announce_bandwidth_service (QfServe        *serve,
                                 "classic clients (sockperf, iperf3) are refused"),
                               serve->token_file);
   serve_log (access, serve);
+}
+
+/* A new pairing code into serve->code, printed for the person at the helper machine: the
+ * code alone on its line, grouped. Its token, or NULL with error. */
+static GBytes *
+new_pairing_token (QfServe  *serve,
+                   GError  **error)
+{
+  serve->code = qf_pairing_code_new (error);
+  if (serve->code == NULL)
+    return NULL;
+  g_print ("%s\n%s\n%s\n", _("Pairing code:"), serve->code,
+           _("Type this code on the PC under test (its network page, or qualify-cli … --pairing-code CODE) to use this helper machine."));
+  fflush (stdout);
+  return qf_pairing_code_to_token (serve->code, error);
 }
 
 /* Binds every service with the options; reports what failed and returns NULL. */
@@ -133,7 +155,14 @@ bind_services (QfServe *serve)
       qf_cli_error ("serve", error);
       return NULL;
     }
-  /* Read once, for both services. */
+  /* Read (or drawn) once, for both services. */
+  if (serve->pairing_code)
+    token = new_pairing_token (serve, &error);
+  if (serve->pairing_code && token == NULL)
+    {
+      qf_cli_error ("serve", error);
+      return NULL;
+    }
   if (serve->token_file != NULL)
     {
       token = qf_auth_token_load (serve->token_file, &error);
@@ -264,8 +293,11 @@ parse_serve_options (QfServe   *serve,
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &serve->token_file,
       N_("Serve only clients that prove the access token in FILE (owner-readable only; an "
          "HMAC challenge, the token never crosses the wire)"), N_("FILE") },
+    { "pairing-code", 0, 0, G_OPTION_ARG_NONE, &serve->pairing_code,
+      N_("Print a new pairing code and serve only clients that prove it (typed on the PC under "
+         "test; kept in memory only, a new one each start)"), NULL },
     { "allow-classic", 0, 0, G_OPTION_ARG_NONE, &serve->allow_classic,
-      N_("With --token-file: still serve clients that cannot prove a token (stock sockperf and "
+      N_("With --token-file or --pairing-code: still serve clients that cannot prove a token (stock sockperf and "
          "iperf3)"), NULL },
     { "emulate", 0, 0, G_OPTION_ARG_STRING, &serve->emulate,
       N_("Answer latency and cycle tests as a poor link would, e.g. delay=5,jitter=2,loss=1 "
@@ -297,8 +329,12 @@ check_serve_options (const QfServe *serve)
     return qf_cli_errorf ("serve", _("--max-clients must be between 1 and 4096"));
   if (serve->max_test_seconds < 1)
     return qf_cli_errorf ("serve", _("--max-test-seconds must be at least 1"));
-  if (serve->allow_classic && serve->token_file == NULL)
-    return qf_cli_errorf ("serve", _("--allow-classic only makes sense with --token-file"));
+  if (serve->pairing_code && serve->token_file != NULL)
+    return qf_cli_errorf ("serve", _("choose --pairing-code or --token-file, not both: each is the access token clients must prove"));
+  if (serve->pairing_code && serve->builtin)
+    return qf_cli_errorf ("serve", _("--builtin serves loopback only and takes no --pairing-code"));
+  if (serve->allow_classic && serve->token_file == NULL && !serve->pairing_code)
+    return qf_cli_errorf ("serve", _("--allow-classic only makes sense with --token-file or --pairing-code"));
   if (serve->builtin && serve->token_file != NULL)
     return qf_cli_errorf ("serve", _("--builtin serves loopback only and takes no --token-file"));
   if (serve->builtin && serve->spin)
@@ -317,6 +353,7 @@ serve_clear (QfServe *serve)
   g_free (serve->iface);
   g_free (serve->emulate);
   g_free (serve->token_file);
+  g_free (serve->code);
 }
 
 static int

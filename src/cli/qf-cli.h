@@ -47,6 +47,15 @@ int      qf_cli_errorf        (const char          *command,
 int      qf_cli_check_token_file (const char       *command,
                                   const char       *token_file);
 
+/* A client's --pairing-code (qf-pairing.h) beside its --token-file: refuses both together and
+ * a code that is not one (saying why), checks the token file; *token: the code's token, kept
+ * in memory only (NULL without a code). QF_CLI_EXIT_OK or, after printing why,
+ * QF_CLI_EXIT_ERROR. */
+int      qf_cli_client_token  (const char          *command,
+                               const char          *token_file,
+                               const char          *pairing_code,
+                               GBytes             **token);
+
 /* Prints obj as one JSON document followed by a newline on stdout. */
 void     qf_cli_print_json    (JsonObject          *obj);
 

@@ -57,6 +57,9 @@ struct QfIperf3Server
   Pending         pending[QF_ADMISSION_TOTAL];
   QfAdmission     unproven;          /* the pending connections, oldest first */
   QfLogLimit      log_limit;         /* every line is about a connection (qf-admission.h) */
+  GMutex          client_lock;
+  QfServedClient  client;            /* under client_lock: the test running now; address
+                                      * NULL when none (published by watch_test) */
 };
 
 typedef struct
@@ -162,6 +165,7 @@ qf_iperf3_server_new (const char  *bind_address,
   int rc;
 
   server->listen_fd = -1;
+  g_mutex_init (&server->client_lock);
   for (guint i = 0; i < G_N_ELEMENTS (server->pending); i++)
     server->pending[i].fd = -1;
   server->max_streams = 2 * QF_IPERF3_MAX_STREAMS;
@@ -322,6 +326,8 @@ qf_iperf3_server_free (QfIperf3Server *server)
       close (server->pending[i].fd);
   g_free (server->iface);
   g_clear_pointer (&server->token, g_bytes_unref);
+  qf_served_client_clear (&server->client);
+  g_mutex_clear (&server->client_lock);
   g_free (server);
 }
 
@@ -746,6 +752,50 @@ test_may_go_on (Test     *t,
   return FALSE;
 }
 
+/* The running test's figures for other threads (from watch_test, every 100 ms at most);
+ * t NULL: no test runs. */
+static void
+publish_client (QfIperf3Server *server,
+                Test           *t,
+                gint64          now)
+{
+  guint64 moved = 0;
+
+  for (guint i = 0; t != NULL && i < t->n_streams; i++)
+    moved += _qf_atomic_get64 (&t->streams[i].bytes) - t->base_bytes[i];
+  g_mutex_lock (&server->client_lock);
+  qf_served_client_clear (&server->client);
+  if (t != NULL)
+    server->client = (QfServedClient) {
+      .address = g_strdup (t->peer_name),
+      .test = "bandwidth",
+      .started_ns = t->t0,
+      .as_of_ns = now,
+      .count = moved,
+      .count_bytes = TRUE,
+    };
+  g_mutex_unlock (&server->client_lock);
+}
+
+GArray *
+qf_iperf3_server_list_clients (QfIperf3Server *server)
+{
+  GArray *list = g_array_new (FALSE, TRUE, sizeof (QfServedClient));
+
+  g_return_val_if_fail (server != NULL, list);
+
+  g_array_set_clear_func (list, qf_served_client_clear);
+  g_mutex_lock (&server->client_lock);
+  if (server->client.address != NULL)
+    {
+      QfServedClient copy = server->client;
+      copy.address = g_strdup (copy.address);
+      g_array_append_val (list, copy);
+    }
+  g_mutex_unlock (&server->client_lock);
+  return list;
+}
+
 /* Watches the running test until the client's TEST_END (FALSE with error on anything else),
  * ending the warm-up on time and turning other clients away. Wakes at most every 100 ms. */
 static gboolean
@@ -766,6 +816,7 @@ watch_test (Test    *t,
           t->t0 = now;
           t->omit_done = TRUE;
         }
+      publish_client (t->server, t, now);
       /* The control connection first, in the same look as the listen socket: a client that
        * queued after this one closed it is served next, not refused. */
       poll (pfd, 2, 100);
@@ -923,6 +974,7 @@ serve_one (QfIperf3Server                *server,
     g_atomic_int_inc (&server->tests_done);
 
 out:
+  publish_client (server, NULL, 0);
   if (error != NULL)
     logf_ (server, _("Bandwidth test from %s refused or ended early: %s"), t->peer_name, error->message);
   g_atomic_int_set (&t->stop, 1);

@@ -17,6 +17,8 @@
 
 #include <glib.h>
 
+#include "qf-responder.h"
+
 G_BEGIN_DECLS
 
 typedef struct QfIperf3Server QfIperf3Server;
@@ -59,6 +61,10 @@ gboolean        qf_iperf3_server_run        (QfIperf3Server  *server,
  * parameters). Any thread. */
 guint           qf_iperf3_server_tests_done (QfIperf3Server  *server);
 guint           qf_iperf3_server_refused    (QfIperf3Server  *server);
+/* The client whose test runs now (none, or one: the server runs one test at a time), as a
+ * GArray of QfServedClient (qf-responder.h; test "bandwidth", count: bytes moved both ways
+ * since the measured part began). Any thread. */
+GArray         *qf_iperf3_server_list_clients (QfIperf3Server *server);
 void            qf_iperf3_server_free       (QfIperf3Server  *server);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfIperf3Server, qf_iperf3_server_free)

@@ -136,6 +136,8 @@ struct QfResponder
   GBytes            *token;
   guint8             udp_secret[QF_AUTH_MAC_SIZE];   /* keys the stateless UDP nonces */
   gint64             start_ns;
+  GMutex             clients_lock;
+  GArray            *clients;      /* under clients_lock: QfServedClient, as of housekeeping */
   gint64             refusal_second;
   guint              refusals_in_second;
   QfWakeTimer       *wake;         /* run()'s: interrupts the sole client's recv() */
@@ -372,6 +374,9 @@ qf_responder_new (const QfResponderConfig  *config,
     }
 
   self = g_new0 (QfResponder, 1);
+  g_mutex_init (&self->clients_lock);
+  self->clients = g_array_new (FALSE, TRUE, sizeof (QfServedClient));
+  g_array_set_clear_func (self->clients, qf_served_client_clear);
   self->config = *config;
   self->token = config->token != NULL ? g_bytes_ref (config->token) : NULL;
   self->config.token = self->token;
@@ -1314,6 +1319,82 @@ serve_sole_client (QfResponder *self,
     qf_wake_timer_arm (self->wake, -1, FALSE);   /* closed meanwhile */
 }
 
+/* ---- the clients served now, for other threads --------------------------------------------- */
+
+void
+qf_served_client_clear (gpointer client)
+{
+  g_clear_pointer (&((QfServedClient *) client)->address, g_free);
+}
+
+static void
+add_served (GArray                        *list,
+            const struct sockaddr_storage *addr,
+            const char                    *test,
+            gint64                         started_ns,
+            gint64                         now_ns,
+            guint64                        count)
+{
+  QfServedClient client = {
+    .address = qf_net_address_to_string ((const struct sockaddr *) addr, FALSE),
+    .test = test,
+    .started_ns = started_ns,
+    .as_of_ns = now_ns,
+    .count = count,
+  };
+
+  g_array_append_val (list, client);
+}
+
+/* From housekeeping (every HOUSEKEEPING_NS at most): the proven TCP clients and the UDP peers
+ * being served, swapped in under the lock so a reader copies a whole list. */
+static void
+publish_clients (QfResponder *self,
+                 gint64       now_ns)
+{
+  GArray *list = g_array_new (FALSE, TRUE, sizeof (QfServedClient));
+  GArray *old;
+
+  g_array_set_clear_func (list, qf_served_client_clear);
+  for (guint i = 0; self->conns != NULL && i < self->n_conns; i++)
+    {
+      const Conn *c = &self->conns[i];
+      if (c->fd >= 0 && c->proven && c->auth == AUTH_OPEN)
+        add_served (list, &c->addr, "latency-tcp", c->start_ns, now_ns, c->messages);
+    }
+  for (guint i = 0; self->peers != NULL && i < self->n_peers; i++)
+    {
+      const UdpPeer *p = &self->peers[i];
+      if (p->in_use && !p->expired)
+        add_served (list, &p->addr, p->cycle ? "cycle" : "latency-udp", p->first_ns, now_ns,
+                    p->messages);
+    }
+  g_mutex_lock (&self->clients_lock);
+  old = self->clients;
+  self->clients = list;
+  g_mutex_unlock (&self->clients_lock);
+  g_array_unref (old);
+}
+
+GArray *
+qf_responder_list_clients (QfResponder *self)
+{
+  GArray *copy = g_array_new (FALSE, TRUE, sizeof (QfServedClient));
+
+  g_return_val_if_fail (self != NULL, copy);
+
+  g_array_set_clear_func (copy, qf_served_client_clear);
+  g_mutex_lock (&self->clients_lock);
+  for (guint i = 0; i < self->clients->len; i++)
+    {
+      QfServedClient client = g_array_index (self->clients, QfServedClient, i);
+      client.address = g_strdup (client.address);
+      g_array_append_val (copy, client);
+    }
+  g_mutex_unlock (&self->clients_lock);
+  return copy;
+}
+
 /* Ends tests that ran too long or went quiet; returns whether a spinning client is active. */
 static gboolean
 housekeeping (QfResponder *self,
@@ -1366,6 +1447,7 @@ housekeeping (QfResponder *self,
         }
       self->spin_udp |= p->spin && !p->expired && now_ns - p->last_ns < SPIN_IDLE_END_NS;
     }
+  publish_clients (self, now_ns);
   return self->n_spinners > 0 || self->spin_udp;
 }
 
@@ -1401,6 +1483,7 @@ run_thread (gpointer     data,
   self->wake = qf_wake_timer_new (FAST_WAIT_NS);
   run->ok = run_loop (self, run->stop, run->error);
   close_all_conns (self);
+  publish_clients (self, qf_clock_now_ns ());
   log_summary (self, qf_clock_now_ns (), TRUE);
   g_clear_pointer (&self->wake, qf_wake_timer_free);
   self->log_outbox = NULL;
@@ -1572,5 +1655,7 @@ qf_responder_free (QfResponder *self)
   g_free (self->iface);
   g_clear_pointer (&self->token, g_bytes_unref);
   memset (self->udp_secret, 0, sizeof self->udp_secret);
+  g_clear_pointer (&self->clients, g_array_unref);
+  g_mutex_clear (&self->clients_lock);
   g_free (self);
 }

@@ -70,6 +70,22 @@ typedef struct
 
 typedef struct QfResponder QfResponder;
 
+/* A client being served now, as the responder and the bandwidth server (qf-iperf3.h) publish
+ * it for other threads: refreshed by the serving loop at most every 100 ms, so the measured
+ * path only bumps the counters it keeps anyway. */
+typedef struct
+{
+  char       *address;     /* the client's address, without port ("fe80::1%eth0") */
+  const char *test;        /* static: "latency-tcp", "latency-udp", "cycle", "bandwidth" */
+  gint64      started_ns;  /* CLOCK_MONOTONIC: when its test started */
+  gint64      as_of_ns;    /* CLOCK_MONOTONIC: when count was read */
+  guint64     count;       /* messages answered, or with count_bytes bytes moved */
+  gboolean    count_bytes; /* count is bytes (the bandwidth server), else messages */
+} QfServedClient;
+
+/* Frees the address (an element clear func for a GArray of QfServedClient). */
+void         qf_served_client_clear (gpointer                 client);
+
 /* Opens and binds the sockets (so a bind error is reported before any thread starts). */
 QfResponder *qf_responder_new       (const QfResponderConfig *config,
                                      GError                 **error);
@@ -81,6 +97,9 @@ guint16      qf_responder_get_port  (QfResponder             *responder);
 gboolean     qf_responder_run       (QfResponder             *responder,
                                      const gint              *stop,
                                      GError                 **error);
+/* The clients served now: a GArray of QfServedClient (clear func set), copied under a lock.
+ * Any thread, while or after run() runs. */
+GArray      *qf_responder_list_clients (QfResponder          *responder);
 /* Safe to call after run() returned. */
 void         qf_responder_get_stats (QfResponder             *responder,
                                      QfResponderStats        *stats);

@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "qf-iperf3.h"
 #include "qf-peer-services.h"
 
@@ -170,11 +172,42 @@ qf_peer_client_free (QfPeerClient *client)
   g_free (client);
 }
 
+/* Adds the engine's clients with their figure so far: messages/s, or Mbit/s for bytes. */
+static void
+add_clients (GPtrArray *clients,
+             GArray    *served)
+{
+  gint64 now_us = g_get_monotonic_time ();
+
+  for (guint i = 0; i < served->len; i++)
+    {
+      const QfServedClient *s = &g_array_index (served, QfServedClient, i);
+      QfPeerClient *client = g_new0 (QfPeerClient, 1);
+      gboolean bytes = s->count_bytes;
+      gdouble seconds = (s->as_of_ns - s->started_ns) / 1e9;
+
+      client->address = g_strdup (s->address);
+      client->test = g_strdup (s->test);
+      /* the engines' clock is CLOCK_MONOTONIC, as g_get_monotonic_time's */
+      client->started_us = MIN (s->started_ns / 1000, now_us);
+      if (seconds > 0)
+        client->figure = bytes ? s->count * 8.0 / seconds / 1e6 : s->count / seconds;
+      client->unit = g_strdup (bytes ? _("Mbit/s") : _("msg/s"));
+      g_ptr_array_add (clients, client);
+    }
+  g_array_unref (served);
+}
+
 GPtrArray *
 qf_peer_services_list_clients (QfPeerServices *self)
 {
   GPtrArray *clients = g_ptr_array_new_with_free_func ((GDestroyNotify) qf_peer_client_free);
 
   g_return_val_if_fail (self != NULL, clients);
+
+  if (self->responder != NULL)
+    add_clients (clients, qf_responder_list_clients (self->responder));
+  if (self->bandwidth != NULL)
+    add_clients (clients, qf_iperf3_server_list_clients (self->bandwidth));
   return clients;
 }

@@ -506,7 +506,7 @@ parse_options (RunOptions  *o,
 {
   const GOptionEntry entries[] = {
     { "profile", 0, 0, G_OPTION_ARG_STRING, &o->profile_id, N_("Profile to judge against (see “qualify-cli profiles”)"), N_("ID") },
-    { "peer", 0, 0, G_OPTION_ARG_STRING, &o->peer, N_("Helper machine running “qualify-cli serve”, or “builtin” for this PC's loopback"), N_("HOST") },
+    { "peer", 0, 0, G_OPTION_ARG_STRING, &o->peer, N_("Helper machine running “qualify-cli serve”, “auto” for the one that answers discovery on --iface (or on the only wired interface that is up), or “builtin” for this PC's loopback"), N_("HOST") },
     { "iface", 0, 0, G_OPTION_ARG_STRING, &o->iface, N_("Network interface under test"), N_("IF") },
     { "emulate", 0, 0, G_OPTION_ARG_STRING, &o->emulate_text, N_("Training with --peer builtin: the peer answers as this poor link would (never an acceptance)"), N_("delay=MS,jitter=MS,loss=PCT") },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &o->token_file, N_("The helper machine's access token (serve --token-file) for the network tests; only the path is kept in the session"), N_("FILE") },
@@ -584,6 +584,30 @@ check_run_options (RunOptions *o)
       for (guint i = 0; o->only_keys[i] != NULL; i++)
         g_strstrip (o->only_keys[i]);
     }
+  return TRUE;
+}
+
+/* --peer auto: the helper found by discovery replaces "auto" with its address (a link-local one
+ * with its %interface scope, so every network test runs over a direct cable), and its interface
+ * becomes the one under test when none was given. FALSE when an error was reported. */
+static gboolean
+resolve_auto_peer (RunOptions *o)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfHelperInfo) helper = NULL;
+
+  if (g_strcmp0 (o->peer, "auto") != 0)
+    return TRUE;
+  helper = qf_cli_discover_auto_peer (o->iface, o->root, &error);
+  if (helper == NULL)
+    return qf_cli_error ("run", error), FALSE;
+  g_free (o->peer);
+  o->peer = g_strdup (qf_helper_info_best_address (helper));
+  if (o->iface == NULL)
+    o->iface = g_strdup (helper->iface);
+  if (helper->token_required && o->token_file == NULL)
+    g_printerr ("%s\n", _("Note: this helper machine requires an access token; its network "
+                          "tests will be refused without one."));
   return TRUE;
 }
 
@@ -765,7 +789,7 @@ qf_cli_run (int    argc,
         return qf_cli_errorf ("run", _("--replay cannot be combined with --profile, --resume, --peer or --out"));
       return replay (o.replay_path, o.speed, o.json);
     }
-  if (!check_run_options (&o))
+  if (!check_run_options (&o) || !resolve_auto_peer (&o))
     return QF_CLI_EXIT_ERROR;
   fill_choices (&o, &choices);
   session = o.resume != NULL ? resume_session (&o) : new_session (&o, &choices);

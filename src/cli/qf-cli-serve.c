@@ -36,6 +36,7 @@ typedef struct
   gboolean      spin;           /* busy-poll every ping-pong client (sockperf sr --nonblocked) */
   gboolean      builtin;
   gboolean      json;
+  gboolean      no_announce;    /* no discovery answers (mDNS/DNS-SD) */
 
   GMainLoop    *loop;
   GMutex        failure_lock;
@@ -128,6 +129,26 @@ new_pairing_token (QfServe  *serve,
   return qf_pairing_code_to_token (serve->code, error);
 }
 
+static void
+announce_discovery (QfServe        *serve,
+                    QfPeerServices *services)
+{
+  const char *why_not = NULL;
+  g_autofree char *line = NULL;
+
+  if (serve->no_announce)
+    line = g_strdup (_("discovery: not announced (--no-announce); clients need this machine's "
+                       "address"));
+  else if (qf_peer_services_is_announcing (services, &why_not))
+    line = g_strdup_printf (_("discovery: announced as a _qualify._tcp service (mDNS) on %s; "
+                              "find it with “qualify-cli discover”"),
+                            serve->iface != NULL ? serve->iface : _("every interface that is up"));
+  else
+    line = g_strdup_printf (_("discovery: not announced: %s; clients need this machine's "
+                              "address"), why_not);
+  serve_log (line, serve);
+}
+
 /* Binds every service with the options; reports what failed and returns NULL. */
 static QfPeerServices *
 bind_services (QfServe *serve)
@@ -148,6 +169,7 @@ bind_services (QfServe *serve)
     .log_data = serve,
     .fail = serve_fail,
     .fail_data = serve,
+    .announce = !serve->no_announce,
   };
 
   if (!qf_responder_emulation_parse (serve->emulate, &config.emulate, &error))
@@ -199,6 +221,7 @@ serve_helper (QfServe *serve)
     return QF_CLI_EXIT_ERROR;
   announce_latency_service (serve, services);
   announce_bandwidth_service (serve, services);
+  announce_discovery (serve, services);
   qf_peer_services_start (services);
   sigint = g_unix_signal_add (SIGINT, on_signal, serve);
   sigterm = g_unix_signal_add (SIGTERM, on_signal, serve);
@@ -306,6 +329,9 @@ parse_serve_options (QfServe   *serve,
       N_("Busy-poll for every ping-pong client, as sockperf sr --nonblocked (for sockperf pp "
          "--nonblocked, which cannot ask as qualify-cli latency --spin does); takes one CPU "
          "while a client is served"), NULL },
+    { "no-announce", 0, 0, G_OPTION_ARG_NONE, &serve->no_announce,
+      N_("Do not announce this helper on the network (mDNS/DNS-SD, what “qualify-cli discover” "
+         "and “run --peer auto” find)"), NULL },
     { "builtin", 0, 0, G_OPTION_ARG_NONE, &serve->builtin,
       N_("Serve on loopback on free ports and print them (single-PC and training runs)"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &serve->json,

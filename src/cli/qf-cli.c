@@ -30,6 +30,7 @@ static const QfCliCommand commands[] = {
   { "cycle",     N_("Run a periodic control-cycle test against a peer"), qf_cli_cycle },
   { "bandwidth", N_("Measure TCP/UDP throughput to a peer (like iperf3)"), qf_cli_bandwidth },
   { "serve",     N_("Run the responder for the helper machine"), qf_cli_serve },
+  { "discover",  N_("List the helper machines that answer on the local network"), qf_cli_discover },
   { "run",       N_("Run a whole qualification against a profile"), qf_cli_run },
   { "report",    N_("Write the PDF and HTML acceptance report of a session"), qf_cli_report },
   { "verify",    N_("Check the signature and contents of a report"), qf_cli_verify },

@@ -12,6 +12,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "qf-discovery.h"
 #include "qf-step.h"
 
 G_BEGIN_DECLS
@@ -86,5 +87,13 @@ int qf_cli_latency   (int argc, char **argv);
 int qf_cli_cycle     (int argc, char **argv);
 int qf_cli_bandwidth (int argc, char **argv);
 int qf_cli_serve     (int argc, char **argv);
+int qf_cli_discover  (int argc, char **argv);
+
+/* run --peer auto: the one helper machine that answers discovery on iface, or, when iface is
+ * NULL, on the only wired interface that is up (below root, for tests). NULL with an error that
+ * says what was heard when none or several answer. */
+QfHelperInfo *qf_cli_discover_auto_peer (const char  *iface,
+                                         const char  *root,
+                                         GError     **error);
 
 G_END_DECLS

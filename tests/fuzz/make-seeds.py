@@ -143,3 +143,34 @@ for name, (key, value) in list(variants.items()) + [('step-' + k, v) for k, v in
     if raw:
         text = text.replace('"@@RAW@@"', value[1:])
     put('session', 'wrong-' + name + '.json', text)
+
+
+# mdns: a query as qualify-cli discover sends it, an answer as serve sends it (PTR, SRV, TXT,
+# AAAA, names compressed), a compression loop, a pointer forward, a truncated record.
+def dns_name(text):
+    return b''.join(bytes([len(l)]) + l.encode() for l in text.split('.')) + b'\0'
+
+
+def dns_header(qd, an, ns=0, ar=0, flags=0):
+    return struct.pack('>HHHHHH', 0, flags, qd, an, ns, ar)
+
+
+query = dns_header(1, 0) + dns_name('_qualify._tcp.local') + struct.pack('>HH', 12, 1)
+put('mdns', 'query', query)
+ptr_rdata = bytes([6]) + b'helper' + struct.pack('>H', 0xC00C)
+answer = dns_header(0, 1, 0, 3, 0x8400) + dns_name('_qualify._tcp.local')
+answer += struct.pack('>HHIH', 12, 1, 120, len(ptr_rdata)) + ptr_rdata
+instance_at = 12 + len(dns_name('_qualify._tcp.local')) + 10
+target = bytes([14]) + b'helper-qualify' + struct.pack('>H', 0xC000 | (12 + 1 + 8 + 1 + 4))
+srv = struct.pack('>HHH', 0, 0, 11111) + target
+answer += struct.pack('>HHHIH', 0xC000 | instance_at, 33, 0x8001, 120, len(srv)) + srv
+txt = b''.join(bytes([len(s)]) + s for s in (b'v=0.1.0', b'lat=11111', b'bw=5201', b'code=1',
+                                             b'name=Lab PC', b'proto=1'))
+answer += struct.pack('>HHHIH', 0xC000 | instance_at, 16, 0x8001, 120, len(txt)) + txt
+host_at = instance_at + 2 + 10 + 6
+answer += struct.pack('>HHHIH', 0xC000 | host_at, 28, 0x8001, 120, 16) + bytes([0xfe, 0x80] + [0] * 13 + [1])
+put('mdns', 'answer', answer)
+put('mdns', 'pointer-loop', dns_header(1, 0) + struct.pack('>H', 0xC00C) + struct.pack('>HH', 12, 1))
+put('mdns', 'pointer-forward', dns_header(1, 0) + struct.pack('>H', 0xC010) + b'\x03abc\x00' + struct.pack('>HH', 12, 1))
+put('mdns', 'truncated', answer[:-7])
+put('mdns', 'too-many-records', dns_header(0, 0xffff))

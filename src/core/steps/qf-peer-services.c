@@ -9,6 +9,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-discovery.h"
 #include "qf-iperf3.h"
 #include "qf-peer-services.h"
 
@@ -25,6 +26,11 @@ struct QfPeerServices
   /* Bandwidth service: iperf3 3.12-compatible server (qf-iperf3). */
   QfIperf3Server        *bandwidth;
   GThread               *bandwidth_thread;
+
+  /* Discovery: the mDNS/DNS-SD announcer (qf-discovery), only with config->announce. */
+  QfAnnouncer           *announcer;
+  GThread               *announcer_thread;
+  char                  *announce_error;    /* why it does not announce, when asked to */
 };
 
 /* On a service thread whose loop failed. */
@@ -103,6 +109,41 @@ bandwidth_thread (gpointer data)
   return NULL;
 }
 
+/* ---- discovery ------------------------------------------------------------------------------ */
+
+/* A helper that cannot announce (port 5353 held by a program that does not share it) still
+ * serves clients that know its address: the reason is kept for the caller to show. */
+static void
+bind_announcer (QfPeerServices             *self,
+                const QfPeerServicesConfig *config)
+{
+  g_autoptr(GError) error = NULL;
+  QfAnnouncerConfig announcer_config = {
+    .name = config->announce_name,
+    .latency_port = qf_responder_get_port (self->responder),
+    .bandwidth_port = qf_iperf3_server_get_port (self->bandwidth),
+    .token_required = config->token != NULL,
+    .iface = config->iface,
+    .log = config->log,
+    .log_data = config->log_data,
+  };
+
+  self->announcer = qf_announcer_new (&announcer_config, &error);
+  if (self->announcer == NULL)
+    self->announce_error = g_strdup (error->message);
+}
+
+static gpointer
+announcer_thread (gpointer data)
+{
+  QfPeerServices *self = data;
+  g_autoptr(GError) error = NULL;
+
+  if (!qf_announcer_run (self->announcer, &self->stop, &error))
+    report_failure (self, error);
+  return NULL;
+}
+
 /* ---- the services -------------------------------------------------------------------------- */
 
 QfPeerServices *
@@ -121,6 +162,8 @@ qf_peer_services_bind (const QfPeerServicesConfig  *config,
       qf_peer_services_stop (self);
       return NULL;
     }
+  if (config->announce)
+    bind_announcer (self, config);
   return self;
 }
 
@@ -146,6 +189,18 @@ qf_peer_services_start (QfPeerServices *self)
 
   self->responder_thread = g_thread_new ("qf-responder", responder_thread, self);
   self->bandwidth_thread = g_thread_new ("qf-bandwidth-server", bandwidth_thread, self);
+  if (self->announcer != NULL)
+    self->announcer_thread = g_thread_new ("qf-announcer", announcer_thread, self);
+}
+
+gboolean
+qf_peer_services_is_announcing (QfPeerServices  *self,
+                                const char     **why_not)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  if (why_not != NULL)
+    *why_not = self->announce_error;
+  return self->announcer != NULL;
 }
 
 void
@@ -158,6 +213,9 @@ qf_peer_services_stop (QfPeerServices *self)
   g_clear_pointer (&self->responder, qf_responder_free);
   g_clear_pointer (&self->bandwidth_thread, g_thread_join);
   g_clear_pointer (&self->bandwidth, qf_iperf3_server_free);
+  g_clear_pointer (&self->announcer_thread, g_thread_join);
+  g_clear_pointer (&self->announcer, qf_announcer_free);
+  g_free (self->announce_error);
   g_free (self);
 }
 

@@ -1,6 +1,7 @@
 /* qf-peer-services.h — the services a helper machine offers, each on its own thread (src/core):
  * the latency responder (sockperf-style ping-pong on TCP and UDP, and the cycle protocol;
- * qf-responder) and the bandwidth server (iperf3 3.12-compatible; qf-iperf3).
+ * qf-responder) and the bandwidth server (iperf3 3.12-compatible; qf-iperf3), and, when asked,
+ * the discovery announcer (mDNS/DNS-SD; qf-discovery).
  *
  * `qualify-cli serve` runs them on the helper machine; the built-in peer (qf-builtin-peer.h) runs
  * them on loopback for single-PC and training runs. Both go through here: bind (every socket
@@ -35,7 +36,9 @@ typedef struct
   gpointer               log_data;
   QfPeerServicesFailFunc fail;             /* NULL = g_warning */
   gpointer               fail_data;
-  /* ANNOUNCE: the discovery announcer's members (announce, announce_name) go here. */
+  gboolean               announce;         /* answer discovery (qf-discovery.h) on iface, or on
+                                            * every interface that is up */
+  const char            *announce_name;    /* the name announced; NULL = the host name */
 } QfPeerServicesConfig;
 
 /* A client being served now, as another thread may copy it (qf_peer_services_list_clients). */
@@ -66,6 +69,10 @@ void            qf_peer_services_start              (QfPeerServices             
 /* The clients served now by every service (a snapshot: a GPtrArray of QfPeerClient, free func
  * set; empty when none). Any thread. */
 GPtrArray      *qf_peer_services_list_clients       (QfPeerServices             *services);
+/* Whether discovery answers (config.announce and port 5353 could be opened); when asked to and
+ * it cannot, *why_not (may be NULL) says why, owned by services. */
+gboolean        qf_peer_services_is_announcing      (QfPeerServices             *services,
+                                                     const char                **why_not);
 /* Stop = set the shared flag, join every thread that runs, free. NULL is allowed. */
 void            qf_peer_services_stop               (QfPeerServices             *services);
 

@@ -1,0 +1,390 @@
+/* qf-discovery-browse.c — the PC under test's side of discovery: asks who offers
+ * "_qualify._tcp" and collects the answers (src/engine). See qf-discovery.h.
+ *
+ * The question goes out from an ephemeral port, so the helpers answer straight back to us
+ * ("legacy unicast", RFC 6762 §6.7): no port 5353 of our own, which avahi-daemon may hold, and
+ * no privilege. It is asked at 0, 1, 2, 4 … s on each interface (a lost packet on a link that has
+ * just come up is asked again) until the time is up. A helper is one instance heard on one
+ * interface; its addresses come from the A and AAAA records of its SRV target in the same
+ * answer (an IPv6 link-local one with "%iface"), or, when it told none, the address the answer
+ * came from.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <glib/gi18n.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qf-clock.h"
+#include "qf-discovery-private.h"
+#include "qf-mdns.h"
+#include "qf-net.h"
+
+typedef struct
+{
+  QfHelperInfo *info;
+  int          ifindex;
+  char        *target;        /* SRV target host */
+  gboolean     have_srv, have_txt;
+  char        *reported;      /* what was last handed to found() */
+} Entry;
+
+typedef struct
+{
+  int                   fd6, fd4;
+  GArray               *links;        /* of QfMdnsLink */
+  GPtrArray            *entries;      /* of Entry */
+  QfDiscoveryFoundFunc  found;
+  gpointer              user_data;
+  QfDnsMessage          msg;
+} Browse;
+
+static void
+entry_free (Entry *entry)
+{
+  qf_helper_info_free (entry->info);
+  g_free (entry->target);
+  g_free (entry->reported);
+  g_free (entry);
+}
+
+static const QfMdnsLink *
+find_link (Browse *self,
+           int     ifindex)
+{
+  for (guint i = 0; i < self->links->len; i++)
+    if (g_array_index (self->links, QfMdnsLink, i).ifindex == ifindex)
+      return &g_array_index (self->links, QfMdnsLink, i);
+  return NULL;
+}
+
+static Entry *
+find_entry (Browse     *self,
+            const char *instance,
+            int         ifindex,
+            gboolean    create)
+{
+  Entry *entry;
+
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      entry = g_ptr_array_index (self->entries, i);
+      if (entry->ifindex == ifindex && qf_dns_name_equal (entry->info->instance, instance))
+        return entry;
+    }
+  if (!create || self->entries->len >= 256)
+    return NULL;
+  entry = g_new0 (Entry, 1);
+  entry->ifindex = ifindex;
+  entry->info = g_new0 (QfHelperInfo, 1);
+  entry->info->instance = g_strdup (instance);
+  entry->info->iface = g_strdup (find_link (self, ifindex)->name);
+  entry->info->addresses = g_new0 (char *, 1);
+  g_ptr_array_add (self->entries, entry);
+  return entry;
+}
+
+/* ---- reading an answer ---------------------------------------------------------------------- */
+
+static guint16
+txt_port (const QfDnsRecord *r,
+          const char        *key)
+{
+  g_autofree char *value = qf_dns_txt_get (r->txt, r->txt_len, key);
+  guint64 port = 0;
+
+  if (value == NULL || !g_ascii_string_to_unsigned (value, 10, 1, 65535, &port, NULL))
+    return 0;
+  return (guint16) port;
+}
+
+static char *
+txt_text (const QfDnsRecord *r,
+          const char        *key)
+{
+  g_autofree char *value = qf_dns_txt_get (r->txt, r->txt_len, key);
+
+  return value != NULL ? g_utf8_make_valid (value, -1) : NULL;
+}
+
+static void
+read_txt (Entry             *entry,
+          const QfDnsRecord *r)
+{
+  g_autofree char *code = qf_dns_txt_get (r->txt, r->txt_len, "code");
+  char *name = txt_text (r, "name");
+  guint16 bw = txt_port (r, "bw"), lat = txt_port (r, "lat");
+
+  if (name != NULL && name[0] != '\0')
+    g_free (entry->info->name), entry->info->name = name;
+  else
+    g_free (name);
+  g_free (entry->info->version);
+  entry->info->version = txt_text (r, "v");
+  if (lat != 0)
+    entry->info->latency_port = lat;
+  entry->info->bandwidth_port = bw;
+  entry->info->token_required = g_strcmp0 (code, "1") == 0;
+  entry->have_txt = TRUE;
+}
+
+static void
+add_address (Entry                 *entry,
+             int                    family,
+             const guint8          *address,
+             const char            *iface)
+{
+  char text[INET6_ADDRSTRLEN];
+  g_autofree char *literal = NULL;
+  guint n = g_strv_length (entry->info->addresses);
+
+  if (inet_ntop (family, address, text, sizeof text) == NULL || n >= 16)
+    return;
+  if (family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL ((const struct in6_addr *) address))
+    literal = g_strdup_printf ("%s%%%s", text, iface);
+  else
+    literal = g_strdup (text);
+  if (g_strv_contains ((const char * const *) entry->info->addresses, literal))
+    return;
+  entry->info->addresses = g_renew (char *, entry->info->addresses, n + 2);
+  entry->info->addresses[n] = g_steal_pointer (&literal);
+  entry->info->addresses[n + 1] = NULL;
+}
+
+static void
+read_records (Browse *self,
+              int     ifindex)
+{
+  const QfDnsMessage *msg = &self->msg;
+
+  for (guint i = 0; i < msg->n_records; i++)
+    {
+      const QfDnsRecord *r = &msg->records[i];
+
+      if (r->type == QF_DNS_TYPE_PTR && r->ttl > 0
+          && qf_dns_name_equal (r->name, QF_MDNS_SERVICE_NAME))
+        find_entry (self, r->target, ifindex, TRUE);
+    }
+  for (guint i = 0; i < msg->n_records; i++)
+    {
+      const QfDnsRecord *r = &msg->records[i];
+      Entry *entry = find_entry (self, r->name, ifindex, FALSE);
+
+      if (entry != NULL && r->type == QF_DNS_TYPE_SRV)
+        {
+          g_free (entry->target);
+          entry->target = g_strdup (r->target);
+          if (entry->info->latency_port == 0)
+            entry->info->latency_port = r->port;
+          entry->have_srv = TRUE;
+        }
+      else if (entry != NULL && r->type == QF_DNS_TYPE_TXT)
+        read_txt (entry, r);
+    }
+}
+
+static void
+read_addresses (Browse                *self,
+                const struct sockaddr *from,
+                const QfMdnsLink      *link)
+{
+  for (guint e = 0; e < self->entries->len; e++)
+    {
+      Entry *entry = g_ptr_array_index (self->entries, e);
+
+      if (entry->ifindex != link->ifindex || entry->target == NULL)
+        continue;
+      for (guint i = 0; i < self->msg.n_records; i++)
+        {
+          const QfDnsRecord *r = &self->msg.records[i];
+
+          if ((r->type == QF_DNS_TYPE_A || r->type == QF_DNS_TYPE_AAAA)
+              && qf_dns_name_equal (r->name, entry->target))
+            add_address (entry, r->type == QF_DNS_TYPE_A ? AF_INET : AF_INET6, r->address,
+                         link->name);
+        }
+      if (entry->info->addresses[0] == NULL && entry->have_srv)
+        add_address (entry, from->sa_family,
+                     from->sa_family == AF_INET6
+                     ? ((const struct sockaddr_in6 *) from)->sin6_addr.s6_addr
+                     : (const guint8 *) &((const struct sockaddr_in *) from)->sin_addr,
+                     link->name);
+    }
+}
+
+/* Hands every complete helper that is new or changed to found(). */
+static void
+report_changes (Browse *self)
+{
+  for (guint e = 0; e < self->entries->len; e++)
+    {
+      Entry *entry = g_ptr_array_index (self->entries, e);
+      g_autofree char *addresses = NULL;
+      g_autofree char *now = NULL;
+
+      if (!entry->have_srv || !entry->have_txt || entry->info->addresses[0] == NULL)
+        continue;
+      if (entry->info->name == NULL)
+        entry->info->name = qf_dns_first_label (entry->info->instance);
+      addresses = g_strjoinv (" ", entry->info->addresses);
+      now = g_strdup_printf ("%s|%s|%u|%u|%d|%s", entry->info->name, addresses,
+                             entry->info->latency_port, entry->info->bandwidth_port,
+                             entry->info->token_required, entry->info->version);
+      if (g_strcmp0 (now, entry->reported) == 0)
+        continue;
+      g_free (entry->reported);
+      entry->reported = g_steal_pointer (&now);
+      if (self->found != NULL)
+        self->found (entry->info, self->user_data);
+    }
+}
+
+static gboolean
+receive_one (Browse *self,
+             int     fd)
+{
+  guint8 packet[QF_MDNS_MAX_PACKET];
+  struct sockaddr_storage from;
+  const QfMdnsLink *link;
+  int ifindex;
+  gssize n = _qf_mdns_socket_recv (fd, packet, sizeof packet, &from, &ifindex);
+  guint16 port;
+
+  if (n < 0)
+    return FALSE;
+  port = ntohs (from.ss_family == AF_INET6 ? ((struct sockaddr_in6 *) &from)->sin6_port
+                                           : ((struct sockaddr_in *) &from)->sin_port);
+  link = find_link (self, ifindex);
+  if (link == NULL || port != QF_MDNS_PORT || !qf_dns_parse (packet, (gsize) n, &self->msg)
+      || !(self->msg.flags & QF_DNS_FLAG_RESPONSE))
+    return TRUE;   /* not an answer from a responder on a link we asked on: ignored */
+  read_records (self, ifindex);
+  read_addresses (self, (struct sockaddr *) &from, link);
+  report_changes (self);
+  return TRUE;
+}
+
+/* ---- asking --------------------------------------------------------------------------------- */
+
+static void
+send_queries (Browse *self)
+{
+  guint8 buf[512];
+  QfDnsWriter w;
+  gsize len;
+
+  qf_dns_writer_init (&w, buf, sizeof buf, (guint16) g_random_int_range (1, 65536), 0);
+  qf_dns_writer_question (&w, QF_MDNS_SERVICE_NAME, QF_DNS_TYPE_PTR, QF_DNS_CLASS_IN);
+  len = qf_dns_writer_finish (&w);
+  for (guint i = 0; i < self->links->len && len > 0; i++)
+    {
+      int ifindex = g_array_index (self->links, QfMdnsLink, i).ifindex;
+
+      /* Either family may be refused on a link (no IPv4 address on a direct cable): the other
+       * one asks. */
+      if (self->fd6 >= 0)
+        _qf_mdns_socket_multicast (self->fd6, AF_INET6, ifindex, buf, len);
+      if (self->fd4 >= 0)
+        _qf_mdns_socket_multicast (self->fd4, AF_INET, ifindex, buf, len);
+    }
+}
+
+static gboolean
+browse_open (Browse      *self,
+             const char  *iface,
+             GError     **error)
+{
+  g_autoptr(GError) error6 = NULL;
+
+  if (iface != NULL && if_nametoindex (iface) == 0)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+                   _("There is no network interface “%s”. List them with “ip link”."), iface);
+      return FALSE;
+    }
+  self->links = _qf_mdns_links_scan (iface, error);
+  if (self->links == NULL)
+    return FALSE;
+  if (iface != NULL && self->links->len == 0)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
+                   _("The network interface “%s” is down. Plug the cable in, or turn the "
+                     "interface on (“ip link set %s up”)."), iface, iface);
+      return FALSE;
+    }
+  self->fd6 = _qf_mdns_socket_open (AF_INET6, 0, &error6);
+  self->fd4 = _qf_mdns_socket_open (AF_INET, 0, self->fd6 < 0 ? error : NULL);
+  return self->fd6 >= 0 || self->fd4 >= 0;
+}
+
+static void
+browse_loop (Browse     *self,
+             guint       duration_ms,
+             const gint *cancel)
+{
+  gint64 start_ns = qf_clock_now_ns ();
+  gint64 end_ns = start_ns + (gint64) duration_ms * QF_NSEC_PER_MSEC;
+  guint asked = 0;
+
+  for (;;)
+    {
+      struct pollfd fds[2] = { { self->fd6, POLLIN, 0 }, { self->fd4, POLLIN, 0 } };
+      gint64 now_ns = qf_clock_now_ns ();
+      /* Asked at 0, 1, 2, 4, 8 … s. */
+      gint64 ask_at_ns = start_ns + (asked < 2 ? (gint64) asked : (gint64) 1 << MIN (asked - 1, 20))
+                                    * QF_NSEC_PER_SEC;
+
+      if (now_ns >= end_ns || (cancel != NULL && g_atomic_int_get (cancel)))
+        break;
+      if (now_ns >= ask_at_ns)
+        {
+          send_queries (self);
+          asked++;
+        }
+      if (poll (fds, 2, (int) MIN (100, (end_ns - now_ns) / QF_NSEC_PER_MSEC + 1)) <= 0)
+        continue;
+      for (guint i = 0; i < 64 && (fds[0].revents & POLLIN); i++)
+        if (!receive_one (self, self->fd6))
+          break;
+      for (guint i = 0; i < 64 && (fds[1].revents & POLLIN); i++)
+        if (!receive_one (self, self->fd4))
+          break;
+    }
+}
+
+GPtrArray *
+qf_discovery_browse (const char            *iface,
+                     guint                  duration_ms,
+                     const gint            *cancel,
+                     QfDiscoveryFoundFunc   found,
+                     gpointer               user_data,
+                     GError               **error)
+{
+  g_autofree Browse *self = g_new0 (Browse, 1);
+  GPtrArray *helpers = g_ptr_array_new_with_free_func ((GDestroyNotify) qf_helper_info_free);
+
+  self->fd6 = self->fd4 = -1;
+  self->found = found;
+  self->user_data = user_data;
+  self->entries = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_free);
+  if (browse_open (self, iface, error))
+    browse_loop (self, duration_ms, cancel);
+  else
+    g_clear_pointer (&helpers, g_ptr_array_unref);
+  for (guint e = 0; helpers != NULL && e < self->entries->len; e++)
+    {
+      Entry *entry = g_ptr_array_index (self->entries, e);
+
+      if (entry->reported != NULL)
+        g_ptr_array_add (helpers, qf_helper_info_copy (entry->info));
+    }
+  if (self->fd6 >= 0)
+    close (self->fd6);
+  if (self->fd4 >= 0)
+    close (self->fd4);
+  g_clear_pointer (&self->links, g_array_unref);
+  g_ptr_array_unref (self->entries);
+  return helpers;
+}

@@ -57,7 +57,7 @@ qf_helper_page_is_running (QfHelperPage *self)
 
 /* ---- clients ------------------------------------------------------------------------------- */
 
-/* "Socket latency (TCP)": the test's title from its one description in core, and the
+/* "Socket latency (sockperf ping-pong) over TCP": the test's title from its one description in core, and the
  * protocol when the responder names one. */
 static char *
 client_test_title (const char *test)
@@ -70,7 +70,8 @@ client_test_title (const char *test)
     {
       g_autofree char *protocol = g_ascii_strup (parts[1], -1);
 
-      return g_strdup_printf ("%s (%s)", title, protocol);
+      /* TRANSLATORS: a test of the helper's client and its protocol, "… over TCP" */
+      return g_strdup_printf (_("%s over %s"), title, protocol);
     }
   return g_strdup (title);
 }

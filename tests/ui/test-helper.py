@@ -176,7 +176,7 @@ def check_page(tap, app):
            "the page says a direct cable needs no DHCP and no address")
     # Namespace A has a veth only, which the interface list leaves out (a virtual interface,
     # as docker's or a VPN's): the page must then say that it found none, with the fix.
-    ifaces = app.find("list box", "Network interfaces", timeout=5)
+    ifaces = app.find("list", "Interfaces of this machine", timeout=5)
     none = app.find("label", lambda n: n.startswith("No network interface found"), timeout=5)
     tap.ok(ifaces is not None and (ifaces.get_child_count() > 0 or none is not None),
            "the page lists the interfaces (or says there is none)")
@@ -217,7 +217,7 @@ def link_local_here(dev):
 
 def watch_clients(app, address, proc, seen):
     """Reads the client list until the run ends; adds every row's texts for address to seen."""
-    clients = app.find("list box", "Clients", timeout=5)
+    clients = app.find("list", "Clients", timeout=5)
     deadline = time.monotonic() + 240 * SCALE
     while proc.poll() is None and time.monotonic() < deadline:
         texts = labels(clients)
@@ -249,6 +249,10 @@ def check_end_to_end(tap, app, tmp):
     tap.ok(seen, f"the client list showed a row for B ({address_b}) during the run", stderr[-2000:])
     for row in sorted(set(seen)):
         print(f"# client row: {row}")
+    tap.ok(any("latency" in r and "TCP" in r and "msg/s" in r for r in seen),
+           "… naming the socket latency test, for how long, and its messages/s")
+    tap.ok(any("bandwidth" in r and "Mbit/s" in r for r in seen),
+           "… and the bandwidth test with its Mbit/s")
     from qftest import load
     path = os.path.join(out, "session.json")
     steps = {s.get("key"): s.get("status") for s in load(path).get("steps", [])} if os.path.exists(path) else {}

@@ -331,8 +331,8 @@ _qf_helper_start_on_ports (QfHelper    *self,
         return FALSE;
       config.token = token;
     }
-  /* ANNOUNCE: config.announce = !is_loopback (bind_address); config.announce_name = self->name;
-   * once QfPeerServicesConfig has them. */
+  config.announce = !is_loopback (bind_address);
+  config.announce_name = self->name;
   self->services = qf_peer_services_bind (&config, &bind_error);
   if (self->services == NULL)
     {

@@ -137,7 +137,7 @@ qf_window_show_helper (QfWindow *self)
   if (qf_run_page_is_running (self->run_page))
     return;
   self->helper_mode = TRUE;
-  gtk_stack_set_visible_child_name (self->pages, "helper");
+  gtk_stack_set_visible_child_name (self->pages, "helper-machine");
   adw_window_title_set_subtitle (self->title_widget, _("Helper machine"));
   gtk_widget_set_visible (GTK_WIDGET (self->back_button), TRUE);
   gtk_widget_set_visible (GTK_WIDGET (self->next_button), FALSE);

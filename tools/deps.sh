@@ -8,7 +8,8 @@ QF_RUN_PACKAGES="gnutls-bin iputils-ping iproute2 libcap2-bin fonts-dejavu-core 
 QF_TEST_PACKAGES="xvfb xauth dbus dbus-x11 at-spi2-core gir1.2-atspi-2.0 python3 python3-gi
   python3-pyatspi python3-dbusmock poppler-utils imagemagick libnss3-tools jq
   rt-tests stress stress-ng iperf3 sockperf sysstat fio clang libclang-rt-14-dev cppcheck clang-tidy
-  flatpak-builder locales util-linux universal-ctags x11-utils"
+  flatpak-builder locales util-linux universal-ctags x11-utils avahi-daemon avahi-utils
+  network-manager ethtool udev"
 
 qf_install_packages() {
   local missing=() pkg

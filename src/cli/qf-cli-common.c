@@ -121,3 +121,20 @@ qf_cli_print_json (JsonObject *obj)
   fputs (text, stdout);
   fflush (stdout);
 }
+
+const char *
+qf_cli_status_mark (QfAuditStatus status)
+{
+  switch (status)
+    {
+    case QF_AUDIT_OK:
+      return _("ok");
+    case QF_AUDIT_WARN:
+      return _("warning");
+    case QF_AUDIT_FAIL:
+      return _("FAIL");
+    case QF_AUDIT_UNKNOWN:
+    default:
+      return _("unknown");
+    }
+}

@@ -792,6 +792,10 @@ qf_cli_run (int    argc,
   if (!check_run_options (&o) || !resolve_auto_peer (&o))
     return QF_CLI_EXIT_ERROR;
   fill_choices (&o, &choices);
+  /* the network audit with NetworkManager's facts and the path to the peer */
+  g_autoptr(GPtrArray) network_audit = o.iface != NULL && o.resume == NULL
+    ? qf_cli_network_audit (o.root, o.iface, choices.peer_address, NULL) : NULL;
+  choices.network_audit = network_audit;
   session = o.resume != NULL ? resume_session (&o) : new_session (&o, &choices);
   if (session == NULL)
     return QF_CLI_EXIT_ERROR;

@@ -1,30 +1,15 @@
 /* qf-cli-sysinfo.c — `qualify-cli sysinfo`: the PC's identity, kernel and the real-time
- * readiness audit with the privilege checks (src/cli). --json adds them as a `checks` array. */
+ * readiness audit with the privilege checks (src/cli). --json adds them as a `checks` array;
+ * --iface IF adds the network readiness audit of IF (`network_audit`). */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "qf-audit.h"
 #include "qf-cli.h"
+#include "qf-net-audit.h"
 #include "qf-privileges.h"
 #include "qf-sysinfo.h"
-
-static const char *
-status_mark (QfAuditStatus status)
-{
-  switch (status)
-    {
-    case QF_AUDIT_OK:
-      return _("ok");
-    case QF_AUDIT_WARN:
-      return _("warning");
-    case QF_AUDIT_FAIL:
-      return _("FAIL");
-    case QF_AUDIT_UNKNOWN:
-    default:
-      return _("unknown");
-    }
-}
 
 static void
 print_text (const QfSysinfo *info,
@@ -44,7 +29,7 @@ print_text (const QfSysinfo *info,
     {
       QfAuditCheck *check = g_ptr_array_index (checks, i);
 
-      g_print ("  %-8s %s: %s\n", status_mark (check->status), check->title, check->value);
+      g_print ("  %-8s %s: %s\n", qf_cli_status_mark (check->status), check->title, check->value);
       if (check->status != QF_AUDIT_OK)
         g_print ("           %s\n", check->advice);
     }
@@ -57,11 +42,19 @@ qf_cli_sysinfo (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(QfSysinfo) info = NULL;
   g_autoptr(GPtrArray) checks = NULL;
+  g_autoptr(GPtrArray) network = NULL;
   g_autofree char *root = NULL;
+  g_autofree char *iface = NULL;
+  g_autofree char *peer = NULL;
   gboolean json = FALSE;
   int exit_code;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
+    { "iface", 0, 0, G_OPTION_ARG_STRING, &iface,
+      N_("Add the network readiness audit of interface IF"), N_("IF") },
+    { "peer", 0, 0, G_OPTION_ARG_STRING, &peer,
+      N_("With --iface: check that the path to ADDRESS carries full-size frames unfragmented"),
+      N_("ADDRESS") },
     { "root", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &root,
       N_("Read /proc and /sys below DIR (for tests)"), N_("DIR") },
     { NULL }
@@ -83,16 +76,25 @@ qf_cli_sysinfo (int    argc,
    * about the running program, so not for a fixture tree. */
   if (root == NULL)
     g_ptr_array_extend_and_steal (checks, qf_privileges_check ());
+  if (iface != NULL && (network = qf_cli_network_audit (root, iface, peer, &error)) == NULL)
+    return qf_cli_error ("sysinfo", error);
 
   if (json)
     {
       g_autoptr(JsonObject) obj = qf_sysinfo_to_json (info);
       json_object_set_string_member (obj, "test", "sysinfo");
       json_object_set_array_member (obj, "checks", qf_audit_to_json (checks));
+      if (network != NULL)
+        {
+          json_object_set_string_member (obj, "iface", iface);
+          json_object_set_array_member (obj, "network_audit", qf_net_audit_to_json (network));
+        }
       qf_cli_print_json (obj);
       return QF_CLI_EXIT_OK;
     }
 
   print_text (info, checks);
+  if (network != NULL)
+    qf_cli_print_network_audit (network, iface);
   return QF_CLI_EXIT_OK;
 }

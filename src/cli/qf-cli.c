@@ -22,6 +22,7 @@ typedef struct
 
 static const QfCliCommand commands[] = {
   { "sysinfo",   N_("Show this PC's identity, kernel and real-time readiness"), qf_cli_sysinfo },
+  { "interfaces", N_("List the network interfaces, from NetworkManager or the kernel"), qf_cli_interfaces },
   { "rt",        N_("Measure real-time scheduling latency (like cyclictest)"), qf_cli_rt },
   { "stress",    N_("Load CPU, I/O, memory and disk while monitoring (like stress)"), qf_cli_stress },
   { "monitor",   N_("Watch CPU, memory, disks and network (like top, iostat, sar)"), qf_cli_monitor },

@@ -13,6 +13,7 @@
 #include <json-glib/json-glib.h>
 
 #include "qf-discovery.h"
+#include "qf-audit.h"
 #include "qf-step.h"
 
 G_BEGIN_DECLS
@@ -62,6 +63,20 @@ void     qf_cli_print_json    (JsonObject          *obj);
 
 /* The subcommands. */
 int qf_cli_sysinfo   (int argc, char **argv);
+int qf_cli_interfaces (int argc, char **argv);
+
+/* "ok", "warning", "FAIL", "unknown", translated (qf-cli-common.c). */
+const char *qf_cli_status_mark (QfAuditStatus status);
+
+/* The network readiness audit of iface (qf-cli-interfaces.c): NetworkManager's facts from the
+ * running daemon, or from key files below a fixture root; the path MTU probed when peer is set.
+ * GPtrArray of QfNetAuditCheck, NULL with error when there is no such interface. */
+GPtrArray  *qf_cli_network_audit       (const char  *root,
+                                        const char  *iface,
+                                        const char  *peer,
+                                        GError     **error);
+void        qf_cli_print_network_audit (GPtrArray   *checks,
+                                        const char  *iface);
 int qf_cli_rt        (int argc, char **argv);
 int qf_cli_stress    (int argc, char **argv);
 int qf_cli_monitor   (int argc, char **argv);

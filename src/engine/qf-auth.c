@@ -249,14 +249,17 @@ qf_auth_refusal (const guint8  *buf,
     {
     case QF_AUTH_REASON_TOKEN_REQUIRED:
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,
-                   _("The responder %s requires an access token. Give the token file of "
-                     "`qualify-cli serve --token-file` there with --token-file FILE (in the "
-                     "wizard: “Access token file” on the Network page)."), peer);
+                   _("The responder %s requires an access token. Type the pairing code the helper "
+                     "machine shows (wizard: the code field on the Network page; command line: "
+                     "--pairing-code CODE), or give the token file of `qualify-cli serve "
+                     "--token-file` with --token-file FILE."), peer);
       break;
     case QF_AUTH_REASON_TOKEN_WRONG:
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,
-                   _("The responder %s refused the access token: it does not match the one in "
-                     "its --token-file. Copy the helper machine's token file here again."), peer);
+                   _("The responder %s refused the access token: it does not match its pairing "
+                     "code or token file. Type the code the helper machine shows now (a new "
+                     "code is drawn each time helper mode starts), or copy its token file here "
+                     "again."), peer);
       break;
     case QF_AUTH_REASON_BUSY:
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,

@@ -310,11 +310,11 @@ peer_refused (Run        *run,
                              run->cancel, _("error code"), &local);
       if (GUINT32_FROM_BE (codes[0]) == QF_AUTH_IPERF3_IE_AUTHTEST && cfg->token != NULL)
         g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
-                     _("The bandwidth responder at %s:%u refused the access token: it does not match the one in its --token-file. Copy the helper machine's token file here again."),
+                     _("The bandwidth responder at %s:%u refused the access token: it does not match its pairing code or token file. Type the code the helper machine shows now (a new code is drawn each time helper mode starts), or copy its token file here again."),
                      cfg->host, cfg->port);
       else if (GUINT32_FROM_BE (codes[0]) == QF_AUTH_IPERF3_IE_AUTHTEST)
         g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
-                     _("The bandwidth responder at %s:%u requires an access token. Give the token file of `qualify-cli serve --token-file` there with --token-file FILE."),
+                     _("The bandwidth responder at %s:%u requires an access token. Type the pairing code the helper machine shows (--pairing-code CODE), or give the token file of `qualify-cli serve --token-file` with --token-file FILE."),
                      cfg->host, cfg->port);
       else if (GUINT32_FROM_BE (codes[0]) == QF_IPERF3_IE_DURATION)
         g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PROTOCOL,

@@ -1,15 +1,28 @@
 /* qf-network-page.c — step 3 of the wizard (src/ui): the interfaces from the core's
  * QfNetIfaces (NetworkManager, live, or the kernel with a note), one radio row each with its
- * state, addresses, speed, Wi-Fi network and signal, USB flag; and the helper machine's address
- * with "Check peer" (the core's qf-peer-check on a worker thread), or "This PC only". The choice survives the list's live rebuilds by interface name.
+ * state, addresses, speed, Wi-Fi network and signal, USB flag; the choice survives the list's
+ * live rebuilds by interface name. Then the helper machine: "This PC only", or the helper
+ * machines heard on the chosen interface (the core's qf-discover, a short DNS-SD browse on a
+ * worker thread, repeated while the page is shown), the address (picked from the list, or typed),
+ * the pairing code when the helper asks for one, and "Check peer" (the core's qf-peer-check on a
+ * worker thread). On a wired interface with no routable address (a direct cable, no DHCP) the
+ * page says that this is fine and the helper's link-local address with its scope is used.
  * Template: ui/qf-network-page.ui. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include <string.h>
+
+#include "qf-discover.h"
 #include "qf-json.h"
 #include "qf-network-page.h"
+#include "qf-pairing.h"
 #include "qf-peer-check.h"
+
+/* One browse listens this long; the next starts this long after it ended. */
+#define BROWSE_MS         3000
+#define BROWSE_PAUSE_MS   2000
 
 struct _QfNetworkPage
 {
@@ -19,8 +32,18 @@ struct _QfNetworkPage
   GtkLabel       *note_label;
   GtkListBox     *ifaces_list;
   GtkSwitch      *builtin_switch;
+  AdwPreferencesGroup *found_group;
+  GtkSpinner     *browse_spinner;
+  GtkLabel       *direct_label;
+  GtkListBox     *helpers_list;
+  GtkLabel       *helpers_status;
+  AdwPreferencesGroup *peer_group;
   AdwEntryRow    *peer_row;
   GtkButton      *check_button;
+  AdwEntryRow    *code_row;
+  GtkLabel       *code_error;
+  AdwPreferencesGroup *token_group;
+  AdwExpanderRow *token_expander;
   AdwEntryRow    *token_row;
   GtkLabel       *peer_status;
 
@@ -29,7 +52,16 @@ struct _QfNetworkPage
   QfNetIfaces    *ifaces;
   GSettings      *settings;
   char           *selected;       /* interface name */
-  GtkCheckButton *group_leader;   /* first radio of the current rows (borrowed) */
+  GCancellable   *browse_cancellable;  /* the browse running now, or NULL */
+  guint           browse_timeout_id;   /* the pause before the next browse */
+  char           *browse_iface;   /* the interface the helpers below were heard on */
+  GPtrArray      *helpers;        /* of QfHelperInfo, heard by the last browse; NULL: none yet */
+  char           *helpers_shown;  /* what the rows show, to rebuild them only on a change */
+  char           *chosen;         /* instance of the helper chosen, or NULL */
+  char           *filled;         /* the address the page put into peer_row, or NULL */
+  gboolean        updating;       /* the page itself changes a widget: not the person */
+  gboolean        builtin_touched;  /* the person set "This PC only" */
+  gboolean        code_refused;   /* the last check was turned away for the code */
 };
 
 G_DEFINE_FINAL_TYPE (QfNetworkPage, qf_network_page, ADW_TYPE_BIN)
@@ -106,6 +138,8 @@ describe (QfNetIface *iface)
   return g_strjoinv (" · ", (GStrv) parts->pdata);
 }
 
+static void iface_chosen (QfNetworkPage *self);
+
 static void
 radio_toggled (GtkCheckButton *radio,
                QfNetworkPage  *self)
@@ -114,6 +148,7 @@ radio_toggled (GtkCheckButton *radio,
     return;
   g_free (self->selected);
   self->selected = g_strdup (g_object_get_data (G_OBJECT (radio), "qf-iface"));
+  iface_chosen (self);
 }
 
 static GtkWidget *
@@ -191,6 +226,7 @@ ifaces_changed (QfNetworkPage *self)
 {
   /* the list box has rebuilt its rows already (bind_model connects first) */
   sync_radios (self);
+  iface_chosen (self);
 }
 
 static void
@@ -202,13 +238,411 @@ note_changed (QfNetworkPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->note_label), note != NULL);
 }
 
+
+/* ---------------------------------------------------------------- direct cable */
+
+/* fe80::/10 (with or without its %scope) or 169.254/16; prefix lengths are ignored. */
+static gboolean
+is_link_local (const char *address)
+{
+  g_autofree char *host = g_strdup (address);
+  char *cut = strpbrk (host, "%/");
+  g_autoptr(GInetAddress) inet = NULL;
+
+  if (cut != NULL)
+    *cut = '\0';
+  inet = g_inet_address_new_from_string (host);
+  return inet != NULL && g_inet_address_get_is_link_local (inet);
+}
+
+/* A wired interface with a carrier and no address beyond its link — DHCP pending or failed, as
+ * on a direct cable between two PCs: the helper is reached on its link-local address then. */
+static gboolean
+iface_is_direct (QfNetIface *iface)
+{
+  const char *const *lists[2];
+  QfNetIfaceState state;
+
+  if (iface == NULL || qf_net_iface_get_kind (iface) != QF_NET_IFACE_WIRED)
+    return FALSE;
+  state = qf_net_iface_get_state (iface);
+  if (state == QF_NET_IFACE_STATE_CONNECTING || state == QF_NET_IFACE_STATE_FAILED)
+    return TRUE;
+  if (state == QF_NET_IFACE_STATE_UNAVAILABLE || state == QF_NET_IFACE_STATE_DISCONNECTED)
+    return FALSE;
+  lists[0] = qf_net_iface_get_ipv4 (iface);
+  lists[1] = qf_net_iface_get_ipv6 (iface);
+  for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+    for (guint i = 0; lists[l] != NULL && lists[l][i] != NULL; i++)
+      if (!is_link_local (lists[l][i]))
+        return FALSE;
+  return TRUE;
+}
+
+static void
+set_label (GtkLabel   *label,
+           const char *text)
+{
+  gtk_label_set_text (label, text != NULL ? text : "");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  text != NULL ? text : "", -1);
+  gtk_widget_set_visible (GTK_WIDGET (label), text != NULL && *text != '\0');
+}
+
+static void
+update_direct_note (QfNetworkPage *self)
+{
+  QfNetIface *iface = qf_network_page_get_iface (self);
+  g_autofree char *text = NULL;
+
+  if (iface_is_direct (iface))
+    text = g_strdup_printf (_("%s has no address of its own: no DHCP server answers, as on a direct cable "
+                              "between two PCs. That is fine: a direct cable needs no DHCP and no "
+                              "address setting. Qualify finds the helper machine on the cable and uses "
+                              "its link-local address (fe80::…%%%s)."),
+                            qf_net_iface_get_name (iface), qf_net_iface_get_name (iface));
+  set_label (self->direct_label, text);
+}
+
+/* ---------------------------------------------------------------- helper machines found */
+
+static QfHelperInfo *
+lookup_helper (QfNetworkPage *self,
+               const char    *instance)
+{
+  for (guint i = 0; instance != NULL && self->helpers != NULL && i < self->helpers->len; i++)
+    {
+      QfHelperInfo *helper = g_ptr_array_index (self->helpers, i);
+
+      if (g_strcmp0 (helper->instance, instance) == 0)
+        return helper;
+    }
+  return NULL;
+}
+
+/* The address to use: on a direct cable the helper's link-local one with its scope, else the
+ * engine's choice (the first that is not link-local). */
+static const char *
+helper_address (QfNetworkPage      *self,
+                const QfHelperInfo *helper)
+{
+  if (iface_is_direct (qf_network_page_get_iface (self)))
+    for (guint i = 0; helper->addresses != NULL && helper->addresses[i] != NULL; i++)
+      if (strchr (helper->addresses[i], '%') != NULL && is_link_local (helper->addresses[i]))
+        return helper->addresses[i];
+  return qf_helper_info_best_address (helper);
+}
+
+static char *
+describe_helper (QfNetworkPage      *self,
+                 const QfHelperInfo *helper)
+{
+  const char *address = helper_address (self, helper);
+  g_autofree char *version = g_strdup_printf (_("Qualify %s"), helper->version ? helper->version : "?");
+
+  return g_strdup_printf ("%s · %s · %s", address ? address : _("no address announced"),
+                          helper->token_required ? _("pairing code needed") : _("no code needed"),
+                          version);
+}
+
+/* The radios show self->chosen; the page sets them, not the person. */
+static void
+sync_helper_radios (QfNetworkPage *self)
+{
+  gboolean was_updating = self->updating;
+
+  self->updating = TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->helpers_list)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *radio = adw_action_row_get_activatable_widget (ADW_ACTION_ROW (child));
+
+      if (GTK_IS_CHECK_BUTTON (radio))
+        gtk_check_button_set_active (GTK_CHECK_BUTTON (radio),
+                                     g_strcmp0 (g_object_get_data (G_OBJECT (radio), "qf-helper"),
+                                                self->chosen) == 0);
+    }
+  self->updating = was_updating;
+}
+
+static void
+update_code_row (QfNetworkPage *self)
+{
+  QfHelperInfo *helper = lookup_helper (self, self->chosen);
+  const char *code = gtk_editable_get_text (GTK_EDITABLE (self->code_row));
+
+  gtk_widget_set_visible (GTK_WIDGET (self->code_row),
+                          (helper != NULL && helper->token_required) || self->code_refused
+                          || (code != NULL && *code != '\0'));
+}
+
+/* helper becomes the helper machine: its address goes into the address row. The page chooses
+ * by itself only until the person sets "This PC only"; a person's pick switches it off. */
+static void
+choose_helper (QfNetworkPage      *self,
+               const QfHelperInfo *helper,
+               gboolean            by_person)
+{
+  const char *address = helper_address (self, helper);
+
+  g_free (self->chosen);
+  self->chosen = g_strdup (helper->instance);
+  self->code_refused = FALSE;
+  self->updating = TRUE;
+  if (address != NULL)
+    {
+      gtk_editable_set_text (GTK_EDITABLE (self->peer_row), address);
+      g_free (self->filled);
+      self->filled = g_strdup (address);
+    }
+  if (gtk_widget_get_sensitive (GTK_WIDGET (self->builtin_switch))
+      && (by_person || !self->builtin_touched))
+    gtk_switch_set_active (self->builtin_switch, FALSE);
+  sync_helper_radios (self);
+  self->updating = FALSE;
+  update_code_row (self);
+  gtk_widget_set_visible (GTK_WIDGET (self->peer_status), FALSE);
+}
+
+static void
+helper_toggled (GtkCheckButton *radio,
+                QfNetworkPage  *self)
+{
+  QfHelperInfo *helper;
+
+  if (self->updating || !gtk_check_button_get_active (radio))
+    return;
+  helper = lookup_helper (self, g_object_get_data (G_OBJECT (radio), "qf-helper"));
+  if (helper != NULL)
+    choose_helper (self, helper, TRUE);
+}
+
+static GtkWidget *
+create_helper_row (QfNetworkPage      *self,
+                   const QfHelperInfo *helper,
+                   GtkCheckButton     *leader)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *radio = gtk_check_button_new ();
+  const char *title = helper->name != NULL && *helper->name != '\0' ? helper->name : helper->instance;
+  g_autofree char *subtitle = describe_helper (self, helper);
+  g_autofree char *accessible = g_strdup_printf ("%s: %s", title, subtitle);
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), radio);
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("computer-symbolic"));
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), radio);
+  if (leader != NULL)
+    gtk_check_button_set_group (GTK_CHECK_BUTTON (radio), leader);
+  g_object_set_data_full (G_OBJECT (radio), "qf-helper", g_strdup (helper->instance), g_free);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (radio), g_strcmp0 (helper->instance, self->chosen) == 0);
+  g_signal_connect (radio, "toggled", G_CALLBACK (helper_toggled), self);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (radio), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+  return row;
+}
+
+/* One row per helper heard; rebuilt only when what they show changed, so a radio does not move
+ * under the person's finger every few seconds. */
+static void
+rebuild_helpers (QfNetworkPage *self)
+{
+  g_autoptr(GString) shown = g_string_new (NULL);
+  GtkCheckButton *leader = NULL;
+  GtkWidget *child;
+
+  for (guint i = 0; self->helpers != NULL && i < self->helpers->len; i++)
+    {
+      QfHelperInfo *helper = g_ptr_array_index (self->helpers, i);
+      g_autofree char *subtitle = describe_helper (self, helper);
+
+      g_string_append_printf (shown, "%s\t%s\t%s\n", helper->instance, helper->name ? helper->name : "", subtitle);
+    }
+  if (g_strcmp0 (shown->str, self->helpers_shown) == 0)
+    return;
+  g_free (self->helpers_shown);
+  self->helpers_shown = g_string_free (g_steal_pointer (&shown), FALSE);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->helpers_list))) != NULL)
+    gtk_list_box_remove (self->helpers_list, child);
+  for (guint i = 0; self->helpers != NULL && i < self->helpers->len; i++)
+    {
+      GtkWidget *row = create_helper_row (self, g_ptr_array_index (self->helpers, i), leader);
+
+      if (leader == NULL)
+        leader = GTK_CHECK_BUTTON (adw_action_row_get_activatable_widget (ADW_ACTION_ROW (row)));
+      gtk_list_box_append (self->helpers_list, row);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->helpers_list), leader != NULL);
+}
+
+/* After each browse: the helper whose address is in the address row is the chosen one; with
+ * exactly one helper heard, it is chosen — unless the person typed another address. */
+static void
+auto_choose (QfNetworkPage *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->peer_row));
+
+  if (self->helpers == NULL || lookup_helper (self, self->chosen) != NULL)
+    return;
+  for (guint i = 0; *text != '\0' && i < self->helpers->len; i++)
+    {
+      QfHelperInfo *helper = g_ptr_array_index (self->helpers, i);
+
+      if (helper->addresses != NULL && g_strv_contains ((const char *const *) helper->addresses, text))
+        {
+          g_free (self->chosen);
+          self->chosen = g_strdup (helper->instance);
+          sync_helper_radios (self);
+          return;
+        }
+    }
+  if (self->helpers->len == 1 && (*text == '\0' || g_strcmp0 (text, self->filled) == 0))
+    choose_helper (self, g_ptr_array_index (self->helpers, 0), FALSE);
+}
+
+static void
+update_helpers_status (QfNetworkPage *self,
+                       const GError  *error)
+{
+  const char *iface = self->browse_iface;
+  g_autofree char *text = NULL;
+  guint heard = self->helpers != NULL ? self->helpers->len : 0;
+
+  if (iface == NULL)
+    text = g_strdup (_("Choose a network interface to look for helper machines on it."));
+  else if (error != NULL)
+    text = g_strdup_printf (_("Cannot look for helper machines on %s: %s"), iface, error->message);
+  else if (self->helpers == NULL)
+    text = g_strdup_printf (_("Looking for helper machines on %s…"), iface);
+  else if (heard == 0)
+    text = g_strdup_printf (_("No helper machine answers on %s. Check that the helper machine shows "
+                              "Qualify's helper page (“Be the helper machine” on its first page) or runs "
+                              "“qualify-cli serve”, that the cable is plugged in at both ends, and that "
+                              "both PCs are on the same network. You can still type its address."), iface);
+  else if (heard == 1)
+    text = g_strdup_printf (_("One helper machine answers on %s."), iface);
+  else
+    text = g_strdup_printf (ngettext ("%u helper machine answers on %s: choose one.",
+                                      "%u helper machines answer on %s: choose one.", heard),
+                            heard, iface);
+  set_label (self->helpers_status, text);
+}
+
+/* ---------------------------------------------------------------- browsing */
+
+static void browse_start (QfNetworkPage *self);
+
+static gboolean
+browse_again (gpointer data)
+{
+  QfNetworkPage *self = data;
+
+  self->browse_timeout_id = 0;
+  browse_start (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+browse_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(QfNetworkPage) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) helpers = qf_discover_finish (result, &error);
+
+  /* cancelled: the page hid, the interface changed or the window closed; a newer browse may run */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_clear_object (&self->browse_cancellable);
+  gtk_spinner_stop (self->browse_spinner);
+  g_clear_pointer (&self->helpers, g_ptr_array_unref);
+  self->helpers = helpers != NULL ? g_steal_pointer (&helpers)
+                                  : g_ptr_array_new_with_free_func ((GDestroyNotify) qf_helper_info_free);
+  rebuild_helpers (self);
+  auto_choose (self);
+  update_code_row (self);
+  update_helpers_status (self, error);
+  self->browse_timeout_id = g_timeout_add (BROWSE_PAUSE_MS, browse_again, self);
+}
+
+/* Not for training against the emulated link: that measures the built-in peer only; not where
+ * the person turned discovery off (the "discovery" setting: sites that forbid multicast). */
+static gboolean
+browsing_wanted (QfNetworkPage *self)
+{
+  return gtk_widget_get_sensitive (GTK_WIDGET (self->builtin_switch)) && self->browse_iface != NULL
+         && g_settings_get_boolean (self->settings, "discovery");
+}
+
+static void
+browse_start (QfNetworkPage *self)
+{
+  if (self->browse_cancellable != NULL || self->browse_timeout_id != 0 || !browsing_wanted (self))
+    return;
+  self->browse_cancellable = g_cancellable_new ();
+  gtk_spinner_start (self->browse_spinner);
+  qf_discover_async (self->browse_iface, BROWSE_MS, self->browse_cancellable, browse_done,
+                     g_object_ref (self));
+}
+
+static void
+browse_stop (QfNetworkPage *self)
+{
+  g_clear_handle_id (&self->browse_timeout_id, g_source_remove);
+  if (self->browse_cancellable != NULL)
+    g_cancellable_cancel (self->browse_cancellable);
+  g_clear_object (&self->browse_cancellable);
+  if (self->browse_spinner != NULL)
+    gtk_spinner_stop (self->browse_spinner);
+}
+
+/* The interface chosen (again, after each rebuild of the list): its note, and the helpers heard
+ * on it — a new interface starts a new list. */
+static void
+iface_chosen (QfNetworkPage *self)
+{
+  update_direct_note (self);
+  if (g_strcmp0 (self->selected, self->browse_iface) == 0)
+    return;
+  browse_stop (self);
+  g_free (self->browse_iface);
+  self->browse_iface = g_strdup (self->selected);
+  g_clear_pointer (&self->helpers, g_ptr_array_unref);
+  g_clear_pointer (&self->chosen, g_free);
+  rebuild_helpers (self);
+  update_helpers_status (self, NULL);
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    browse_start (self);
+}
+
+static void
+peer_changed (QfNetworkPage *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->peer_row));
+
+  /* typing overrides the helper chosen from the list */
+  if (self->updating || self->chosen == NULL || g_strcmp0 (text, self->filled) == 0)
+    return;
+  g_clear_pointer (&self->chosen, g_free);
+  g_clear_pointer (&self->filled, g_free);
+  sync_helper_radios (self);
+  update_code_row (self);
+}
+
+/* ---------------------------------------------------------------- the helper machine */
+
 static void
 builtin_changed (QfNetworkPage *self)
 {
   gboolean builtin = gtk_switch_get_active (self->builtin_switch);
 
-  gtk_widget_set_sensitive (GTK_WIDGET (self->peer_row), !builtin);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->token_row), !builtin);
+  if (!self->updating)
+    self->builtin_touched = TRUE;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->peer_group), !builtin);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->token_group), !builtin);
   gtk_widget_set_visible (GTK_WIDGET (self->peer_status), FALSE);
 }
 
@@ -217,9 +651,62 @@ qf_network_page_set_builtin_only (QfNetworkPage *self,
                                   gboolean       only)
 {
   g_return_if_fail (QF_IS_NETWORK_PAGE (self));
+  self->updating = TRUE;
   if (only)
     gtk_switch_set_active (self->builtin_switch, TRUE);
+  self->updating = FALSE;
   gtk_widget_set_sensitive (GTK_WIDGET (self->builtin_switch), !only);
+  gtk_widget_set_visible (GTK_WIDGET (self->found_group), !only);
+  if (only)
+    browse_stop (self);
+  else if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    browse_start (self);
+}
+
+const char *
+qf_network_page_get_pairing_code (QfNetworkPage *self)
+{
+  const char *text;
+
+  g_return_val_if_fail (QF_IS_NETWORK_PAGE (self), NULL);
+  if (gtk_switch_get_active (self->builtin_switch) || !gtk_widget_get_visible (GTK_WIDGET (self->code_row)))
+    return NULL;
+  text = gtk_editable_get_text (GTK_EDITABLE (self->code_row));
+  return text != NULL && *text != '\0' ? text : NULL;
+}
+
+/* The typed code as the access token; NULL when none is typed, or (said under the field) when
+ * it cannot be a code. */
+static GBytes *
+code_token (QfNetworkPage  *self,
+            gboolean       *malformed)
+{
+  const char *code = qf_network_page_get_pairing_code (self);
+  g_autoptr(GError) error = NULL;
+  GBytes *token = NULL;
+
+  if (code != NULL)
+    token = qf_pairing_code_to_token (code, &error);
+  set_label (self->code_error, error != NULL ? error->message : NULL);
+  *malformed = error != NULL;
+  return token;
+}
+
+/* While typing, a code is judged once it is long enough to be whole. */
+static void
+code_changed (QfNetworkPage *self)
+{
+  const char *code = gtk_editable_get_text (GTK_EDITABLE (self->code_row));
+  g_autoptr(GBytes) token = NULL;
+  guint chars = 0;
+  gboolean malformed;
+
+  for (const char *c = code; c != NULL && *c != '\0'; c++)
+    chars += g_ascii_isalnum (*c) ? 1 : 0;
+  if (chars >= QF_PAIRING_CODE_CHARS)
+    token = code_token (self, &malformed);
+  else
+    set_label (self->code_error, NULL);
 }
 
 static void
@@ -234,21 +721,37 @@ check_done (GObject      *object,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   gtk_widget_set_sensitive (GTK_WIDGET (self->check_button), TRUE);
-  gtk_label_set_text (self->peer_status, answer ? qf_json_get_string (answer, "summary", "") : error->message);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->peer_status), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  gtk_label_get_text (self->peer_status), -1);
-  gtk_widget_set_visible (GTK_WIDGET (self->peer_status), TRUE);
+  set_label (self->peer_status, answer ? qf_json_get_string (answer, "summary", "") : error->message);
+  /* turned away for the code (or the token): ask for the code */
+  if (answer != NULL && json_object_has_member (answer, "refused"))
+    {
+      self->code_refused = TRUE;
+      update_code_row (self);
+      if (qf_network_page_get_pairing_code (self) == NULL)
+        gtk_widget_grab_focus (GTK_WIDGET (self->code_row));
+    }
 }
 
 static void
 check_clicked (QfNetworkPage *self)
 {
+  const char *host = gtk_editable_get_text (GTK_EDITABLE (self->peer_row));
+  QfHelperInfo *helper = lookup_helper (self, self->chosen);
+  g_autoptr(GBytes) token = NULL;
+  gboolean malformed;
+
+  token = code_token (self, &malformed);
+  if (malformed)
+    return;
+  /* the chosen helper's own ports, as it announced them */
+  if (helper != NULL && g_strcmp0 (helper_address (self, helper), host) != 0)
+    helper = NULL;
   gtk_widget_set_sensitive (GTK_WIDGET (self->check_button), FALSE);
-  gtk_label_set_text (self->peer_status, _("Checking the helper machine…"));
-  gtk_widget_set_visible (GTK_WIDGET (self->peer_status), TRUE);
-  qf_peer_check_async (gtk_editable_get_text (GTK_EDITABLE (self->peer_row)),
-                       QF_PEER_DEFAULT_LATENCY_PORT, QF_PEER_DEFAULT_BANDWIDTH_PORT,
-                       qf_network_page_get_token_file (self), NULL, self->cancellable, check_done,
+  set_label (self->peer_status, _("Checking the helper machine…"));
+  qf_peer_check_async (host,
+                       helper && helper->latency_port ? helper->latency_port : QF_PEER_DEFAULT_LATENCY_PORT,
+                       helper && helper->bandwidth_port ? helper->bandwidth_port : QF_PEER_DEFAULT_BANDWIDTH_PORT,
+                       qf_network_page_get_token_file (self), token, self->cancellable, check_done,
                        g_object_ref (self));
 }
 
@@ -283,11 +786,27 @@ token_choose_clicked (QfNetworkPage *self)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
+
+static void
+qf_network_page_map (GtkWidget *widget)
+{
+  GTK_WIDGET_CLASS (qf_network_page_parent_class)->map (widget);
+  browse_start (QF_NETWORK_PAGE (widget));
+}
+
+static void
+qf_network_page_unmap (GtkWidget *widget)
+{
+  browse_stop (QF_NETWORK_PAGE (widget));
+  GTK_WIDGET_CLASS (qf_network_page_parent_class)->unmap (widget);
+}
+
 static void
 qf_network_page_dispose (GObject *object)
 {
   QfNetworkPage *self = QF_NETWORK_PAGE (object);
 
+  browse_stop (self);
   g_cancellable_cancel (self->cancellable);
   if (self->ifaces_list != NULL)
     gtk_list_box_bind_model (self->ifaces_list, NULL, NULL, NULL, NULL);
@@ -303,7 +822,12 @@ qf_network_page_finalize (GObject *object)
 
   g_clear_object (&self->settings);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->helpers, g_ptr_array_unref);
   g_free (self->selected);
+  g_free (self->browse_iface);
+  g_free (self->helpers_shown);
+  g_free (self->chosen);
+  g_free (self->filled);
   G_OBJECT_CLASS (qf_network_page_parent_class)->finalize (object);
 }
 
@@ -315,13 +839,25 @@ qf_network_page_class_init (QfNetworkPageClass *klass)
 
   object_class->dispose = qf_network_page_dispose;
   object_class->finalize = qf_network_page_finalize;
+  widget_class->map = qf_network_page_map;
+  widget_class->unmap = qf_network_page_unmap;
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-network-page.ui");
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, note_label);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, ifaces_list);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, builtin_switch);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, found_group);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, browse_spinner);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, direct_label);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, helpers_list);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, helpers_status);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, peer_group);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, peer_row);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, check_button);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, code_row);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, code_error);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, peer_status);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, token_group);
+  gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, token_expander);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, token_row);
   gtk_widget_class_bind_template_callback (widget_class, check_clicked);
   gtk_widget_class_bind_template_callback (widget_class, token_choose_clicked);
@@ -331,6 +867,7 @@ static void
 qf_network_page_init (QfNetworkPage *self)
 {
   g_autofree char *peer = NULL;
+  g_autofree char *token_file = NULL;
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
@@ -341,13 +878,20 @@ qf_network_page_init (QfNetworkPage *self)
                            G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   g_signal_connect_object (self->ifaces, "notify::note", G_CALLBACK (note_changed), self,
                            G_CONNECT_SWAPPED);
-  /* an empty remembered peer means the built-in one */
+  /* an empty remembered peer means the built-in one, until a helper machine answers */
   peer = g_settings_get_string (self->settings, "peer");
   gtk_editable_set_text (GTK_EDITABLE (self->peer_row), peer);
+  self->updating = TRUE;
   gtk_switch_set_active (self->builtin_switch, *peer == '\0');
   builtin_changed (self);
+  self->updating = FALSE;
+  update_helpers_status (self, NULL);
   g_signal_connect_object (self->builtin_switch, "notify::active", G_CALLBACK (builtin_changed),
                            self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->peer_row, "changed", G_CALLBACK (peer_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->code_row, "changed", G_CALLBACK (code_changed), self, G_CONNECT_SWAPPED);
   g_settings_bind (self->settings, "peer", self->peer_row, "text", G_SETTINGS_BIND_SET);
   g_settings_bind (self->settings, "token-file", self->token_row, "text", G_SETTINGS_BIND_DEFAULT);
+  token_file = g_settings_get_string (self->settings, "token-file");
+  adw_expander_row_set_expanded (self->token_expander, *token_file != '\0');
 }

@@ -18,6 +18,10 @@ const char *qf_network_page_get_peer_address (QfNetworkPage *self);
 /* The helper machine's access token file (`serve --token-file`), or NULL: none typed, or the
  * built-in peer. */
 const char *qf_network_page_get_token_file   (QfNetworkPage *self);
+/* The pairing code typed for the helper machine (memory only, never saved), or NULL: none
+ * typed, the helper asks for none, or the built-in peer. As typed; qf_pairing_code_to_token
+ * judges it. */
+const char *qf_network_page_get_pairing_code (QfNetworkPage *self);
 /* Training against an emulated link: "This PC only" is chosen and cannot be switched off. */
 void        qf_network_page_set_builtin_only (QfNetworkPage *self,
                                               gboolean       only);

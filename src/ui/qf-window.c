@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "qf-cert-window.h"
+#include "qf-code-dialog.h"
 #include "qf-helper-page.h"
 #include "qf-json.h"
 #include "qf-network-page.h"
@@ -286,6 +287,7 @@ start_tests (QfWindow          *self,
     /* with the built-in peer the session is on loopback, whatever interface was picked */
     .iface = g_str_equal (peer_kind, "builtin") ? NULL : qf_network_page_get_iface (self->network_page),
     .token_file = remote ? qf_network_page_get_token_file (self->network_page) : NULL,
+    .pairing_code = remote ? qf_network_page_get_pairing_code (self->network_page) : NULL,
     .rerun = only != NULL,
     .only = (const char *const *) keys,
     .emulation = training_link (self, only != NULL, &emulate) ? &emulate : NULL,
@@ -452,6 +454,31 @@ back_activated (GtkWidget  *widget,
   go_to (self, self->page - 1);
 }
 
+/* A resumed run waiting for the pairing code dialog's answer. */
+typedef struct
+{
+  GWeakRef  window;
+  QfRunner *runner;
+} ResumeWait;
+
+static void
+resume_with_code (GBytes   *token,
+                  gpointer  data)
+{
+  ResumeWait *wait = data;
+  g_autoptr(QfWindow) self = g_weak_ref_get (&wait->window);
+
+  /* token NULL: the person cancelled; the session stays as it was, to resume later */
+  if (token != NULL && self != NULL && !qf_run_page_is_running (self->run_page))
+    {
+      qf_runner_set_token (wait->runner, token);
+      start_runner (self, wait->runner);
+    }
+  g_weak_ref_clear (&wait->window);
+  g_object_unref (wait->runner);
+  g_free (wait);
+}
+
 static void
 resume_activated (GtkWidget  *widget,
                   const char *action_name,
@@ -473,6 +500,17 @@ resume_activated (GtkWidget  *widget,
     }
   qf_session_prepare_resume (session);
   runner = qf_runner_new (session);
+  if (qf_session_get_pairing_code_used (session))
+    {
+      /* the code is never stored: the helper machine's code of now, then the run */
+      ResumeWait *wait = g_new0 (ResumeWait, 1);
+
+      g_weak_ref_init (&wait->window, self);
+      wait->runner = g_steal_pointer (&runner);
+      qf_code_dialog_ask (GTK_WINDOW (self), qf_session_get_peer_address (session),
+                          resume_with_code, wait);
+      return;
+    }
   start_runner (self, runner);
 }
 

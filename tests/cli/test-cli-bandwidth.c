@@ -293,7 +293,7 @@ test_from_iperf3_client (void)
   port_text = g_strdup_printf ("%u", port);
   latency_text = g_strdup_printf ("%u", latency_port);
   {
-    const char *argv[] = { g_getenv ("QUALIFY_CLI"), "serve", "--bandwidth-port", port_text,
+    const char *argv[] = { g_getenv ("QUALIFY_CLI"), "serve", "--no-announce", "--bandwidth-port", port_text,
                            "--latency-port", latency_text, NULL };
     pid = spawn_server (argv, port);
   }
@@ -344,7 +344,7 @@ test_peer_killed (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) r = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
-  const char *server_argv[] = { g_getenv ("QUALIFY_CLI"), "serve", "--bandwidth-port", port_text,
+  const char *server_argv[] = { g_getenv ("QUALIFY_CLI"), "serve", "--no-announce", "--bandwidth-port", port_text,
                                 "--latency-port", latency_text, NULL };
   const char *client_argv[] = { g_getenv ("QUALIFY_CLI"), "bandwidth", "127.0.0.1", "-p", port_text,
                                 "-t", "10", "-i", "0.25", "--json", NULL };
@@ -415,7 +415,7 @@ test_serve_limits (void)
   guint16 port = free_port (), latency_port = free_port ();
   g_autofree char *port_text = g_strdup_printf ("%u", port);
   g_autofree char *latency_text = g_strdup_printf ("%u", latency_port);
-  const char *argv[] = { g_getenv ("QUALIFY_CLI"), "serve", "--bandwidth-port", port_text,
+  const char *argv[] = { g_getenv ("QUALIFY_CLI"), "serve", "--no-announce", "--bandwidth-port", port_text,
                          "--latency-port", latency_text, "--max-clients", "1",
                          "--max-test-seconds", "2", NULL };
   GPid pid = spawn_server (argv, port);

@@ -13,7 +13,7 @@ static const char *all_ids[] = {
   "cmdline.isolcpus", "cmdline.nohz_full", "cmdline.rcu_nocbs", "cmdline.irqaffinity",
   "cmdline.idle", "cmdline.intel_idle.max_cstate", "cmdline.processor.max_cstate",
   "cmdline.mitigations",
-  "cpu.model", "cpu.cores", "cpu.smt", "cpu.governor", "cpu.idle_states",
+  "cpu.model", "cpu.cores", "cpu.smt", "virtualization", "cpu.governor", "cpu.idle_states",
   "sched.rt_runtime", "mm.thp", "clocksource", "irqbalance", "swap", "memory",
 };
 
@@ -87,6 +87,7 @@ test_rt_pc (void)
     { "cpu.model", QF_AUDIT_OK, "Atom" },
     { "cpu.cores", QF_AUDIT_OK, "8" },
     { "cpu.smt", QF_AUDIT_OK, NULL },
+    { "virtualization", QF_AUDIT_OK, "no hypervisor" },
     { "cpu.governor", QF_AUDIT_OK, "performance on 8 of 8" },
     { "cpu.idle_states", QF_AUDIT_OK, "C1 1 µs" },
     { "sched.rt_runtime", QF_AUDIT_OK, "950000" },
@@ -137,7 +138,8 @@ test_bare (void)
 {
   g_autoptr(GPtrArray) checks = audit_fixture ("bare");
   const char *unknown[] = {
-    "cmdline.isolcpus", "cmdline.mitigations", "cpu.smt", "cpu.governor", "cpu.idle_states",
+    "cmdline.isolcpus", "cmdline.mitigations", "cpu.smt", "virtualization", "cpu.governor",
+    "cpu.idle_states",
     "sched.rt_runtime", "mm.thp", "clocksource", "irqbalance", "swap", "memory",
   };
 
@@ -195,6 +197,43 @@ test_json (void)
     }
 }
 
+/* A KVM guest: the CPU's hypervisor flag and QEMU's DMI names both say so. */
+static void
+test_vm_guest (void)
+{
+  g_autoptr(GPtrArray) checks = audit_fixture ("vm-guest");
+  QfAuditCheck *vm = qf_audit_find (checks, "virtualization");
+
+  assert_complete (checks);
+  g_assert_cmpint (vm->status, ==, QF_AUDIT_WARN);
+  g_assert_nonnull (strstr (vm->value, "hypervisor"));
+  g_assert_nonnull (strstr (vm->value, "QEMU"));
+  g_assert_nonnull (strstr (vm->advice, "host’s scheduling"));
+}
+
+/* This machine, judged from its own /proc/cpuinfo read here independently: a virtual machine
+ * (this project's test machines are) must be told so. */
+static void
+test_this_pc_vm (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) checks = qf_audit_run ("/", &error);
+  g_autofree char *cpuinfo = NULL;
+  QfAuditCheck *vm;
+
+  g_assert_no_error (error);
+  vm = qf_audit_find (checks, "virtualization");
+  g_assert_nonnull (vm);
+  g_assert_true (g_file_get_contents ("/proc/cpuinfo", &cpuinfo, NULL, NULL));
+  if (g_regex_match_simple ("^flags\\s*:.*\\bhypervisor\\b", cpuinfo, G_REGEX_MULTILINE, 0))
+    {
+      g_assert_cmpint (vm->status, ==, QF_AUDIT_WARN);
+      g_assert_nonnull (strstr (vm->value, "hypervisor"));
+    }
+  else
+    g_test_message ("not a virtual machine by its CPU flags: %s", vm->value);
+}
+
 /* The live PC: every check is there, whatever this machine is. */
 static void
 test_this_pc (void)
@@ -238,6 +277,8 @@ main (int   argc,
   g_test_add_func ("/core/audit/not-a-tree", test_not_a_tree);
   g_test_add_func ("/core/audit/json", test_json);
   g_test_add_func ("/core/audit/this-pc", test_this_pc);
+  g_test_add_func ("/core/audit/vm-guest", test_vm_guest);
+  g_test_add_func ("/core/audit/this-pc-vm", test_this_pc_vm);
   g_test_add_func ("/core/audit/cpu-list", test_cpu_list);
 
   return g_test_run ();

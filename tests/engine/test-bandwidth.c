@@ -1005,6 +1005,77 @@ test_json_write (void)
   g_assert_cmpstr (qf_minijson_string (qf_minijson_get (j, "s")), ==, "a\"b\\c\n");
 }
 
+/* The live client list (the helper page's "who, which test, for how long"): empty while idle;
+ * during a test one "bandwidth" entry from 127.0.0.1 whose byte count grows; empty again after. */
+typedef struct
+{
+  QfBwConfig config;
+  gboolean   ok;
+} ClientRun;
+
+static gpointer
+client_thread (gpointer data)
+{
+  ClientRun *run = data;
+  QfBwResult r = { 0 };
+
+  run->ok = run_client (&run->config, NULL, &r, NULL);
+  qf_bw_result_clear (&r);
+  return NULL;
+}
+
+static void
+test_live_clients (void)
+{
+  Responder *resp = responder_start ();
+  ClientRun run = { .config = base_config (resp->port) };
+  g_autoptr(GArray) idle = qf_iperf3_server_list_clients (resp->server);
+  guint64 first = 0, last = 0;
+  GThread *thread;
+
+  g_assert_cmpuint (idle->len, ==, 0);
+  run.config.time_s = 1.5;
+  thread = g_thread_new ("client", client_thread, &run);
+  for (guint i = 0; i < 200 && (first == 0 || last <= first); i++)
+    {
+      g_autoptr(GArray) now = qf_iperf3_server_list_clients (resp->server);
+
+      g_usleep (20 * 1000);
+      if (now->len == 0)
+        continue;
+      g_assert_cmpuint (now->len, ==, 1);
+      {
+        const QfServedClient *c = &g_array_index (now, QfServedClient, 0);
+
+        g_assert_cmpstr (c->test, ==, "bandwidth");
+        g_assert_cmpstr (c->address, ==, "127.0.0.1");
+        g_assert_true (c->count_bytes);
+        g_assert_cmpint (c->as_of_ns, >=, c->started_ns);
+        if (c->count > 0 && first == 0)
+          first = c->count;
+        last = c->count;
+      }
+    }
+  g_thread_join (thread);
+  g_assert_true (run.ok);
+  g_assert_cmpuint (first, >, 0);
+  g_assert_cmpuint (last, >, first);
+  {
+    g_autoptr(GArray) after = NULL;
+
+    for (guint i = 0; i < 100; i++)
+      {
+        g_clear_pointer (&after, g_array_unref);
+        after = qf_iperf3_server_list_clients (resp->server);
+        if (after->len == 0)
+          break;
+        g_usleep (50 * 1000);
+      }
+    g_assert_cmpuint (after->len, ==, 0);
+  }
+  responder_stop (resp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1019,6 +1090,7 @@ main (int   argc,
   g_test_add_func ("/engine/bandwidth/json/write", test_json_write);
   g_test_add_func ("/engine/bandwidth/invalid-config", test_invalid_config);
   g_test_add_func ("/engine/bandwidth/tcp-up", test_tcp_up);
+  g_test_add_func ("/engine/bandwidth/live-clients", test_live_clients);
   g_test_add_func ("/engine/bandwidth/tcp-down", test_tcp_down);
   g_test_add_func ("/engine/bandwidth/tcp-bidir", test_tcp_bidir);
   g_test_add_func ("/engine/bandwidth/tcp-parallel", test_tcp_parallel);

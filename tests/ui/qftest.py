@@ -175,6 +175,22 @@ def checked(node):
     return node.get_state_set().contains(Atspi.StateType.CHECKED)
 
 
+SCALE = max(1.0, float(os.environ.get("QF_TEST_TIME_SCALE", "1") or 1))
+
+
+def scaled(seconds):
+    """A wall-time bound stretched by QF_TEST_TIME_SCALE for a loaded machine (docs/testing.md)."""
+    return seconds * SCALE
+
+
+def to_network_page(app):
+    """From the welcome page to the wizard's Network page; its step label, or None."""
+    click(app.find_button("Start", timeout=15))
+    app.find("label", "Readiness", timeout=15)
+    click(app.find_button("Next", timeout=15))
+    return app.find("label", "Step 3 of 7: Network", timeout=15)
+
+
 def wait_for(cond, timeout):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -12,7 +12,7 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import App, Tap, click, find_in, need_display, run_main, wait_for  # noqa: E402
+from qftest import App, Tap, click, find_in, need_display, run_main, to_network_page, wait_for  # noqa: E402
 
 import gi  # noqa: E402
 
@@ -53,13 +53,6 @@ def find_switch_like(node, prefix, depth=0):
 
 def row(app, prefix):
     return find_in(app.app, None, lambda n: n.startswith(prefix))
-
-
-def to_network_page(app):
-    click(app.find_button("Start", timeout=15))
-    app.find("label", "Readiness", timeout=15)
-    click(app.find_button("Next", timeout=15))
-    return app.find("label", "Step 3 of 7: Network", timeout=15)
 
 
 def mock_networkmanager():

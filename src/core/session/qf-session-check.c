@@ -535,6 +535,14 @@ static const Rule training_rules[] = {
 };
 static const Rule audit_check_rules[] = { { "id", SHAPE_STRING }, { "status", SHAPE_STRING }, { NULL } };
 static const Rule audit_rules[] = { { "checks", SHAPE_ARRAY, audit_check_rules }, { NULL } };
+static const Rule net_audit_check_rules[] = {
+  { "id", SHAPE_STRING }, { "title", SHAPE_STRING }, { "status", SHAPE_STRING },
+  { "found", SHAPE_STRING }, { "recommended", SHAPE_STRING }, { "advice", SHAPE_STRING },
+  { "fix", SHAPE_STRING }, { NULL }
+};
+static const Rule net_audit_rules[] = {
+  { "iface", SHAPE_STRING }, { "checks", SHAPE_ARRAY, net_audit_check_rules }, { NULL }
+};
 static const Rule verdict_rules[] = {
   { "overall", SHAPE_STRING }, { "warnings", SHAPE_NUMBER }, { "counts", SHAPE_OBJECT },
   { "criteria", SHAPE_ARRAY, verdict_object_rules }, { NULL }
@@ -573,7 +581,8 @@ static const Rule session_rules[] = {
   { "site", SHAPE_NAME }, { "quick", SHAPE_BOOLEAN }, { "pc", SHAPE_OBJECT, pc_rules },
   { "profile", SHAPE_OBJECT, profile_rules }, { "network", SHAPE_OBJECT, network_rules },
   { "peer", SHAPE_OBJECT, peer_rules }, { "training", SHAPE_OBJECT, training_rules },
-  { "audit", SHAPE_OBJECT, audit_rules }, { "notes", SHAPE_ARRAY, note_rules },
+  { "audit", SHAPE_OBJECT, audit_rules }, { "network_audit", SHAPE_OBJECT, net_audit_rules },
+  { "notes", SHAPE_ARRAY, note_rules },
   { "only", SHAPE_ARRAY, NULL, SHAPE_STRING }, { "steps", SHAPE_ARRAY, step_rules },
   { "verdict", SHAPE_OBJECT, verdict_rules }, { "advice", SHAPE_ARRAY, advice_rules },
   { "comparison", SHAPE_OBJECT, comparison_rules }, { NULL }

@@ -7,6 +7,7 @@
 
 #include "qf-pairing.h"
 #include "qf-session-check.h"
+#include "qf-net-audit.h"
 #include "qf-session-setup.h"
 
 G_DEFINE_QUARK (qf-session-setup-error-quark, qf_session_setup_error)
@@ -46,6 +47,29 @@ set_peer (QfSession              *session,
     qf_session_set_peer (session, choices->peer_address, "remote");
   else
     qf_session_set_peer (session, NULL, "none");
+}
+
+/* The network readiness audit of the interface under test, when one is named. */
+static void
+record_network_audit (QfSession              *session,
+                      const QfSessionChoices *choices)
+{
+  const char *name = choices->iface != NULL ? qf_net_iface_get_name (choices->iface) : choices->iface_name;
+  g_autoptr(GPtrArray) checks = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (name == NULL)
+    return;
+  if (choices->network_audit != NULL)
+    {
+      qf_session_set_network_audit (session, name, qf_net_audit_to_json (choices->network_audit));
+      return;
+    }
+  checks = qf_net_audit_run (&(QfNetAuditConfig) { .root = choices->root, .iface = name }, &error);
+  if (checks != NULL)
+    qf_session_set_network_audit (session, name, qf_net_audit_to_json (checks));
+  else
+    g_debug ("network audit of %s: %s", name, error->message);
 }
 
 /* The interface under test; loopback with the built-in peer when none is named. */
@@ -116,6 +140,7 @@ qf_session_setup (const QfSessionChoices  *choices,
   set_peer (session, choices);
   if (!set_network (session, choices, error))
     return NULL;
+  record_network_audit (session, choices);
   /* checked before the folder is made, so a bad token file or code leaves nothing behind */
   if (choices->token_file != NULL
       && !qf_session_set_token_file (session, choices->token_file, error))

@@ -48,6 +48,9 @@ typedef struct
   gboolean                    rerun;          /* one test again from an earlier session */
   const char *const          *only;           /* run only these step keys; NULL: all */
   const QfResponderEmulation *emulation;      /* training: the built-in peer's emulated link */
+  /* The network audit of the interface under test (QfNetAuditCheck), run by the caller with
+   * NetworkManager's facts; NULL: setup runs it from the kernel's facts alone. */
+  GPtrArray                  *network_audit;
 } QfSessionChoices;
 
 /* The profile that runs: profile itself, or with quick its quick variant (a quick profile is

@@ -842,6 +842,26 @@ qf_session_set_network_from_sysfs (QfSession  *self,
   qf_session_set_network (self, iface, facts.kind, facts.speed_mbps, facts.usb, NULL, facts.signal_pct);
 }
 
+void
+qf_session_set_network_audit (QfSession  *self,
+                              const char *iface,
+                              JsonArray  *checks)
+{
+  JsonObject *audit;
+
+  g_return_if_fail (QF_IS_SESSION (self));
+  if (checks == NULL)
+    {
+      json_object_remove_member (self->root, "network_audit");
+      return;
+    }
+  audit = json_object_new ();
+  json_object_set_string_member (audit, "iface", iface);
+  json_object_set_array_member (audit, "checks", checks);
+  json_object_set_object_member (self->root, "network_audit", audit);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
 const char *
 qf_session_get_iface (QfSession *self)
 {

@@ -125,6 +125,12 @@ void         qf_session_set_network_from_sysfs (QfSession  *self,
                                             const char   *root,
                                             const char   *iface);
 const char  *qf_session_get_iface          (QfSession    *self);
+/* The network readiness audit of the interface under test (qf-net-audit.h's JSON, taken):
+ * "network_audit": {"iface", "checks": [...]}; checks NULL removes it. */
+void         qf_session_set_network_audit  (QfSession    *self,
+                                            const char   *iface,
+                                            JsonArray    *checks);
+
 /* PC identity and readiness audit, read below root ("/" for this PC). */
 gboolean     qf_session_capture_system     (QfSession    *self,
                                             const char   *root,

@@ -24,6 +24,7 @@ struct _QfHelper
   GMainContext   *context;   /* where "failed" is emitted */
   char           *code;      /* grouped; NULL without a code */
   char           *name;
+  gboolean        quiet;     /* do not announce (the person turned discovery off) */
 };
 
 G_DEFINE_FINAL_TYPE (QfHelper, qf_helper, G_TYPE_OBJECT)
@@ -331,7 +332,8 @@ _qf_helper_start_on_ports (QfHelper    *self,
         return FALSE;
       config.token = token;
     }
-  config.announce = !is_loopback (bind_address);
+  /* discovery on every interface that is up; not for a test on loopback */
+  config.announce = !self->quiet && !is_loopback (bind_address);
   config.announce_name = self->name;
   self->services = qf_peer_services_bind (&config, &bind_error);
   if (self->services == NULL)
@@ -354,6 +356,14 @@ qf_helper_start (QfHelper  *self,
 {
   return _qf_helper_start_on_ports (self, require_code, NULL, QF_PEER_DEFAULT_LATENCY_PORT,
                                     QF_PEER_DEFAULT_BANDWIDTH_PORT, error);
+}
+
+void
+qf_helper_set_announce (QfHelper *self,
+                        gboolean  announce)
+{
+  g_return_if_fail (QF_IS_HELPER (self));
+  self->quiet = !announce;
 }
 
 void

@@ -36,6 +36,10 @@ QfHelper   *qf_helper_new                (void);
 gboolean    qf_helper_start              (QfHelper  *self,
                                           gboolean   require_code,
                                           GError   **error);
+/* Whether the next start announces the helper for discovery (DNS-SD); TRUE by default. Off
+ * for sites that forbid multicast: the other PC then types this machine's address. */
+void        qf_helper_set_announce       (QfHelper  *self,
+                                          gboolean   announce);
 /* Stops every service and forgets the code. Nothing keeps running after it. */
 void        qf_helper_stop               (QfHelper  *self);
 gboolean    qf_helper_is_running         (QfHelper  *self);

@@ -162,7 +162,10 @@ qf_peer_services_bind (const QfPeerServicesConfig  *config,
       qf_peer_services_stop (self);
       return NULL;
     }
-  if (config->announce)
+  if (config->announce && config->bind_address != NULL
+      && (g_str_has_prefix (config->bind_address, "127.") || g_str_equal (config->bind_address, "::1")))
+    self->announce_error = g_strdup (_("the services listen on loopback only (--bind)"));
+  else if (config->announce)
     bind_announcer (self, config);
   return self;
 }

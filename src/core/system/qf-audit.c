@@ -462,6 +462,72 @@ check_cpu (Audit *audit)
          _("The kernel does not say whether SMT is on."));
 }
 
+/* DMI vendor or product names that only virtual machines carry. */
+static const char *const vm_dmi_names[] = {
+  "QEMU", "KVM", "VMware", "VirtualBox", "innotek", "Xen", "Bochs", "Parallels",
+  "Virtual Machine", "Amazon EC2", "Google Compute Engine", "OpenStack", "BHYVE", "Firecracker",
+};
+
+/* Whether /proc/cpuinfo's first flags line has "hypervisor": 1, 0, or -1 without a flags line. */
+static gint
+cpuinfo_hypervisor (Audit *audit)
+{
+  g_autofree char *cpuinfo = NULL;
+  g_autofree char *path = g_build_filename (audit->root, "proc/cpuinfo", NULL);
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents (path, &cpuinfo, NULL, NULL))
+    return -1;
+  lines = g_strsplit (cpuinfo, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *colon = strchr (lines[i], ':');
+      g_auto(GStrv) flags = NULL;
+
+      if (!g_str_has_prefix (lines[i], "flags") || colon == NULL)
+        continue;
+      flags = g_strsplit_set (colon + 1, " \t", -1);
+      return g_strv_contains ((const char *const *) flags, "hypervisor") ? 1 : 0;
+    }
+  return -1;
+}
+
+static void
+check_virtualization (Audit *audit)
+{
+  const char *title = _("Virtual machine");
+  g_autofree char *vendor = read_file (audit, "sys/class/dmi/id/sys_vendor");
+  g_autofree char *product = read_file (audit, "sys/class/dmi/id/product_name");
+  gint flag = cpuinfo_hypervisor (audit);
+  const char *dmi_vm = NULL;
+  g_autoptr(GString) value = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (vm_dmi_names) && dmi_vm == NULL; i++)
+    if ((vendor != NULL && strstr (vendor, vm_dmi_names[i]) != NULL)
+        || (product != NULL && strstr (product, vm_dmi_names[i]) != NULL))
+      dmi_vm = vm_dmi_names[i];
+  if (flag == 1)
+    g_string_append (value, _("the CPU reports a hypervisor"));
+  if (vendor != NULL || product != NULL)
+    /* TRANSLATORS: "DMI: QEMU Standard PC (Q35 + ICH9, 2009)" */
+    g_string_append_printf (value, _("%sDMI: %s %s"), value->len ? "; " : "",
+                            vendor != NULL ? vendor : "", product != NULL ? product : "");
+
+  if (flag == 1 || dmi_vm != NULL)
+    add (audit, "virtualization", title, g_string_free (g_steal_pointer (&value), FALSE), QF_AUDIT_WARN,
+         _("This PC is a virtual machine. Inside a virtual machine every latency figure includes "
+           "the host’s scheduling, so the results describe the host as much as this system. "
+           "Qualify the robot controller on the real hardware it will run on."));
+  else if (flag == 0 || vendor != NULL || product != NULL)
+    add (audit, "virtualization", title,
+         value->len ? g_string_free (g_steal_pointer (&value), FALSE) : g_strdup (_("no hypervisor")),
+         QF_AUDIT_OK, _("The PC runs on its own hardware, so the figures are its own."));
+  else
+    add (audit, "virtualization", title, NULL, QF_AUDIT_UNKNOWN,
+         _("Neither the CPU flags nor the firmware’s DMI data could be read, so Qualify cannot "
+           "tell whether this is a virtual machine."));
+}
+
 static void
 check_governor (Audit *audit)
 {
@@ -807,6 +873,7 @@ qf_audit_run (const char  *root,
   check_kernel (&audit);
   check_cmdline (&audit);
   check_cpu (&audit);
+  check_virtualization (&audit);
   check_governor (&audit);
   check_idle_states (&audit, idle_states);
   check_sched_rt (&audit);

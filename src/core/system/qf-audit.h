@@ -2,7 +2,8 @@
  *
  * Reads /proc and /sys below a root directory ("/" for this PC; tests use
  * tests/core/fixtures/<pc>/) and returns one QfAuditCheck per fact that decides how well this PC
- * can run a robot controller: preemption model, kernel command line, CPU, frequency governor,
+ * can run a robot controller: preemption model, kernel command line, CPU, whether it is a
+ * virtual machine (the CPU's hypervisor flag, the DMI vendor and product), frequency governor,
  * idle states, RT throttling, transparent huge pages, clocksource, irqbalance, swap and memory.
  *
  * Stable API for the UI, the advice page and the report:
@@ -24,7 +25,7 @@
  *   kernel.release, kernel.preempt,
  *   cmdline.isolcpus, cmdline.nohz_full, cmdline.rcu_nocbs, cmdline.irqaffinity, cmdline.idle,
  *   cmdline.intel_idle.max_cstate, cmdline.processor.max_cstate, cmdline.mitigations,
- *   cpu.model, cpu.cores, cpu.smt, cpu.governor, cpu.idle_states,
+ *   cpu.model, cpu.cores, cpu.smt, virtualization, cpu.governor, cpu.idle_states,
  *   sched.rt_runtime, mm.thp, clocksource, irqbalance, swap, memory
  *
  * qf_audit_run() fails (NULL + error) only when the root holds no readable kernel release, i.e.

@@ -1,5 +1,5 @@
 /* qf-application.c — application-wide actions (quit, about, help), the main window, the
- * --replay option for trainers and the verify view for files opened with Qualify ("Open With",
+ * --replay option for trainers, --helper (start as the helper machine) and the verify view for files opened with Qualify ("Open With",
  * `qualify FILE`, `qualify --verify FILE`) (src/ui). Dark style follows the system through
  * AdwStyleManager's default scheme. */
 #include "config.h"
@@ -17,6 +17,7 @@ struct _QfApplication
   char          *replay_path;   /* --replay: a recorded session to play back at start */
   gdouble        replay_speed;
   char          *verify_path;   /* --verify: a report to open in the verify view at start */
+  gboolean       helper;        /* --helper: start as the helper machine */
 };
 
 G_DEFINE_FINAL_TYPE (QfApplication, qf_application, ADW_TYPE_APPLICATION)
@@ -49,6 +50,11 @@ qf_application_activate (GApplication *app)
   if (window == NULL)
     window = GTK_WINDOW (qf_window_new (self));
   gtk_window_present (window);
+  if (self->helper)
+    {
+      self->helper = FALSE;
+      qf_window_show_helper (QF_WINDOW (window));
+    }
   if (self->replay_path != NULL)
     {
       g_autofree char *path = g_steal_pointer (&self->replay_path);
@@ -174,6 +180,7 @@ qf_application_handle_local_options (GApplication *app,
 
       self->replay_path = g_file_get_path (file);
     }
+  self->helper = g_variant_dict_contains (options, "helper");
   if (!g_variant_dict_lookup (options, "speed", "d", &self->replay_speed) || !(self->replay_speed > 0))
     self->replay_speed = 1.0;
   if (g_variant_dict_lookup (options, "verify", "^&ay", &path) && path != NULL && *path != '\0')
@@ -211,6 +218,8 @@ qf_application_init (QfApplication *self)
       N_("Replay speed factor (default 1 = real time)"), N_("X") },
     { "verify", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       N_("Check a signed report (PDF or HTML) in the verify view"), N_("REPORT") },
+    { "helper", 0, 0, G_OPTION_ARG_NONE, NULL,
+      N_("Start as the helper machine: answer the network tests of the PC under test"), NULL },
     { NULL }
   };
 

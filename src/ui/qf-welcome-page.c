@@ -1,4 +1,5 @@
-/* qf-welcome-page.c — step 1 of the wizard (src/ui): the operator, customer and site (kept in
+/* qf-welcome-page.c — step 1 of the wizard (src/ui): the role of this PC (qualify it, or be the
+ * helper machine: win.helper-mode shows the helper page), the operator, customer and site (kept in
  * GSettings), the profile (shipped and user profiles from the core, their limits one click
  * away), quick or full run, training mode (replay a recording, or measure live against the
  * built-in peer answering as one of the core's emulated links), and "Resume" when an unfinished
@@ -17,6 +18,7 @@ struct _QfWelcomePage
   AdwBin               parent_instance;
 
   /* template widgets */
+  GtkToggleButton     *qualify_toggle;
   AdwPreferencesGroup *resume_group;
   AdwActionRow        *resume_row;
   AdwEntryRow         *operator_row;
@@ -270,6 +272,25 @@ qf_welcome_page_refresh_resume (QfWelcomePage *self)
   g_task_run_in_thread (task, find_unfinished_thread);
 }
 
+/* "Be the helper machine": one click leads to the helper page, which starts the helper. */
+static void
+helper_toggled (QfWelcomePage   *self,
+                GtkToggleButton *toggle)
+{
+  if (gtk_toggle_button_get_active (toggle))
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.helper-mode", NULL);
+}
+
+/* Shown again (back from the helper page): the role is this PC's qualification. */
+static void
+qf_welcome_page_map (GtkWidget *widget)
+{
+  QfWelcomePage *self = QF_WELCOME_PAGE (widget);
+
+  gtk_toggle_button_set_active (self->qualify_toggle, TRUE);
+  GTK_WIDGET_CLASS (qf_welcome_page_parent_class)->map (widget);
+}
+
 static void
 qf_welcome_page_dispose (GObject *object)
 {
@@ -331,8 +352,10 @@ qf_welcome_page_class_init (QfWelcomePageClass *klass)
 
   object_class->dispose = qf_welcome_page_dispose;
   object_class->finalize = qf_welcome_page_finalize;
+  widget_class->map = qf_welcome_page_map;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-welcome-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, qualify_toggle);
   gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, resume_group);
   gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, resume_row);
   gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, operator_row);
@@ -346,6 +369,7 @@ qf_welcome_page_class_init (QfWelcomePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, replay_toggle);
   gtk_widget_class_bind_template_callback (widget_class, training_choice_changed);
   gtk_widget_class_bind_template_callback (widget_class, limits_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, helper_toggled);
 }
 
 static void

@@ -3,13 +3,16 @@
  * "Back" on the left and the suggested action on the right. The window moves between pages and
  * creates the session and the runner from what the pages hold; everything measured or judged
  * comes from the core. Closing the window during a test asks first and then stops the run
- * cleanly (the session is saved with the step cancelled). Template: ui/qf-window.ui. */
+ * cleanly (the session is saved with the step cancelled). "Be the helper machine" shows the
+ * helper page (src/ui/qf-helper-page.c) instead of the steps; Back stops it. Template:
+ * ui/qf-window.ui. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "qf-cert-window.h"
 #include "qf-code-dialog.h"
+#include "qf-helper-page.h"
 #include "qf-json.h"
 #include "qf-network-page.h"
 #include "qf-plan-page.h"
@@ -54,6 +57,7 @@ struct _QfWindow
   QfRunPage       *run_page;
   QfResultsPage   *results_page;
   QfReportPage    *report_page;
+  QfHelperPage    *helper_page;
   GtkButton       *back_button;
   GtkButton       *next_button;
 
@@ -64,6 +68,7 @@ struct _QfWindow
   Page             page;
   gboolean         close_when_stopped;
   gboolean         run_done;       /* the run page's run has ended: its results can be shown */
+  gboolean         helper_mode;    /* the helper page is shown instead of the wizard's steps */
 };
 
 G_DEFINE_FINAL_TYPE (QfWindow, qf_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -78,7 +83,7 @@ const char *
 qf_window_get_help_page (QfWindow *self)
 {
   g_return_val_if_fail (QF_IS_WINDOW (self), "index");
-  return page_ids[self->page];
+  return self->helper_mode ? "helper-machine" : page_ids[self->page];
 }
 
 void
@@ -104,6 +109,7 @@ go_to (QfWindow *self,
   GtkStackPage *stack_page;
 
   self->page = page;
+  self->helper_mode = FALSE;
   gtk_stack_set_visible_child_name (self->pages, page_ids[page]);
   stack_page = gtk_stack_get_page (self->pages, gtk_stack_get_visible_child (self->pages));
   subtitle = g_strdup_printf (_("Step %u of %u: %s"), page + 1, N_PAGES, gtk_stack_page_get_title (stack_page));
@@ -123,6 +129,30 @@ go_to (QfWindow *self,
       || !gtk_widget_is_sensitive (GTK_WIDGET (self->next_button))
       || !gtk_widget_grab_focus (GTK_WIDGET (self->next_button)))
     gtk_widget_child_focus (gtk_stack_get_visible_child (self->pages), GTK_DIR_TAB_FORWARD);
+}
+
+void
+qf_window_show_helper (QfWindow *self)
+{
+  g_return_if_fail (QF_IS_WINDOW (self));
+  if (qf_run_page_is_running (self->run_page))
+    return;
+  self->helper_mode = TRUE;
+  gtk_stack_set_visible_child_name (self->pages, "helper-machine");
+  adw_window_title_set_subtitle (self->title_widget, _("Helper machine"));
+  gtk_widget_set_visible (GTK_WIDGET (self->back_button), TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->next_button), FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.next", FALSE);
+  qf_helper_page_start (self->helper_page);
+  gtk_widget_child_focus (GTK_WIDGET (self->helper_page), GTK_DIR_TAB_FORWARD);
+}
+
+static void
+helper_mode_activated (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  qf_window_show_helper (QF_WINDOW (widget));
 }
 
 /* The profile itself, or its quick variant for a quick run. */
@@ -409,6 +439,13 @@ back_activated (GtkWidget  *widget,
 {
   QfWindow *self = QF_WINDOW (widget);
 
+  if (self->helper_mode)
+    {
+      /* back to the welcome page: the helper stops */
+      qf_helper_page_stop (self->helper_page);
+      go_to (self, PAGE_WELCOME);
+      return;
+    }
   if (self->page == PAGE_WELCOME || self->page == PAGE_RUN)
     return;
   if (self->page == PAGE_RESULTS)
@@ -617,6 +654,7 @@ qf_window_class_init (QfWindowClass *klass)
   g_type_ensure (QF_TYPE_RUN_PAGE);
   g_type_ensure (QF_TYPE_RESULTS_PAGE);
   g_type_ensure (QF_TYPE_REPORT_PAGE);
+  g_type_ensure (QF_TYPE_HELPER_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-window.ui");
   gtk_widget_class_bind_template_child (widget_class, QfWindow, toasts);
@@ -629,6 +667,7 @@ qf_window_class_init (QfWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, QfWindow, run_page);
   gtk_widget_class_bind_template_child (widget_class, QfWindow, results_page);
   gtk_widget_class_bind_template_child (widget_class, QfWindow, report_page);
+  gtk_widget_class_bind_template_child (widget_class, QfWindow, helper_page);
   gtk_widget_class_bind_template_child (widget_class, QfWindow, back_button);
   gtk_widget_class_bind_template_child (widget_class, QfWindow, next_button);
   gtk_widget_class_bind_template_callback (widget_class, run_finished);
@@ -637,6 +676,7 @@ qf_window_class_init (QfWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.next", NULL, next_activated);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);
   gtk_widget_class_install_action (widget_class, "win.resume", NULL, resume_activated);
+  gtk_widget_class_install_action (widget_class, "win.helper-mode", NULL, helper_mode_activated);
   gtk_widget_class_install_action (widget_class, "win.verify-report", NULL, verify_report_activated);
   gtk_widget_class_install_action (widget_class, "win.signing-certificate", NULL, signing_certificate_activated);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);

@@ -119,11 +119,15 @@ def main():
         tap.ok(frame is not None and wait_for(lambda: frame.get_state_set().contains(Atspi.StateType.ACTIVE), 10),
                "the window is active and takes key presses")
         focus = Focus()
-        # focus starts on Start: one Tab wraps round to the header's menu, the next is the Operator
-        # field (GTK 4.8 sends no focus event for an entry row's text, so check by typing)
+        # focus starts on Start: one Tab wraps round to the header's menu, the next two are the
+        # roles of this PC, then the Operator field (GTK 4.8 sends no focus event for an entry
+        # row's text, so check by typing)
         key(TAB)
         tap.ok(until(lambda: focus.name() == "Main Menu", 5), "focus starts on Start (Tab wraps to the menu)",
                focus.name())
+        for role in ("Qualify this PC", "Be the helper machine"):
+            key(TAB)
+            tap.ok(until(lambda r=role: focus.name() == r, 5), f"Tab reaches the role “{role}”", focus.name())
         key(TAB)
         typed("Kim")
         entry = app.find("text", "Operator", timeout=5)

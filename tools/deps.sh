@@ -10,6 +10,9 @@ QF_TEST_PACKAGES="xvfb xauth dbus dbus-x11 at-spi2-core gir1.2-atspi-2.0 python3
   rt-tests stress stress-ng iperf3 sockperf sysstat fio clang libclang-rt-14-dev cppcheck clang-tidy
   flatpak-builder locales util-linux universal-ctags x11-utils avahi-daemon avahi-utils
   network-manager ethtool udev"
+# Only for ./run-tests --packages (tests/packages): building and checking the Debian packages.
+QF_PACKAGE_TEST_PACKAGES="devscripts debhelper dpkg-dev fakeroot lintian mmdebstrap
+  binutils libcap2-bin python3 iproute2"
 
 qf_install_packages() {
   local missing=() pkg

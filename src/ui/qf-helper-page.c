@@ -233,6 +233,12 @@ qf_helper_page_start (QfHelperPage *self)
   watch_ifaces (self);
   if (qf_helper_is_running (self->helper))
     return TRUE;
+  {
+    /* announced for discovery unless the person turned it off (sites that forbid multicast) */
+    g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+
+    qf_helper_set_announce (self->helper, g_settings_get_boolean (settings, "discovery"));
+  }
   if (!qf_helper_start (self->helper, gtk_switch_get_active (self->code_switch), &error))
     {
       show_error (self, error->message);

@@ -293,6 +293,8 @@ def inner():
 
     def main():
         tmp, _, env = private_dirs("helper")
+        # the app's own settings defaults: the helper announces itself (the tests' turn it off)
+        env["GSETTINGS_SCHEMA_DIR"] = os.environ["QF_TEST_APP_SCHEMA_DIR"]
         blocker = occupy(LATENCY_PORT)
         app = App(extra_env=env)
         try:

@@ -10,6 +10,7 @@
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import struct
@@ -291,6 +292,44 @@ def test_flood():
         out[-2000:])
 
 
+def a_link_local():
+    """A's fe80:: address as B writes it (with B's interface as its scope)."""
+    out = sh("ip", "-n", NS_A, "-6", "-o", "addr", "show", "dev", VETH_A, "scope", "link", check=False).stdout
+    for word in out.split():
+        if word.startswith("fe80::"):
+            return word.split("/")[0] + "%" + VETH_B
+    return None
+
+
+def test_stock_tools():
+    """A direct cable with a stock helper. iperf3 -s on A answers our bandwidth client on B at A's
+    IPv6 link-local address with its scope. sockperf 3.7 (Debian 12) has no IPv6 at all (`-i ::`
+    is "Invalid address"), so on a direct cable it needs IPv4 link-local addresses (169.254/16,
+    what NetworkManager's ipv4.method link-local or avahi-autoipd give): added for that check only."""
+    address = a_link_local()
+    if shutil.which("iperf3") is None:
+        print("# iperf3 is not installed: the stock iperf3 check is left out")
+    else:
+        p = start(NS_A, "iperf3", "-s", "-1", "-p", "5301")
+        listening = wait_until(lambda: ":5301" in sh(*in_ns(NS_A, "ss", "-Hltn"), check=False).stdout, 5)
+        rc, out, err, _ = run(NS_B, CLI, "bandwidth", "--time", "1", "-p", "5301", address or "fe80::1%" + VETH_B)
+        tap(listening and rc == 0, f"a stock iperf3 on the helper answers our client at {address}", err or out)
+        stop(p)
+    if shutil.which("sockperf") is None:
+        print("# sockperf is not installed: the stock sockperf check is left out")
+        return
+    sh("ip", "-n", NS_A, "addr", "add", "169.254.77.1/16", "dev", VETH_A)
+    sh("ip", "-n", NS_B, "addr", "add", "169.254.77.2/16", "dev", VETH_B)
+    p = start(NS_A, "sockperf", "sr", "--tcp", "-i", "169.254.77.1", "-p", "11311")
+    listening = wait_until(lambda: ":11311" in sh(*in_ns(NS_A, "ss", "-Hltn"), check=False).stdout, 5)
+    rc, out, err, _ = run(NS_B, CLI, "latency", "--tcp", "--time", "1", "-p", "11311", "169.254.77.1")
+    tap(listening and rc == 0, "a stock sockperf on the helper answers our client over IPv4 link-local",
+        err or out)
+    stop(p)
+    sh("ip", "-n", NS_A, "addr", "del", "169.254.77.1/16", "dev", VETH_A, check=False)
+    sh("ip", "-n", NS_B, "addr", "del", "169.254.77.2/16", "dev", VETH_B, check=False)
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "--flood":
         flood_client()
@@ -308,6 +347,7 @@ def main():
         test_discover_and_auto_run()
         test_no_announce()
         test_token()
+        test_stock_tools()
         test_flood()
     finally:
         teardown()

@@ -123,8 +123,24 @@ help_activated (GSimpleAction *action,
   gtk_show_uri (window, uri ? uri : "help:qualify", GDK_CURRENT_TIME);
 }
 
+/* `qualify --helper` while Qualify runs: the running window becomes the helper machine. */
+static void
+helper_mode_activated (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+
+  if (QF_IS_WINDOW (window))
+    {
+      qf_window_show_helper (QF_WINDOW (window));
+      gtk_window_present (window);
+    }
+}
+
 static const GActionEntry app_actions[] = {
   { "quit", quit_activated },
+  { "helper-mode", helper_mode_activated },
   { "about", about_activated },
   { "help", help_activated },
 };
@@ -181,6 +197,22 @@ qf_application_handle_local_options (GApplication *app,
       self->replay_path = g_file_get_path (file);
     }
   self->helper = g_variant_dict_contains (options, "helper");
+  if (self->helper)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!g_application_register (app, NULL, &error))
+        {
+          g_printerr ("%s\n", error->message);
+          return 1;
+        }
+      if (g_application_get_is_remote (app))
+        {
+          /* a Qualify runs already: it becomes the helper machine, this process ends */
+          g_action_group_activate_action (G_ACTION_GROUP (app), "helper-mode", NULL);
+          return 0;
+        }
+    }
   if (!g_variant_dict_lookup (options, "speed", "d", &self->replay_speed) || !(self->replay_speed > 0))
     self->replay_speed = 1.0;
   if (g_variant_dict_lookup (options, "verify", "^&ay", &path) && path != NULL && *path != '\0')

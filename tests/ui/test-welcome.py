@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """test-welcome.py — the real window opens, titled Qualify, with the welcome page's Start
-button and its fields; Start leads to the system check (tests/ui)."""
+button and its fields; Start leads to the system check; `qualify --helper` while it runs turns
+that window into the helper machine and ends at once (tests/ui)."""
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -27,6 +29,11 @@ try:
         tap.ok(audit is not None, "Start shows the system check")
         tap.ok(app.find("label", "Step 2 of 7: System check", timeout=5) is not None,
                "the header follows to step 2")
+    second = subprocess.run([os.environ["QUALIFY_GUI"], "--helper"], env=app.env,
+                            capture_output=True, text=True, timeout=60)
+    tap.ok(second.returncode == 0 and app.find("label", "Helper machine", timeout=15) is not None,
+           "qualify --helper while Qualify runs: the running window becomes the helper machine",
+           second.stderr)
 finally:
     app.quit()
 sys.exit(tap.done())

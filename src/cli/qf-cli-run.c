@@ -653,7 +653,11 @@ resume_session (const RunOptions *o)
     return qf_cli_errorf ("run", _("the session in %s is already complete; start a new one with --profile"), o->resume), NULL;
   if (!qf_session_set_dir (session, o->resume, &error))
     return qf_cli_error ("run", error), NULL;
-  /* the code is never saved: the person types it again (a token file instead replaces it) */
+  peer_choice (o->peer, &kind, &address);
+  if (o->peer != NULL)
+    qf_session_set_peer (session, g_str_equal (kind, "builtin") ? "127.0.0.1" : address, kind);
+  /* the code is never saved: the person types it again (a token file instead replaces it); a
+   * new --peer drops it, since the code belonged to the helper the session had */
   if (qf_session_get_pairing_code_used (session) && o->pairing_code == NULL && o->token_file == NULL)
     return qf_cli_errorf ("run", _("the session in %s reached its helper machine with a pairing code, which is never saved; give it again with --pairing-code CODE"),
                           o->resume), NULL;
@@ -664,9 +668,6 @@ resume_session (const RunOptions *o)
   g_printerr (g_dngettext (GETTEXT_PACKAGE, "Resuming %s: %u test left to run.\n",
                            "Resuming %s: %u tests left to run.\n", remaining),
               qf_session_get_dir (session), remaining);
-  peer_choice (o->peer, &kind, &address);
-  if (o->peer != NULL)
-    qf_session_set_peer (session, g_str_equal (kind, "builtin") ? "127.0.0.1" : address, kind);
   return g_steal_pointer (&session);
 }
 

@@ -147,6 +147,15 @@ def resume_check():
             f.write(text)
         rc, out, err = cli("run", "--resume", sess, "--no-sign")
         tap(rc == 2 and "--pairing-code" in err, "--resume without the code asks for it", err)
+        # the code belonged to a remote helper; resumed against the built-in peer none is needed
+        text = re.sub(r'"peer"\s*:\s*\{[^}]*\}',
+                      '"peer" : {"address" : "192.0.2.7", "kind" : "remote", "pairing_code" : true}',
+                      text, count=1)
+        with open(path, "w") as f:
+            f.write(text)
+        rc, out, err = cli("run", "--resume", sess, "--peer", "builtin", "--no-sign")
+        tap(rc in (0, 1) and "--pairing-code" not in err,
+            "--resume --peer builtin of a session reached with a code asks for none", f"rc={rc}\n{err}")
 
 
 main()

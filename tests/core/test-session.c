@@ -897,6 +897,25 @@ test_resume_only (void)
   g_assert_cmpuint (qf_session_prepare_resume (loaded), ==, 1);
 }
 
+/* The pairing-code mark belongs to the helper it was typed for: setting the same peer again
+ * keeps it, another address or kind drops it (a resumed run would otherwise ask for a code the
+ * new peer never needed). */
+static void
+test_pairing_code_follows_peer (void)
+{
+  g_autoptr(QfSession) session = new_session ();
+
+  qf_session_set_pairing_code_used (session, TRUE);
+  qf_session_set_peer (session, "192.0.2.7", "remote");
+  g_assert_true (qf_session_get_pairing_code_used (session));
+  qf_session_set_peer (session, "192.0.2.8", "remote");
+  g_assert_false (qf_session_get_pairing_code_used (session));
+  qf_session_set_peer (session, "192.0.2.7", "remote");
+  qf_session_set_pairing_code_used (session, TRUE);
+  qf_session_set_peer (session, "127.0.0.1", "builtin");
+  g_assert_false (qf_session_get_pairing_code_used (session));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -931,5 +950,6 @@ main (int   argc,
   g_test_add_func ("/core/session/check-bounds", test_check_bounds);
   g_test_add_func ("/core/session/check-names", test_check_names);
   g_test_add_func ("/core/session/resume-only", test_resume_only);
+  g_test_add_func ("/core/session/pairing-code-follows-peer", test_pairing_code_follows_peer);
   return g_test_run ();
 }

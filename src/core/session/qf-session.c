@@ -677,11 +677,15 @@ qf_session_set_peer (QfSession  *self,
                      const char *kind)
 {
   JsonObject *peer = json_object_new ();
+  JsonObject *old = qf_json_get_object (self->root, "peer");
   gboolean code_used;
 
   g_return_if_fail (QF_IS_SESSION (self));
 
-  code_used = qf_session_get_pairing_code_used (self);
+  /* the code was typed for that helper: a different peer was not reached with it */
+  code_used = qf_session_get_pairing_code_used (self)
+              && g_strcmp0 (qf_json_get_string (old, "address", NULL), address) == 0
+              && g_strcmp0 (qf_json_get_string (old, "kind", "none"), kind ? kind : "none") == 0;
   qf_json_set_string_or_null (peer, "address", address);
   json_object_set_string_member (peer, "kind", kind ? kind : "none");
   if (code_used)

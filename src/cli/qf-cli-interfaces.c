@@ -201,7 +201,7 @@ qf_cli_network_audit (const char  *root,
                       GError     **error)
 {
   g_autoptr(QfNmFacts) nm = nm_facts (root, iface);
-  QfNetAuditConfig config = { .root = root, .iface = iface, .nm = nm, .peer = peer };
+  QfNetAuditConfig config = { .root = root, .iface = iface, .nm = nm, .nm_asked = TRUE, .peer = peer };
 
   return qf_net_audit_run (&config, error);
 }

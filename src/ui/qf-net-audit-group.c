@@ -51,6 +51,7 @@ typedef struct
   char      *iface;
   char      *peer;
   QfNmFacts *facts;
+  gboolean   nm_asked;   /* a client asked NetworkManager: facts NULL means not running */
 } Job;
 
 static void
@@ -151,12 +152,13 @@ add_row (QfNetAuditGroup       *self,
       add_fix_button (self, row, check, applied, TRUE);
       add_applied_note (row, applied);
     }
-  else if (self->client != NULL && check->fix_nm != NULL
+  else if (self->client != NULL && check->nm_settings != NULL
            && (check->status == QF_AUDIT_WARN || check->status == QF_AUDIT_FAIL))
     {
-      /* only where the core can make the change exactly; otherwise the row shows the commands */
+      /* only where the core can make the row's own change exactly; otherwise the row shows the
+       * commands */
       g_autoptr(GError) error = NULL;
-      g_autoptr(QfNmFix) fix = qf_nm_fix_new (self->client, self->shown_iface, check->id, &error);
+      g_autoptr(QfNmFix) fix = qf_nm_fix_new_for_check (self->client, self->shown_iface, check, &error);
 
       if (fix != NULL)
         {
@@ -220,7 +222,8 @@ audit_thread (GTask        *task,
               GCancellable *cancellable)
 {
   Job *job = task_data;
-  QfNetAuditConfig config = { .root = "/", .iface = job->iface, .nm = job->facts, .peer = job->peer };
+  QfNetAuditConfig config = { .root = "/", .iface = job->iface, .nm = job->facts, .nm_asked = job->nm_asked,
+                              .peer = job->peer };
   GError *error = NULL;
   GPtrArray *checks = qf_net_audit_run (&config, &error);
 
@@ -306,6 +309,7 @@ qf_net_audit_group_refresh (QfNetAuditGroup *self)
   job->peer = g_strdup (self->peer);
   /* libnm's objects belong to this thread: its facts are copied here, the rest read there */
   job->facts = self->client != NULL ? qf_nm_facts_from_client (self->client, self->iface) : NULL;
+  job->nm_asked = self->client != NULL;
   self->run_cancellable = g_cancellable_new ();
   gtk_spinner_start (self->spinner);
   gtk_widget_set_sensitive (GTK_WIDGET (self->recheck_button), FALSE);

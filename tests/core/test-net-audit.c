@@ -2,7 +2,9 @@
  * bad state (100 Mbit/s half duplex, EEE on, adaptive coalescing, GRO on, an IRQ and RPS on the
  * isolated CPUs, a DHCP connection that does not connect by itself) and whose Wi-Fi saves
  * power on a narrow 2.4 GHz channel; NetworkManager's facts from its key files (tests/core).
- * Conditions a veth can really have are tested against the real daemon in test-nm-real.py. */
+ * Further fixture cards: eth1 without link and with all-zero coalescing, wlan1 on a PC without
+ * iw whose NetworkManager.conf turns power saving on. Conditions a veth can really have are
+ * tested against the real daemon in test-nm-real.py. */
 #include "config.h"
 
 #include <string.h>
@@ -91,9 +93,100 @@ test_wired (void)
   g_assert_null (check->fix_nm);
   /* a fixture is never pinged: the path is not checked */
   expect (checks, "mtu", QF_AUDIT_OK, "not checked", NULL, NULL);
-  expect (checks, "ip-method", QF_AUDIT_WARN, "connects by itself: no", NULL,
-          "nmcli connection modify 'Wired 1' connection.autoconnect yes");
+  check = expect (checks, "ip-method", QF_AUDIT_WARN, "connects by itself: no", NULL,
+                  "nmcli connection modify 'Wired 1' connection.autoconnect yes");
+  /* what the Apply button sets is what the row says, read back from that command */
+  g_assert_cmpstrv (check->nm_settings, ((const char *[]) { "connection.autoconnect", "yes", NULL }));
+  check = qf_net_audit_find (checks, "gro");
+  g_assert_cmpstrv (check->nm_settings, ((const char *[]) { "ethtool.feature-gro", "off", NULL }));
+  g_assert_null (qf_net_audit_find (checks, "eee")->nm_settings);
   qf_nm_facts_free (nm);
+}
+
+/* Waiting for a DHCP lease that never comes: the address method's fix is link-local, and only
+ * then. */
+static void
+test_dhcp_waits (void)
+{
+  g_autofree char *root = fixture_root ();
+  g_autoptr(QfNmFacts) nm = qf_nm_facts_from_keyfiles (root, "eth0");
+  QfNetAuditConfig config = { .root = root, .iface = "eth0", .nm = nm, .nm_asked = TRUE };
+  g_autoptr(GPtrArray) checks = NULL;
+  QfNetAuditCheck *check;
+
+  nm->dhcp4_lease = 0;
+  checks = qf_net_audit_run (&config, NULL);
+  check = expect (checks, "ip-method", QF_AUDIT_FAIL, "no DHCP lease", NULL, "ipv4.method link-local");
+  g_assert_cmpstrv (check->nm_settings, ((const char *[]) { "ipv4.method", "link-local",
+                                                            "ipv6.method", "link-local", NULL }));
+}
+
+/* No link (carrier 0, operstate "unknown"), and coalescing answered with zeros only: neither
+ * is read as a setting of the card. */
+static void
+test_no_link_zero_coalescing (void)
+{
+  QfNmFacts *nm = NULL;
+  g_autoptr(GPtrArray) checks = audit ("eth1", FALSE, &nm);
+
+  expect (checks, "link-speed", QF_AUDIT_WARN, "no link", "ip link set dev eth1 up", NULL);
+  expect (checks, "duplex", QF_AUDIT_UNKNOWN, "no link", NULL, NULL);
+  expect (checks, "coalescing", QF_AUDIT_UNKNOWN, "not reported by this card", NULL, NULL);
+}
+
+/* No iw program: said so with the way to get it; NetworkManager's "default" read from its own
+ * configuration, not guessed. */
+static void
+test_wifi_no_iw (void)
+{
+  QfNmFacts *nm = NULL;
+  g_autoptr(GPtrArray) checks = audit ("wlan1", TRUE, &nm);
+  QfNetAuditCheck *check;
+
+  check = expect (checks, "wifi-power-save", QF_AUDIT_WARN,
+                  "NetworkManager: its default, on (wifi.powersave = 3 in "
+                  "/etc/NetworkManager/conf.d/default-wifi-powersave-on.conf); driver: iw is not installed",
+                  "apt install iw", "802-11-wireless.powersave 2");
+  g_assert_nonnull (strstr (check->fix, "iw dev wlan1 set power_save off"));
+  qf_nm_facts_free (nm);
+}
+
+static void
+write_file (const char *root,
+            const char *path,
+            const char *text)
+{
+  g_autofree char *full = g_build_filename (root, path, NULL);
+  g_autofree char *dir = g_path_get_dirname (full);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (full, text, -1, NULL));
+}
+
+/* Every CPU isolated: the card's IRQ is on an isolated CPU and there is none to move it to, so
+ * no command is offered (never "echo none > …", nor a translated word in a command). */
+static void
+test_irq_no_housekeeping (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("qf-net-audit-XXXXXX", NULL);
+  QfNetAuditConfig config = { .root = root, .iface = "eth0" };
+  g_autoptr(GPtrArray) checks = NULL;
+  g_autofree char *rm = NULL;
+  QfNetAuditCheck *check;
+
+  g_assert_nonnull (root);
+  write_file (root, "sys/class/net/eth0/mtu", "1500\n");
+  write_file (root, "sys/class/net/eth0/device/msi_irqs/124", "msix\n");
+  write_file (root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "3\n");
+  write_file (root, "sys/devices/system/cpu/online", "0-1\n");
+  write_file (root, "sys/devices/system/cpu/isolated", "0-1\n");
+  write_file (root, "proc/irq/124/smp_affinity_list", "0-1\n");
+  checks = qf_net_audit_run (&config, NULL);
+  check = expect (checks, "irq-affinity", QF_AUDIT_WARN, "IRQ 124 on CPUs 0-1", NULL, NULL);
+  g_assert_cmpstr (check->fix, ==, "");
+  g_assert_nonnull (strstr (check->advice, "none to move them to"));
+  rm = g_strdup_printf ("rm -rf %s", root);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }
 
 static void
@@ -128,14 +221,20 @@ test_wifi (void)
   qf_nm_facts_free (nm);
 }
 
-/* Without NetworkManager the address method is unknown, and no nmcli fix is offered. */
+/* Without NetworkManager the address method is unknown, and no nmcli fix is offered; when
+ * NetworkManager was never asked the audit says that, not that it is not running. */
 static void
 test_no_nm (void)
 {
   QfNmFacts *nm = NULL;
   g_autoptr(GPtrArray) checks = audit ("eth0", FALSE, &nm);
   g_autoptr(JsonArray) json = qf_net_audit_to_json (checks);
-  QfNetAuditCheck *check = expect (checks, "ip-method", QF_AUDIT_UNKNOWN, "NetworkManager is not running", NULL, NULL);
+  QfNetAuditCheck *check = expect (checks, "ip-method", QF_AUDIT_UNKNOWN, "NetworkManager was not asked", NULL, NULL);
+  g_autofree char *root = fixture_root ();
+  QfNetAuditConfig config = { .root = root, .iface = "eth0", .nm_asked = TRUE };
+  g_autoptr(GPtrArray) asked = qf_net_audit_run (&config, NULL);
+
+  expect (asked, "ip-method", QF_AUDIT_UNKNOWN, "NetworkManager is not running", NULL, NULL);
 
   g_assert_null (check->fix_nm);
   g_assert_null (expect (checks, "gro", QF_AUDIT_WARN, NULL, "gro off", NULL)->fix_nm);
@@ -179,6 +278,10 @@ main (int   argc,
   g_test_add_func ("/core/net-audit/wired", test_wired);
   g_test_add_func ("/core/net-audit/wifi", test_wifi);
   g_test_add_func ("/core/net-audit/no-nm", test_no_nm);
+  g_test_add_func ("/core/net-audit/dhcp-waits", test_dhcp_waits);
+  g_test_add_func ("/core/net-audit/no-link-zero-coalescing", test_no_link_zero_coalescing);
+  g_test_add_func ("/core/net-audit/wifi-no-iw", test_wifi_no_iw);
+  g_test_add_func ("/core/net-audit/irq-no-housekeeping", test_irq_no_housekeeping);
   g_test_add_func ("/core/net-audit/no-iface", test_no_iface);
   g_test_add_func ("/core/net-audit/shell-word", test_shell_word);
   return g_test_run ();

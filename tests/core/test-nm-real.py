@@ -3,9 +3,11 @@
 # against the real NetworkManager daemon (Debian's 1.42), run in a network namespace this test
 # creates with a private system bus, its own udevd and veth/dummy devices (tests/core).
 # Conditions a veth or dummy can really have are set for real: offloads with ethtool -K, the MTU
-# with ip link, RPS masks in /sys, an address method that waits for DHCP. Speaks TAP. Needs root
+# with ip link, RPS masks in /sys, an address method that waits for DHCP, a manual-address
+# connection that does not come up by itself (its fix sets autoconnect only). Speaks TAP. Needs root
 # and NetworkManager: skips otherwise. Every process it starts is stopped by its PID.
 
+import difflib
 import json
 import os
 import shutil
@@ -192,9 +194,15 @@ def settings_only(text):
                                           "connection.timestamp")))
 
 
-def apply_and_undo(check, connection, verify):
-    before_file, before_show = keyfile(connection), show(connection)
-    p = subprocess.Popen(["ip", "netns", "exec", NS, HELPER, VA, check], env=env, text=True,
+def without_timestamp(data):
+    # the last-used time: `nmcli connection modify` writes it into the key file, while the fix
+    # leaves it to NetworkManager's timestamps file (qf-nm-fix.c, write_settings)
+    return b"".join(l for l in data.splitlines(keepends=True) if not l.startswith(b"timestamp="))
+
+
+def apply_and_undo(check, connection, verify, iface=VA):
+    before_file, before_show = without_timestamp(keyfile(connection)), show(connection)
+    p = subprocess.Popen(["ip", "netns", "exec", NS, HELPER, iface, check], env=env, text=True,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     children.append(p)
     lines = []
@@ -209,13 +217,14 @@ def apply_and_undo(check, connection, verify):
     during_file, during_show = (keyfile(connection), show(connection)) if applied else (b"", "")
     verified = applied and verify(during_show)
     out, err = p.communicate("undo\n", timeout=60)
-    after_file, after_show = keyfile(connection), show(connection)
+    after_file, after_show = without_timestamp(keyfile(connection)), show(connection)
     tap(applied and verified and during_file != before_file,
         f"apply {check}: NetworkManager holds the change as nmcli shows it",
         during_show + "\n" + "\n".join(lines) + err)
     tap("undone" in out and after_file == before_file,
         f"undo {check}: the key file is restored byte for byte",
-        out + err + "\nbefore:\n" + before_file.decode() + "\nafter:\n" + after_file.decode())
+        out + err + "\n" + "\n".join(difflib.unified_diff(before_file.decode().splitlines(),
+                                                          after_file.decode().splitlines(), "before", "after")))
     tap(settings_only(after_show) == settings_only(before_show),
         f"undo {check}: nmcli -t connection show is as before",
         "\n".join(set(after_show.splitlines()) ^ set(before_show.splitlines())))
@@ -229,8 +238,16 @@ def test_apply_undo():
     apply_and_undo("gro", "qf-a",
                    lambda s: "ethtool.feature-gro:off" in s
                    and wait_for(lambda: "generic-receive-offload: off" in ns("ethtool", "-k", VA).stdout))
+    # a manual-address connection that does not come up by itself: the row recommends
+    # autoconnect, so Apply sets that alone and keeps the fixed address
+    nmcli("connection", "modify", "qf-a", "connection.autoconnect", "no")
     apply_and_undo("ip-method", "qf-a",
-                   lambda s: "ipv4.method:link-local" in s and "ipv6.method:link-local" in s)
+                   lambda s: "connection.autoconnect:yes" in s and "ipv4.method:manual" in s
+                   and f"ipv4.addresses:{ADDR_A}/24" in s)
+    nmcli("connection", "modify", "qf-a", "connection.autoconnect", "yes")
+    # waiting for a DHCP lease nobody gives: link-local
+    apply_and_undo("ip-method", "qf-dhcp",
+                   lambda s: "ipv4.method:link-local" in s and "ipv6.method:link-local" in s, iface=VC)
     p = ns(HELPER, VA, "eee", check=False, input="")
     tap(p.returncode == 1 and "cannot hold" in p.stdout, "EEE: NetworkManager 1.42 cannot hold it, said so", p.stdout)
 
@@ -240,7 +257,7 @@ def main():
     if lack:
         print(f"1..0 # SKIP needs {', '.join(lack)}")
         return 0
-    print("1..23")
+    print("1..26")
     try:
         setup()
         test_interfaces()

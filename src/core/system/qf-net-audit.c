@@ -10,7 +10,9 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <netdb.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "qf-net-audit.h"
 #include "qf-nic.h"
@@ -49,6 +51,7 @@ qf_net_audit_check_free (QfNetAuditCheck *check)
   g_free (check->advice);
   g_free (check->fix);
   g_free (check->fix_nm);
+  g_strfreev (check->nm_settings);
   g_free (check);
 }
 
@@ -93,6 +96,21 @@ qf_net_audit_to_json (GPtrArray *checks)
   return array;
 }
 
+/* The property/value pairs of "nmcli connection modify ID P V …", NULL for any other command:
+ * read back from the command itself, so what QfNmFix applies is what the row shows. */
+static char **
+modify_settings (const char *fix_nm)
+{
+  g_auto(GStrv) argv = NULL;
+  gint argc = 0;
+
+  if (fix_nm == NULL || !g_shell_parse_argv (fix_nm, &argc, &argv, NULL) || argc < 6 || argc % 2 != 0
+      || !g_str_equal (argv[0], "nmcli") || !g_str_equal (argv[1], "connection")
+      || !g_str_equal (argv[2], "modify"))
+    return NULL;
+  return g_strdupv (argv + 4);
+}
+
 /* Adds a check; found, fix and fix_nm are taken (fix NULL: nothing to do). */
 static void
 add (NetAudit      *audit,
@@ -115,6 +133,7 @@ add (NetAudit      *audit,
   check->advice = g_strdup (advice);
   check->fix = fix != NULL ? fix : g_strdup ("");
   check->fix_nm = fix_nm;
+  check->nm_settings = modify_settings (fix_nm);
   g_ptr_array_add (audit->checks, check);
 }
 
@@ -160,12 +179,22 @@ net_read (NetAudit   *audit,
 
 /* ---------------------------------------------------------------- link */
 
+/* The kernel's carrier flag: TRUE with a link. An interface that is down reports no carrier
+ * (the file cannot be read then), so that counts as no link too; operstate is not used, since
+ * drivers without link detection report "unknown" there while they carry traffic. */
+static gboolean
+has_carrier (NetAudit *audit)
+{
+  g_autofree char *carrier = net_read (audit, "carrier");
+
+  return g_strcmp0 (carrier, "1") == 0;
+}
+
 static void
 check_link_speed (NetAudit *audit)
 {
   const char *title = _("Link speed");
   const char *recommended = _("1000 Mbit/s or faster");
-  g_autofree char *operstate = net_read (audit, "operstate");
   gint64 speed = audit->nic->speed_mbps;
   QfAuditStatus status;
 
@@ -174,7 +203,7 @@ check_link_speed (NetAudit *audit)
       add_not_reported (audit, "link-speed", title, recommended);
       return;
     }
-  if (speed < 0 && g_strcmp0 (operstate, "up") == 0)
+  if (speed < 0 && has_carrier (audit))
     {
       add_not_reported (audit, "link-speed", title, recommended);
       return;
@@ -207,12 +236,15 @@ check_duplex (NetAudit *audit)
   const char *advice;
   QfAuditStatus status;
 
-  if (!nic->have_link)
+  if (!has_carrier (audit))
     {
-      add_not_reported (audit, "duplex", title, recommended);
+      add (audit, "duplex", title, QF_AUDIT_UNKNOWN, g_strdup (_("no link")), recommended,
+           _("Duplex is settled when the link comes up; the card has no link now, so there is "
+             "nothing to read. Plug the cable in and check again."),
+           NULL, NULL);
       return;
     }
-  if (nic->full_duplex < 0)
+  if (!nic->have_link || nic->full_duplex < 0)
     {
       add_not_reported (audit, "duplex", title, recommended);
       return;
@@ -283,6 +315,19 @@ check_coalescing (NetAudit *audit)
       add_not_reported (audit, "coalescing", title, recommended);
       return;
     }
+  /* The ioctl fills the fields a driver does not support with zeros, so all zeros with adaptive
+   * moderation off cannot be told from a card that reports nothing: never an OK from it. */
+  if (nic->rx_usecs == 0 && nic->rx_frames == 0 && nic->tx_usecs == 0 && nic->tx_frames == 0
+      && !nic->adaptive_rx && !nic->adaptive_tx)
+    {
+      add (audit, "coalescing", title, QF_AUDIT_UNKNOWN, g_strdup (_("not reported by this card")),
+           recommended,
+           _("The driver answers with every coalescing value at zero, which is also what it "
+             "answers when it does not support them, so Qualify cannot say how it is set. "
+             "`ethtool -c IFACE` shows the same values."),
+           NULL, NULL);
+      return;
+    }
   /* TRANSLATORS: "rx 3 µs / 0 frames, tx 0 µs / 0 frames, adaptive rx off, tx off" */
   found = g_strdup_printf (_("rx %u µs / %u frames, tx %u µs / %u frames, adaptive rx %s, tx %s"),
                            nic->rx_usecs, nic->rx_frames, nic->tx_usecs, nic->tx_frames,
@@ -306,10 +351,10 @@ check_coalescing (NetAudit *audit)
 
 /* Receive batching features, in the order the audit lists them. */
 static const QfNetBatchingFeature batching[] = {
-  { "rx-gro", "gro", "ethtool.feature-gro", "GRO" },
-  { "rx-lro", "lro", "ethtool.feature-lro", "LRO" },
-  { "rx-gro-hw", "rx-gro-hw", "ethtool.feature-rx-gro-hw", "hardware GRO" },
-  { "rx-gro-list", "rx-gro-list", "ethtool.feature-rx-gro-list", "GRO list" },
+  { "rx-gro", "gro", "ethtool.feature-gro", N_("GRO") },
+  { "rx-lro", "lro", "ethtool.feature-lro", N_("LRO") },
+  { "rx-gro-hw", "rx-gro-hw", "ethtool.feature-rx-gro-hw", N_("hardware GRO") },
+  { "rx-gro-list", "rx-gro-list", "ethtool.feature-rx-gro-list", N_("GRO list") },
 };
 
 const QfNetBatchingFeature *
@@ -344,7 +389,7 @@ check_gro (NetAudit *audit)
       gboolean on = g_str_has_prefix (state, "on");
       gboolean fixed = strstr (state, "[fixed]") != NULL;
 
-      g_string_append_printf (found, "%s%s %s%s", found->len ? ", " : "", batching[i].label,
+      g_string_append_printf (found, "%s%s %s%s", found->len ? ", " : "", _(batching[i].label),
                               on ? _("on") : _("off"), fixed ? _(" (fixed by the driver)") : "");
       if (!on)
         continue;
@@ -422,7 +467,7 @@ int_compare (gconstpointer a,
   return *(const int *) a - *(const int *) b;
 }
 
-/* Sorted CPU numbers → "0-3,6" ("none" when empty). */
+/* Sorted CPU numbers → "0-3,6", "" when empty: locale-free, for commands as well as text. */
 static char *
 cpus_to_list (GArray *cpus)
 {
@@ -444,8 +489,6 @@ cpus_to_list (GArray *cpus)
         g_string_append_printf (text, "%d", first);
       i = j;
     }
-  if (text->len == 0)
-    g_string_append (text, _("none"));
   return g_string_free (text, FALSE);
 }
 
@@ -566,14 +609,17 @@ affinity_irqs (NetAudit *audit,
       g_autofree char *path = g_strdup_printf ("proc/irq/%d/smp_affinity_list", irq);
       g_autofree char *list = qf_sysfs_read_string (audit->root, path);
       g_autoptr(GArray) cpus = list != NULL ? qf_cpu_list_parse (list, NULL) : NULL;
-      g_autofree char *shown = cpus != NULL ? cpus_to_list (cpus) : g_strdup (_("unknown"));
+      g_autofree char *shown = cpus == NULL ? g_strdup (_("unknown"))
+                               : cpus->len > 0 ? cpus_to_list (cpus) : g_strdup (_("none"));
 
       out->any = TRUE;
       /* TRANSLATORS: "IRQ 45 on CPUs 0-3" */
       g_string_append_printf (out->found, _("%sIRQ %d on CPUs %s"), out->found->len ? "; " : "", irq, shown);
       if (cpus_overlap (cpus, isolated))
+        out->overlap = TRUE;
+      /* no command without a CPU to move it to */
+      if (cpus_overlap (cpus, isolated) && housekeeping->len > 0)
         {
-          out->overlap = TRUE;
           g_string_append_printf (out->fix, "%secho %s > /proc/irq/%d/smp_affinity_list",
                                   out->fix->len ? "\n" : "", keep, irq);
         }
@@ -614,8 +660,9 @@ affinity_queues (NetAudit   *audit,
       /* TRANSLATORS: "RPS rx-0 on CPUs 2-3" / "XPS tx-0 on CPUs off" */
       g_string_append_printf (out->found, _("%s%s %s: %s"), out->found->len ? "; " : "", label, queue, shown);
       if (cpus_overlap (cpus, isolated))
+        out->overlap = TRUE;
+      if (cpus_overlap (cpus, isolated) && housekeeping->len > 0)
         {
-          out->overlap = TRUE;
           g_string_append_printf (out->fix, "%secho %s > /sys/class/net/%s/queues/%s/%s",
                                   out->fix->len ? "\n" : "", keep, audit->iface, queue, file);
         }
@@ -667,10 +714,14 @@ check_irq_affinity (NetAudit *audit)
 
   if (a.overlap)
     add (audit, "irq-affinity", title, QF_AUDIT_WARN, g_string_free (a.found, FALSE), recommended,
-         _("The card’s interrupts or receive work land on a CPU kept for the real-time task, "
-           "which then stops to handle network traffic. Move them to the other CPUs (stop "
-           "irqbalance first, or ban the isolated CPUs in it). NetworkManager cannot hold these "
-           "settings: make them permanent with a udev rule or a systemd unit."),
+         housekeeping->len > 0
+           ? _("The card’s interrupts or receive work land on a CPU kept for the real-time task, "
+               "which then stops to handle network traffic. Move them to the other CPUs (stop "
+               "irqbalance first, or ban the isolated CPUs in it). NetworkManager cannot hold these "
+               "settings: make them permanent with a udev rule or a systemd unit.")
+           : _("The card’s interrupts or receive work land on a CPU kept for the real-time task, "
+               "and every online CPU is isolated, so there is none to move them to. Leave at least "
+               "one CPU out of the isolated list for the system and the network card."),
          g_string_free (a.fix, FALSE), NULL);
   else
     {
@@ -688,7 +739,8 @@ check_irq_affinity (NetAudit *audit)
 
 static gboolean
 ping_once (const char *iface,
-           const char *peer,
+           const char *peer,  /* a numeric address of the family v6 says */
+           gboolean    v6,
            gint        size)  /* -1: default size, fragmenting allowed */
 {
   g_autofree char *ping = g_find_program_in_path ("ping");
@@ -700,6 +752,7 @@ ping_once (const char *iface,
   if (ping == NULL)
     return FALSE;
   argv[n++] = ping;
+  argv[n++] = v6 ? "-6" : "-4";
   argv[n++] = "-n";
   argv[n++] = "-q";
   argv[n++] = "-c";
@@ -722,22 +775,47 @@ ping_once (const char *iface,
          && g_spawn_check_wait_status (status, NULL);
 }
 
+/* The peer (an address or a host name) resolved to the numeric address ping is given, without
+ * a "%iface" scope (the interface is given with -I), and its family; NULL when it does not
+ * resolve. The family decides the header size, never the way the peer was written. */
+static char *
+resolve_peer (const char *peer,
+              gboolean   *v6)
+{
+  struct addrinfo hints = { .ai_socktype = SOCK_DGRAM };
+  struct addrinfo *found = NULL;
+  char host[NI_MAXHOST];
+  char *address = NULL;
+
+  if (getaddrinfo (peer, NULL, &hints, &found) != 0 || found == NULL)
+    return NULL;
+  if (getnameinfo (found->ai_addr, found->ai_addrlen, host, sizeof host, NULL, 0, NI_NUMERICHOST) == 0)
+    {
+      *v6 = found->ai_family == AF_INET6;
+      address = g_strndup (host, strcspn (host, "%"));
+    }
+  freeaddrinfo (found);
+  return address;
+}
+
 /* 1 the path carries mtu bytes unfragmented, 0 it does not (a small ping passes), -1 unknown. */
 static gint
 probe_path (NetAudit *audit,
             gint64    mtu)
 {
   const char *peer = audit->config->peer;
-  gboolean v6 = peer != NULL && strchr (peer, ':') != NULL;
+  gboolean v6 = FALSE;
   g_autofree char *address = NULL;
 
   if (peer == NULL || !(audit->root == NULL || g_str_equal (audit->root, "/")))
     return -1;
-  /* the interface is given with -I; a "%iface" scope would repeat it */
-  address = g_strndup (peer, strcspn (peer, "%"));
-  if (ping_once (audit->iface, address, (gint) mtu - (v6 ? 48 : 28)))
+  address = resolve_peer (peer, &v6);
+  if (address == NULL)
+    return -1;
+  /* the payload that fills the MTU: less the IPv6 (40) or IPv4 (20) header and ICMP's 8 */
+  if (ping_once (audit->iface, address, v6, (gint) mtu - (v6 ? 48 : 28)))
     return 1;
-  return ping_once (audit->iface, address, -1) ? 0 : -1;
+  return ping_once (audit->iface, address, v6, -1) ? 0 : -1;
 }
 
 static void
@@ -835,19 +913,28 @@ check_ip_method (NetAudit *audit)
   const char *m4, *m6;
   char *link_local = nm_modify (audit, "ipv4.method link-local ipv6.method link-local");
 
-  if (audit->nm == NULL || audit->nm->connection == NULL)
+  if (audit->nm == NULL)
     {
       g_free (link_local);
-      add (audit, "ip-method", title, audit->nm == NULL ? QF_AUDIT_UNKNOWN : QF_AUDIT_WARN,
-           g_strdup (audit->nm == NULL ? _("NetworkManager is not running; the addresses are set elsewhere")
-                                       : _("no NetworkManager connection for this interface")),
+      add (audit, "ip-method", title, QF_AUDIT_UNKNOWN,
+           g_strdup (audit->config->nm_asked ? _("NetworkManager is not running; the addresses are set elsewhere")
+                                             : _("NetworkManager was not asked")),
            recommended,
-           audit->nm == NULL ? _("Without NetworkManager Qualify cannot say how the interface gets its address.")
-                             : _("Nothing brings this interface up after a reboot. Create a connection for it."),
+           audit->config->nm_asked
+             ? _("Without NetworkManager Qualify cannot say how the interface gets its address.")
+             : _("This audit did not ask NetworkManager, so it cannot say how the interface gets "
+                 "its address; the network page of the wizard asks it."),
+           NULL, NULL);
+      return;
+    }
+  if (audit->nm->connection == NULL)
+    {
+      g_free (link_local);
+      add (audit, "ip-method", title, QF_AUDIT_WARN, g_strdup (_("no NetworkManager connection for this interface")),
+           recommended, _("Nothing brings this interface up after a reboot. Create a connection for it."),
            NULL,
-           audit->nm == NULL ? NULL
-             : g_strdup_printf ("nmcli connection add type ethernet ifname %s con-name qualify-%s "
-                                "ipv4.method link-local ipv6.method link-local", audit->iface, audit->iface));
+           g_strdup_printf ("nmcli connection add type ethernet ifname %s con-name qualify-%s "
+                            "ipv4.method link-local ipv6.method link-local", audit->iface, audit->iface));
       return;
     }
   s4 = nm_connection_get_setting_ip4_config (audit->nm->connection);
@@ -897,7 +984,77 @@ powersave_word (NMSettingWirelessPowersave value)
     return _("off");
   if (value == NM_SETTING_WIRELESS_POWERSAVE_ENABLE)
     return _("on");
-  return _("default (usually on)");
+  return NULL;
+}
+
+/* wifi.powersave from NetworkManager's own configuration below root (NetworkManager.conf, then
+ * conf.d/ *.conf in name order, a later file winning, as NetworkManager reads them): the value a
+ * connection set to "default" takes. -1 when no file sets it; *where: the file that does. */
+static gint
+nm_conf_powersave (NetAudit  *audit,
+                   char     **where)
+{
+  g_autofree char *dir = g_build_filename (audit->root, "etc/NetworkManager/conf.d", NULL);
+  g_autoptr(GDir) conf_d = g_dir_open (dir, 0, NULL);
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+  gint value = -1;
+
+  while (conf_d != NULL && (name = g_dir_read_name (conf_d)) != NULL)
+    if (g_str_has_suffix (name, ".conf"))
+      g_ptr_array_add (files, g_build_filename ("/etc/NetworkManager/conf.d", name, NULL));
+  g_ptr_array_sort (files, (GCompareFunc) g_strcmp0);
+  g_ptr_array_insert (files, 0, g_strdup ("/etc/NetworkManager/NetworkManager.conf"));
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autofree char *path = g_build_filename (audit->root, g_ptr_array_index (files, i), NULL);
+      g_autoptr(GKeyFile) kf = g_key_file_new ();
+      g_auto(GStrv) groups = NULL;
+
+      if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, NULL))
+        continue;
+      groups = g_key_file_get_groups (kf, NULL);
+      for (guint g = 0; groups[g] != NULL; g++)
+        {
+          g_autofree char *text = NULL;
+
+          if (!g_str_has_prefix (groups[g], "connection"))
+            continue;
+          text = g_key_file_get_value (kf, groups[g], "wifi.powersave", NULL);
+          if (text == NULL)
+            continue;
+          value = (gint) g_ascii_strtoll (g_strstrip (text), NULL, 10);
+          g_free (*where);
+          *where = g_strdup (g_ptr_array_index (files, i));
+        }
+    }
+  return value;
+}
+
+/* What NetworkManager does with power saving, as text; *effective: its value, the
+ * configuration's when the connection says "default" (-1 when not known). */
+static char *
+nm_powersave_text (NetAudit *audit,
+                   gint      nm_value,
+                   gint     *effective)
+{
+  g_autofree char *where = NULL;
+  gint conf;
+
+  *effective = nm_value;
+  if (nm_value < 0)
+    return g_strdup (_("no connection"));
+  if (nm_value != NM_SETTING_WIRELESS_POWERSAVE_DEFAULT)
+    return g_strdup (powersave_word (nm_value));
+  conf = nm_conf_powersave (audit, &where);
+  if (conf <= NM_SETTING_WIRELESS_POWERSAVE_DEFAULT || powersave_word (conf) == NULL)
+    {
+      *effective = -1;
+      return g_strdup (_("NetworkManager’s default (wifi.powersave in NetworkManager.conf)"));
+    }
+  *effective = conf;
+  /* TRANSLATORS: "its default, on (wifi.powersave = 3 in /etc/NetworkManager/conf.d/x.conf)" */
+  return g_strdup_printf (_("its default, %s (wifi.powersave = %d in %s)"), powersave_word (conf), conf, where);
 }
 
 static void
@@ -906,13 +1063,17 @@ check_wifi_power_save (NetAudit *audit)
   const char *title = _("Wi-Fi power saving");
   NMSettingWireless *s_wifi = audit->nm != NULL && audit->nm->connection != NULL
                                 ? nm_connection_get_setting_wireless (audit->nm->connection) : NULL;
-  gint nm_value = s_wifi != NULL ? (gint) nm_setting_wireless_get_powersave (s_wifi) : -1;
+  gint nm_value = -1;
+  g_autofree char *nm_text = nm_powersave_text (audit, s_wifi != NULL ? (gint) nm_setting_wireless_get_powersave (s_wifi) : -1,
+                                                &nm_value);
   gint driver = audit->nic->wifi_power_save;
   QfAuditStatus status;
   /* TRANSLATORS: "NetworkManager: on; driver: on" */
-  char *found = g_strdup_printf (_("NetworkManager: %s; driver: %s"),
-                                 nm_value >= 0 ? powersave_word (nm_value) : _("no connection"),
-                                 driver == 1 ? _("on") : driver == 0 ? _("off") : _("not reported by this card"));
+  char *found = g_strdup_printf (_("NetworkManager: %s; driver: %s"), nm_text,
+                                 driver == 1 ? _("on") : driver == 0 ? _("off")
+                                 : audit->nic->iw_missing ? _("iw is not installed")
+                                 : _("not reported by this card"));
+  char *fix = NULL;
 
   if (driver == 1 || (driver < 0 && nm_value == NM_SETTING_WIRELESS_POWERSAVE_ENABLE))
     status = QF_AUDIT_WARN;
@@ -920,12 +1081,19 @@ check_wifi_power_save (NetAudit *audit)
     status = QF_AUDIT_OK;
   else
     status = QF_AUDIT_UNKNOWN;
+  if (status != QF_AUDIT_OK)
+    fix = g_strdup_printf ("%siw dev %s set power_save off", audit->nic->iw_missing ? "apt install iw\n" : "",
+                           audit->iface);
   add (audit, "wifi-power-save", title, status, found, _("off"),
        status == QF_AUDIT_OK ? _("The radio stays awake, so frames are delivered at once.")
+         : audit->nic->iw_missing && driver < 0
+         ? _("With power saving on, the access point holds frames for the sleeping radio until "
+             "the next beacon, about a tenth of a second later. The driver’s own state is read "
+             "with the iw program, which is not installed: install it (apt install iw) and check "
+             "again, and turn power saving off.")
          : _("With power saving on, the access point holds frames for the sleeping radio until "
              "the next beacon, about a tenth of a second later. Turn it off."),
-       status == QF_AUDIT_OK ? NULL : g_strdup_printf ("iw dev %s set power_save off", audit->iface),
-       status == QF_AUDIT_OK ? NULL : nm_modify (audit, "802-11-wireless.powersave 2"));
+       fix, status == QF_AUDIT_OK ? NULL : nm_modify (audit, "802-11-wireless.powersave 2"));
 }
 
 static void
@@ -948,7 +1116,8 @@ check_wifi_link (NetAudit *audit)
       return;
     }
   g_string_printf (found, "%s (%u MHz)", band, freq);
-  g_string_append_printf (found, _(", width %s"), width != NULL ? width : _("not reported by this card"));
+  g_string_append_printf (found, _(", width %s"), width != NULL ? width
+                          : audit->nic->iw_missing ? _("iw is not installed") : _("not reported by this card"));
   if (audit->nm->bitrate_kbps > 0)
     g_string_append_printf (found, _(", %u Mbit/s"), audit->nm->bitrate_kbps / 1000);
   if (strength >= 0)

@@ -17,11 +17,18 @@
  *
  * Facts are read below config->root ("/": this PC): /sys/class/net/IFACE, /proc/interrupts,
  * /proc/irq/N/, /sys/devices/system/cpu/isolated and /proc/cmdline; the driver's own facts
- * through qf-nic.h (SIOCETHTOOL live, ROOT/ethtool/IFACE below a fixture root). A fact the card
- * or driver does not report gives status UNKNOWN and says "not reported by this card"; nothing
- * is guessed. The path-MTU probe (a ping that may not be fragmented, of the interface's MTU) is
- * sent only when config->peer is set and root is "/"; otherwise the mtu check says the path was
- * not checked. Any thread; fails only when the interface does not exist below root. */
+ * through qf-nic.h (SIOCETHTOOL live, ROOT/ethtool/IFACE below a fixture root), and
+ * NetworkManager's wifi.powersave default from ROOT/etc/NetworkManager/NetworkManager.conf and
+ * conf.d/. A fact the card or driver does not report gives status UNKNOWN and says "not reported
+ * by this card"; so do coalescing values that are all zero with adaptive moderation off, since
+ * the ioctl fills unsupported values with zeros. A Wi-Fi fact unread because the iw program is
+ * missing says "iw is not installed". Link and duplex go by the kernel's carrier flag ("no
+ * link" when it is 0 or the interface is down). Nothing is guessed. The path-MTU probe (a ping
+ * that may not be fragmented, of the interface's MTU) is sent only when config->peer is set
+ * and root is "/": the peer is resolved first and its address family decides ping -4/-6 and the
+ * header size; otherwise the mtu check says the path was not checked. Texts are translated
+ * when the audit runs (the run's language); commands never are. Any thread; fails only when
+ * the interface does not exist below root. */
 #pragma once
 
 #include <glib.h>
@@ -71,7 +78,9 @@ typedef struct
 {
   const char      *root;    /* "/" or NULL: this PC */
   const char      *iface;
-  const QfNmFacts *nm;      /* NULL: NetworkManager not running (or not asked) */
+  const QfNmFacts *nm;      /* NULL: NetworkManager not running, or not asked (nm_asked) */
+  gboolean         nm_asked; /* TRUE: nm is what NetworkManager said (NULL: not running);
+                              * FALSE with nm NULL: nobody asked it, so nothing is said of it */
   const char      *peer;    /* the helper's address, NULL: unknown */
 } QfNetAuditConfig;
 
@@ -86,6 +95,9 @@ typedef struct
   char          *fix;          /* the exact command(s), "" when nothing to do */
   char          *fix_nm;       /* the nmcli command that makes it permanent, NULL when
                                 * NetworkManager cannot hold the setting */
+  char         **nm_settings;  /* the property/value pairs fix_nm sets on the connection
+                                * ("ipv4.method", "link-local", …; NULL-terminated), NULL when
+                                * fix_nm modifies no existing connection: what QfNmFix applies */
 } QfNetAuditCheck;
 
 /* The offloads that batch received packets (the gro check): the kernel's feature name, the

@@ -227,10 +227,18 @@ read_wifi_live (const char *iface,
 {
   const char *power_args[] = { "dev", iface, "get", "power_save", NULL };
   const char *info_args[] = { "dev", iface, "info", NULL };
-  g_autofree char *power = run_iw (power_args);
+  g_autofree char *iw = g_find_program_in_path ("iw");
+  g_autofree char *power = NULL;
   g_autofree char *info = NULL;
-  g_autofree char *state = text_after (power, "Power save:", "\n");
+  g_autofree char *state = NULL;
 
+  if (iw == NULL)
+    {
+      facts->iw_missing = TRUE;
+      return;
+    }
+  power = run_iw (power_args);
+  state = text_after (power, "Power save:", "\n");
   if (state != NULL)
     facts->wifi_power_save = g_str_equal (state, "on") ? 1 : 0;
   info = run_iw (info_args);
@@ -306,6 +314,7 @@ read_fixture (const char *root,
   g_autofree char *path = g_build_filename (root, "ethtool", iface, NULL);
   g_autoptr(GKeyFile) kf = g_key_file_new ();
   g_auto(GStrv) keys = NULL;
+  g_autofree char *iw = NULL;
 
   if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, NULL))
     return;
@@ -332,6 +341,8 @@ read_fixture (const char *root,
         if (g_str_equal (value, values[v]))
           g_hash_table_replace (facts->features, g_strdup (keys[i]), (gpointer) values[v]);
     }
+  iw = g_key_file_get_value (kf, "wifi", "iw", NULL);
+  facts->iw_missing = g_strcmp0 (iw, "missing") == 0;
   facts->wifi_power_save = keyfile_switch (kf, "wifi", "power-save");
   facts->wifi_width = g_key_file_get_string (kf, "wifi", "width", NULL);
   facts->wifi_channel = g_key_file_get_string (kf, "wifi", "channel", NULL);

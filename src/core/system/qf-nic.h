@@ -42,6 +42,8 @@ typedef struct
   GHashTable *features;
 
   /* [wifi]: from the driver through iw */
+  gboolean    iw_missing;      /* the iw program is not installed, so nothing below was read
+                                * (fixtures: iw=missing) */
   gint        wifi_power_save; /* 1 on, 0 off, -1 not reported */
   char       *wifi_width;      /* "80 MHz", NULL: not reported */
   char       *wifi_channel;    /* "36 (5180 MHz)", NULL: not reported */

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "qf-net-audit.h"
-#include "qf-nic.h"
 #include "qf-nm-fix.h"
 
 G_DEFINE_QUARK (qf-nm-fix-error-quark, qf_nm_fix_error)
@@ -104,12 +103,33 @@ add_change (QfNmFix    *self,
 
 /* ---------------------------------------------------------------- reading and setting values */
 
+/* The properties Qualify writes itself: those the audit's NetworkManager fixes set. Any other
+ * (auto-negotiate, MTU, band) is left to the nmcli command the row shows. */
+static gboolean
+property_held (const char *setting,
+               const char *key)
+{
+  static const char *const held[] = {
+    "802-11-wireless.powersave", "ipv4.method", "ipv6.method", "connection.autoconnect",
+  };
+  g_autofree char *name = g_strdup_printf ("%s.%s", setting, key);
+
+  if (g_str_equal (setting, NM_SETTING_ETHTOOL_SETTING_NAME))
+    return nm_ethtool_optname_is_feature (key) || nm_ethtool_optname_is_coalesce (key);
+  for (guint i = 0; i < G_N_ELEMENTS (held); i++)
+    if (g_str_equal (name, held[i]))
+      return TRUE;
+  return FALSE;
+}
+
 /* The value a connection has for a change's property, as nmcli spells it; NULL when unset. */
 static char *
 current_value (NMConnection *connection,
                const Change *change)
 {
   NMSetting *setting = nm_connection_get_setting_by_name (connection, change->setting);
+  GParamSpec *spec;
+  g_auto(GValue) value = G_VALUE_INIT;
   gboolean b;
   guint32 u;
 
@@ -124,94 +144,105 @@ current_value (NMConnection *connection,
         return g_strdup_printf ("%u", u);
       return NULL;
     }
-  if (NM_IS_SETTING_WIRELESS (setting))
-    return g_strdup_printf ("%u", nm_setting_wireless_get_powersave (NM_SETTING_WIRELESS (setting)));
-  if (NM_IS_SETTING_IP_CONFIG (setting))
-    return g_strdup (nm_setting_ip_config_get_method (NM_SETTING_IP_CONFIG (setting)));
+  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (setting), change->key);
+  if (spec == NULL)
+    return NULL;
+  g_value_init (&value, spec->value_type);
+  g_object_get_property (G_OBJECT (setting), change->key, &value);
+  if (G_VALUE_HOLDS_BOOLEAN (&value))
+    return g_strdup (g_value_get_boolean (&value) ? "yes" : "no");
+  if (G_VALUE_HOLDS_UINT (&value))
+    return g_strdup_printf ("%u", g_value_get_uint (&value));
+  if (G_VALUE_HOLDS_STRING (&value))
+    return g_value_dup_string (&value);
   return NULL;
 }
 
 static void
-set_ip_method (NMConnection *connection,
-               const char   *setting_name,
-               const char   *method)
+set_property_text (NMSetting    *setting,
+                   const Change *change)
 {
-  NMSettingIPConfig *s_ip = NM_SETTING_IP_CONFIG (nm_connection_get_setting_by_name (connection, setting_name));
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (setting), change->key);
 
-  if (s_ip == NULL)
+  g_return_if_fail (spec != NULL);
+  if (spec->value_type == G_TYPE_BOOLEAN)
+    g_object_set (setting, change->key, g_str_equal (change->value, "yes") || g_str_equal (change->value, "true"), NULL);
+  else if (spec->value_type == G_TYPE_UINT)
+    g_object_set (setting, change->key, (guint) g_ascii_strtoull (change->value, NULL, 10), NULL);
+  else
+    g_object_set (setting, change->key, change->value, NULL);
+  /* link-local takes no fixed addresses or gateway; only the address method's own fix sets it */
+  if (NM_IS_SETTING_IP_CONFIG (setting) && g_str_equal (change->key, NM_SETTING_IP_CONFIG_METHOD)
+      && g_str_equal (change->value, NM_SETTING_IP4_CONFIG_METHOD_LINK_LOCAL))
     {
-      s_ip = NM_SETTING_IP_CONFIG (g_str_equal (setting_name, NM_SETTING_IP4_CONFIG_SETTING_NAME)
-                                     ? nm_setting_ip4_config_new () : nm_setting_ip6_config_new ());
-      nm_connection_add_setting (connection, NM_SETTING (s_ip));
+      nm_setting_ip_config_clear_addresses (NM_SETTING_IP_CONFIG (setting));
+      g_object_set (setting, NM_SETTING_IP_CONFIG_GATEWAY, NULL, NULL);
     }
-  /* link-local takes no fixed addresses or gateway */
-  nm_setting_ip_config_clear_addresses (s_ip);
-  g_object_set (s_ip, NM_SETTING_IP_CONFIG_METHOD, method, NM_SETTING_IP_CONFIG_GATEWAY, NULL, NULL);
 }
 
 static void
 set_value (NMConnection *connection,
            const Change *change)
 {
-  if (g_str_equal (change->setting, NM_SETTING_ETHTOOL_SETTING_NAME))
-    {
-      NMSetting *s_ethtool = nm_connection_get_setting_by_name (connection, change->setting);
+  NMSetting *setting = nm_connection_get_setting_by_name (connection, change->setting);
 
-      if (s_ethtool == NULL)
-        {
-          s_ethtool = nm_setting_ethtool_new ();
-          nm_connection_add_setting (connection, s_ethtool);
-        }
-      if (nm_ethtool_optname_is_feature (change->key))
-        nm_setting_option_set_boolean (s_ethtool, change->key, g_str_equal (change->value, "on"));
-      else
-        nm_setting_option_set_uint32 (s_ethtool, change->key, (guint32) g_ascii_strtoull (change->value, NULL, 10));
+  if (setting == NULL)
+    {
+      GType type = nm_setting_lookup_type (change->setting);
+
+      g_return_if_fail (type != G_TYPE_INVALID);
+      setting = g_object_new (type, NULL);
+      nm_connection_add_setting (connection, setting);
     }
-  else if (g_str_equal (change->setting, NM_SETTING_WIRELESS_SETTING_NAME))
-    g_object_set (nm_connection_get_setting_wireless (connection), NM_SETTING_WIRELESS_POWERSAVE,
-                  (guint) g_ascii_strtoull (change->value, NULL, 10), NULL);
+  if (NM_IS_SETTING_ETHTOOL (setting))
+    {
+      if (nm_ethtool_optname_is_feature (change->key))
+        nm_setting_option_set_boolean (setting, change->key, g_str_equal (change->value, "on"));
+      else
+        nm_setting_option_set_uint32 (setting, change->key, (guint32) g_ascii_strtoull (change->value, NULL, 10));
+    }
   else
-    set_ip_method (connection, change->setting, change->value);
+    set_property_text (setting, change);
 }
 
 /* ---------------------------------------------------------------- which changes */
 
-static gboolean
-add_check_changes (QfNmFix     *self,
-                   const char  *iface,
-                   const char  *check_id,
-                   GError     **error)
+static void
+set_not_held (GError     **error,
+              const char  *check_id)
 {
-  if (g_str_equal (check_id, "wifi-power-save"))
-    add_change (self, NM_SETTING_WIRELESS_SETTING_NAME, NM_SETTING_WIRELESS_POWERSAVE, "2");
-  else if (g_str_equal (check_id, "coalescing"))
-    {
-      add_change (self, NM_SETTING_ETHTOOL_SETTING_NAME, NM_ETHTOOL_OPTNAME_COALESCE_ADAPTIVE_RX, "0");
-      add_change (self, NM_SETTING_ETHTOOL_SETTING_NAME, NM_ETHTOOL_OPTNAME_COALESCE_RX_USECS, "0");
-    }
-  else if (g_str_equal (check_id, "gro"))
-    {
-      /* the batching features the driver has on and lets us change; GRO when it says nothing */
-      g_autoptr(QfNicFacts) nic = qf_nic_facts_read ("/", iface);
-      guint n;
-      const QfNetBatchingFeature *features = qf_net_audit_batching_features (&n);
+  g_set_error (error, QF_NM_FIX_ERROR, QF_NM_FIX_ERROR_NOT_HELD,
+               _("NetworkManager cannot hold the setting of check “%s”; run the command the "
+                 "audit shows instead"), check_id);
+}
 
-      for (guint i = 0; i < n; i++)
-        if (g_strcmp0 (qf_nic_facts_feature (nic, features[i].kernel), "on") == 0)
-          add_change (self, NM_SETTING_ETHTOOL_SETTING_NAME, features[i].nm + strlen ("ethtool."), "off");
-      if (self->changes->len == 0 && nic->features == NULL)
-        add_change (self, NM_SETTING_ETHTOOL_SETTING_NAME, NM_ETHTOOL_OPTNAME_FEATURE_GRO, "off");
-    }
-  else if (g_str_equal (check_id, "ip-method"))
+/* The changes are the pairs the audit row's nmcli command sets (check->nm_settings), so the
+ * button makes exactly the change the row recommends. */
+static gboolean
+add_check_changes (QfNmFix                *self,
+                   const QfNetAuditCheck  *check,
+                   GError                **error)
+{
+  char **pairs = check->nm_settings;
+
+  if (pairs == NULL && check->status == QF_AUDIT_OK)
     {
-      add_change (self, NM_SETTING_IP4_CONFIG_SETTING_NAME, NM_SETTING_IP_CONFIG_METHOD, "link-local");
-      add_change (self, NM_SETTING_IP6_CONFIG_SETTING_NAME, NM_SETTING_IP_CONFIG_METHOD, "link-local");
+      g_set_error (error, QF_NM_FIX_ERROR, QF_NM_FIX_ERROR_NOTHING_TO_DO,
+                   _("the audit recommends no change for check “%s”"), check->id);
+      return FALSE;
     }
-  else
+  for (guint i = 0; pairs != NULL && pairs[i] != NULL && pairs[i + 1] != NULL; i += 2)
     {
-      g_set_error (error, QF_NM_FIX_ERROR, QF_NM_FIX_ERROR_NOT_HELD,
-                   _("NetworkManager cannot hold the setting of check “%s”; run the command the "
-                     "audit shows instead"), check_id);
+      const char *dot = strchr (pairs[i], '.');
+      g_autofree char *setting = dot != NULL ? g_strndup (pairs[i], dot - pairs[i]) : NULL;
+
+      if (setting == NULL || !property_held (setting, dot + 1))
+        break;
+      add_change (self, setting, dot + 1, pairs[i + 1]);
+    }
+  if (pairs == NULL || self->changes->len * 2 != g_strv_length (pairs))
+    {
+      set_not_held (error, check->id);
       return FALSE;
     }
   return TRUE;
@@ -257,16 +288,16 @@ describe (QfNmFix  *self,
 }
 
 QfNmFix *
-qf_nm_fix_new (NMClient    *client,
-               const char  *iface,
-               const char  *check_id,
-               GError     **error)
+qf_nm_fix_new_for_check (NMClient               *client,
+                         const char             *iface,
+                         const QfNetAuditCheck  *check,
+                         GError                **error)
 {
   g_autoptr(QfNmFix) self = NULL;
   NMDevice *device;
   NMRemoteConnection *remote;
 
-  g_return_val_if_fail (NM_IS_CLIENT (client) && iface != NULL && check_id != NULL, NULL);
+  g_return_val_if_fail (NM_IS_CLIENT (client) && iface != NULL && check != NULL, NULL);
   if (!nm_client_get_nm_running (client))
     {
       g_set_error (error, QF_NM_FIX_ERROR, QF_NM_FIX_ERROR_NOT_RUNNING,
@@ -285,9 +316,26 @@ qf_nm_fix_new (NMClient    *client,
   self->client = g_object_ref (client);
   self->device = g_object_ref (device);
   self->remote = g_object_ref (remote);
-  if (!add_check_changes (self, iface, check_id, error) || !describe (self, error))
+  if (!add_check_changes (self, check, error) || !describe (self, error))
     return NULL;
   return g_steal_pointer (&self);
+}
+
+QfNmFix *
+qf_nm_fix_new (NMClient    *client,
+               const char  *iface,
+               const char  *check_id,
+               GError     **error)
+{
+  /* facts from the client (NULL when NetworkManager is not running: new_for_check says so) */
+  g_autoptr(QfNmFacts) facts = qf_nm_facts_from_client (client, iface);
+  g_autoptr(GPtrArray) checks = qf_net_audit_run (&(QfNetAuditConfig) { .root = "/", .iface = iface, .nm = facts,
+                                                                          .nm_asked = TRUE }, error);
+  QfNetAuditCheck *check = checks != NULL && check_id != NULL ? qf_net_audit_find (checks, check_id) : NULL;
+
+  if (checks != NULL && check == NULL)
+    set_not_held (error, check_id);
+  return check != NULL ? qf_nm_fix_new_for_check (client, iface, check, error) : NULL;
 }
 
 const char *
@@ -360,7 +408,6 @@ reapply_done (GObject      *object,
   g_autoptr(GTask) task = data;
   QfNmFix *self = g_task_get_source_object (task);
   g_autoptr(GError) error = NULL;
-  GCancellable *cancellable;
 
   if (nm_device_reapply_finish (NM_DEVICE (object), result, &error))
     {
@@ -368,9 +415,8 @@ reapply_done (GObject      *object,
       return;
     }
   g_debug ("reapply on %s: %s", nm_device_get_iface (self->device), error->message);
-  cancellable = g_task_get_cancellable (task);
   nm_client_activate_connection_async (self->client, NM_CONNECTION (self->remote), self->device, NULL,
-                                       cancellable, activate_done, g_steal_pointer (&task));
+                                       NULL, activate_done, g_steal_pointer (&task));
 }
 
 /* The device runs this connection now: take the new settings at once. */
@@ -390,7 +436,6 @@ update_done (GObject      *object,
   g_autoptr(GTask) task = data;
   QfNmFix *self = g_task_get_source_object (task);
   g_autoptr(GVariant) reply = NULL;
-  GCancellable *cancellable;
   GError *error = NULL;
 
   reply = nm_remote_connection_update2_finish (NM_REMOTE_CONNECTION (object), result, &error);
@@ -399,6 +444,8 @@ update_done (GObject      *object,
       g_task_return_error (task, error);
       return;
     }
+  /* saved: a cancel now would report a change that NetworkManager holds as not made */
+  g_task_set_check_cancellable (task, FALSE);
   /* the task data says which way we went: TRUE for apply */
   self->applied = GPOINTER_TO_INT (g_task_get_task_data (task));
   if (!self->applied)
@@ -409,8 +456,9 @@ update_done (GObject      *object,
       g_task_return_boolean (task, TRUE);
       return;
     }
-  cancellable = g_task_get_cancellable (task);
-  nm_device_reapply_async (self->device, NULL, 0, 0, cancellable, reapply_done, g_steal_pointer (&task));
+  /* the settings are saved: from here on the change runs to its end whatever the caller
+   * cancels, so applied (and the undo copy) stay true to what NetworkManager holds */
+  nm_device_reapply_async (self->device, NULL, 0, 0, NULL, reapply_done, g_steal_pointer (&task));
 }
 
 /* Writes settings to the connection. The last-used timestamp is left out: NetworkManager keeps

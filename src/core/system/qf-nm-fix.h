@@ -10,19 +10,27 @@
  * authorisation as GNOME Settings does), keeps a
  * copy of the connection's settings as they were, and undoes by writing that copy back.
  *
- *   g_autoptr(QfNmFix) fix = qf_nm_fix_new (client, "eth0", "gro", &error);
+ *   g_autoptr(QfNmFix) fix = qf_nm_fix_new_for_check (client, "eth0", gro_check, &error);
  *   qf_nm_fix_get_description (fix);  // "Connection “Wired 1”: ethtool.feature-gro on → off"
  *   qf_nm_fix_get_command (fix);      // "nmcli connection modify 'Wired 1' ethtool.feature-gro off"
  *   qf_nm_fix_apply_async (fix, cancellable, done, data);   … qf_nm_fix_apply_finish
  *   qf_nm_fix_undo_async (fix, cancellable, done, data);    … qf_nm_fix_undo_finish
  *
- * Check ids with a fix: wifi-power-save, coalescing, gro, ip-method. EEE, IRQ affinity, link
- * speed and MTU path have none here (NetworkManager 1.42 cannot hold the first two; the others
- * need a cable or a switch). Main thread of the NMClient. */
+ * The change is the one the audit row recommends: the property/value pairs of its nmcli command
+ * (QfNetAuditCheck.nm_settings), for the properties written here — ethtool.feature-* and
+ * ethtool.coalesce-*, 802-11-wireless.powersave, ipv4/ipv6.method and connection.autoconnect.
+ * So the address method row's fix is connection.autoconnect when the connection does not come
+ * up by itself, and link-local (which drops fixed addresses) only when it waits for DHCP in
+ * vain or has no address at all. EEE and IRQ affinity have no fix here (NetworkManager 1.42
+ * cannot hold them); duplex, MTU and the Wi-Fi band are left to the row's command.
+ * Once Update2 has saved the change, apply and undo run to their end even when cancelled, so
+ * get_applied always says what NetworkManager holds. Main thread of the NMClient. */
 #pragma once
 
 #include <gio/gio.h>
 #include <NetworkManager.h>
+
+#include "qf-net-audit.h"
 
 G_BEGIN_DECLS
 
@@ -41,7 +49,16 @@ typedef enum
 #define QF_TYPE_NM_FIX (qf_nm_fix_get_type ())
 G_DECLARE_FINAL_TYPE (QfNmFix, qf_nm_fix, QF, NM_FIX, GObject)
 
-/* The fix for audit check check_id on iface's connection; NULL with error when there is none. */
+/* The fix of an audit row: exactly the property changes its nmcli command sets
+ * (check->nm_settings), on iface's connection; NULL with error when NetworkManager cannot hold
+ * them here (QF_NM_FIX_ERROR_NOT_HELD), or the row recommends nothing. Reads nothing from the
+ * card, so it is cheap on the main thread. */
+QfNmFix    *qf_nm_fix_new_for_check   (NMClient              *client,
+                                       const char            *iface,
+                                       const QfNetAuditCheck *check,
+                                       GError               **error);
+/* The same for check check_id after auditing iface now (NetworkManager asked, no peer): for
+ * tools; it reads the card (and runs iw on Wi-Fi), so not for a UI's main thread. */
 QfNmFix    *qf_nm_fix_new             (NMClient            *client,
                                        const char          *iface,
                                        const char          *check_id,

@@ -36,6 +36,7 @@ struct _QfHelperPage
   GtkListBox          *clients_list;
   GtkLabel            *name_label;
   GtkLabel            *ports_label;
+  char                *announce_note;   /* the state row's subtitle while not announced */
   AdwPreferencesGroup *ifaces_group;
   GtkListBox          *ifaces_list;
 
@@ -165,6 +166,22 @@ watch_ifaces (QfHelperPage *self);
 
 /* ---- state --------------------------------------------------------------------------------- */
 
+/* Under the state: why the PC under test will not find this helper by itself, or "". */
+static const char *
+announce_text (QfHelperPage *self,
+               gboolean      running)
+{
+  const char *why_not = NULL;
+
+  g_clear_pointer (&self->announce_note, g_free);
+  if (!running || qf_helper_is_announcing (self->helper, &why_not))
+    return "";
+  /* TRANSLATORS: %s says why, e.g. "discovery is turned off in the settings" */
+  self->announce_note = g_strdup_printf (_("Not announced: %s — the other PC must type this machine’s address"),
+                                         why_not);
+  return self->announce_note;
+}
+
 static void
 update_state (QfHelperPage *self,
               guint         n_clients)
@@ -182,6 +199,7 @@ update_state (QfHelperPage *self,
     title = g_strdup_printf (g_dngettext (NULL, "Running: %u test in progress",
                                           "Running: %u tests in progress", n_clients), n_clients);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->state_row), title);
+  adw_action_row_set_subtitle (self->state_row, announce_text (self, running));
   gtk_image_set_from_icon_name (self->state_icon, running ? "emblem-ok-symbolic"
                                                           : "media-playback-stop-symbolic");
   gtk_widget_set_visible (GTK_WIDGET (self->stop_button), running);
@@ -392,6 +410,7 @@ qf_helper_page_dispose (GObject *object)
   g_clear_object (&self->helper);
   g_clear_object (&self->ifaces);
   g_clear_pointer (&self->client_rows, g_hash_table_unref);
+  g_clear_pointer (&self->announce_note, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_HELPER_PAGE);
   G_OBJECT_CLASS (qf_helper_page_parent_class)->dispose (object);
 }

@@ -107,6 +107,29 @@ test_clients_listed (void)
   g_assert_cmpuint (qf_helper_get_latency_port (helper), ==, 0);
 }
 
+/* Why the helper is not announced, in words the helper page shows. */
+static void
+test_announcing_why_not (void)
+{
+  g_autoptr(QfHelper) helper = qf_helper_new ();
+  g_autoptr(GError) error = NULL;
+  const char *why = NULL;
+
+  g_assert_false (qf_helper_is_announcing (helper, &why));
+  g_assert_cmpstr (why, ==, "the helper is stopped");
+  g_assert_true (_qf_helper_start_on_ports (helper, FALSE, "127.0.0.1", 0, 0, &error));
+  g_assert_no_error (error);
+  g_assert_false (qf_helper_is_announcing (helper, &why));
+  g_assert_cmpstr (why, ==, "the helper serves on loopback only");
+  qf_helper_stop (helper);
+  qf_helper_set_announce (helper, FALSE);
+  g_assert_true (_qf_helper_start_on_ports (helper, FALSE, "127.0.0.1", 0, 0, &error));
+  g_assert_false (qf_helper_is_announcing (helper, NULL));
+  g_assert_false (qf_helper_is_announcing (helper, &why));
+  g_assert_cmpstr (why, ==, "discovery is turned off in the settings");
+  qf_helper_stop (helper);
+}
+
 static void
 test_port_in_use (void)
 {
@@ -174,6 +197,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core/helper/clients-listed", test_clients_listed);
   g_test_add_func ("/core/helper/port-in-use", test_port_in_use);
+  g_test_add_func ("/core/helper/announcing-why-not", test_announcing_why_not);
   g_test_add_func ("/core/helper/no-interface", test_no_interface);
   return g_test_run ();
 }

@@ -25,6 +25,7 @@ struct _QfHelper
   char           *code;      /* grouped; NULL without a code */
   char           *name;
   gboolean        quiet;     /* do not announce (the person turned discovery off) */
+  gboolean        loopback;  /* started on a loopback address: nothing to announce */
 };
 
 G_DEFINE_FINAL_TYPE (QfHelper, qf_helper, G_TYPE_OBJECT)
@@ -333,7 +334,8 @@ _qf_helper_start_on_ports (QfHelper    *self,
       config.token = token;
     }
   /* discovery on every interface that is up; not for a test on loopback */
-  config.announce = !self->quiet && !is_loopback (bind_address);
+  self->loopback = is_loopback (bind_address);
+  config.announce = !self->quiet && !self->loopback;
   config.announce_name = self->name;
   self->services = qf_peer_services_bind (&config, &bind_error);
   if (self->services == NULL)
@@ -364,6 +366,26 @@ qf_helper_set_announce (QfHelper *self,
 {
   g_return_if_fail (QF_IS_HELPER (self));
   self->quiet = !announce;
+}
+
+gboolean
+qf_helper_is_announcing (QfHelper    *self,
+                         const char **why_not)
+{
+  const char *reason = NULL;
+
+  g_return_val_if_fail (QF_IS_HELPER (self), FALSE);
+  if (self->services == NULL)
+    reason = _("the helper is stopped");
+  else if (self->quiet)
+    reason = _("discovery is turned off in the settings");
+  else if (self->loopback)
+    reason = _("the helper serves on loopback only");
+  else if (!qf_peer_services_is_announcing (self->services, &reason) && reason == NULL)
+    reason = _("discovery could not start");
+  if (why_not != NULL)
+    *why_not = reason;
+  return reason == NULL;
 }
 
 void

@@ -40,6 +40,11 @@ gboolean    qf_helper_start              (QfHelper  *self,
  * for sites that forbid multicast: the other PC then types this machine's address. */
 void        qf_helper_set_announce       (QfHelper  *self,
                                           gboolean   announce);
+/* Whether other PCs find this helper by discovery now; when not, *why_not (may be NULL) says
+ * why in a translated phrase ("discovery is turned off in the settings", or the announcer's
+ * own reason such as port 5353 taken), owned by self and valid until the next stop or start. */
+gboolean    qf_helper_is_announcing      (QfHelper     *self,
+                                          const char  **why_not);
 /* Stops every service and forgets the code. Nothing keeps running after it. */
 void        qf_helper_stop               (QfHelper  *self);
 gboolean    qf_helper_is_running         (QfHelper  *self);

@@ -4,7 +4,7 @@
 QF_BUILD_PACKAGES="build-essential meson ninja-build pkg-config gettext itstool yelp-tools
   libglib2.0-dev libglib2.0-dev-bin libgtk-4-dev libadwaita-1-dev libnm-dev libjson-glib-dev
   libcairo2-dev libpango1.0-dev libgnutls28-dev desktop-file-utils appstream fonts-noto-cjk"
-QF_RUN_PACKAGES="gnutls-bin iputils-ping iproute2 libcap2-bin fonts-dejavu-core poppler-utils"
+QF_RUN_PACKAGES="gnutls-bin iputils-ping iproute2 libcap2-bin fonts-dejavu-core poppler-utils iw"
 QF_TEST_PACKAGES="xvfb xauth dbus dbus-x11 at-spi2-core gir1.2-atspi-2.0 python3 python3-gi
   python3-pyatspi python3-dbusmock poppler-utils imagemagick libnss3-tools jq
   rt-tests stress stress-ng iperf3 sockperf sysstat fio clang libclang-rt-14-dev cppcheck clang-tidy

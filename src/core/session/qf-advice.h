@@ -7,7 +7,9 @@
  * Wi-Fi signal where the audit does not cover them; built-in peer) and the result itself,
  * and the fix of the most likely causes. Works on the session document alone, so a stored
  * session can be explained again (and in another language) without the PC.
- * Texts are translated at call time. Pure function; callable from any thread. */
+ * Texts are translated at call time, except what is quoted from the network readiness audit
+ * (its found values and advice): the audit stores those in the language of the run that made
+ * it, so they stay in that language. Pure function; callable from any thread. */
 #pragma once
 
 #include <glib.h>

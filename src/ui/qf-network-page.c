@@ -746,27 +746,45 @@ check_done (GObject      *object,
     }
 }
 
+void
+qf_network_page_get_peer_ports (QfNetworkPage *self,
+                                guint16       *latency_port,
+                                guint16       *bandwidth_port)
+{
+  const char *host;
+  QfHelperInfo *helper;
+
+  g_return_if_fail (QF_IS_NETWORK_PAGE (self));
+  *latency_port = QF_PEER_DEFAULT_LATENCY_PORT;
+  *bandwidth_port = QF_PEER_DEFAULT_BANDWIDTH_PORT;
+  helper = lookup_helper (self, self->chosen);
+  host = gtk_editable_get_text (GTK_EDITABLE (self->peer_row));
+  if (gtk_switch_get_active (self->builtin_switch) || helper == NULL
+      || g_strcmp0 (helper_address (self, helper), host) != 0)
+    return;
+  if (helper->latency_port != 0)
+    *latency_port = helper->latency_port;
+  if (helper->bandwidth_port != 0)
+    *bandwidth_port = helper->bandwidth_port;
+}
+
 static void
 check_clicked (QfNetworkPage *self)
 {
   const char *host = gtk_editable_get_text (GTK_EDITABLE (self->peer_row));
-  QfHelperInfo *helper = lookup_helper (self, self->chosen);
   g_autoptr(GBytes) token = NULL;
+  guint16 latency_port, bandwidth_port;
   gboolean malformed;
 
   token = code_token (self, &malformed);
   if (malformed)
     return;
   /* the chosen helper's own ports, as it announced them */
-  if (helper != NULL && g_strcmp0 (helper_address (self, helper), host) != 0)
-    helper = NULL;
+  qf_network_page_get_peer_ports (self, &latency_port, &bandwidth_port);
   gtk_widget_set_sensitive (GTK_WIDGET (self->check_button), FALSE);
   set_label (self->peer_status, _("Checking the helper machine…"));
-  qf_peer_check_async (host,
-                       helper && helper->latency_port ? helper->latency_port : QF_PEER_DEFAULT_LATENCY_PORT,
-                       helper && helper->bandwidth_port ? helper->bandwidth_port : QF_PEER_DEFAULT_BANDWIDTH_PORT,
-                       qf_network_page_get_token_file (self), token, self->cancellable, check_done,
-                       g_object_ref (self));
+  qf_peer_check_async (host, latency_port, bandwidth_port, qf_network_page_get_token_file (self),
+                       token, self->cancellable, check_done, g_object_ref (self));
 }
 
 static void

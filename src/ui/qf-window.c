@@ -293,6 +293,10 @@ start_tests (QfWindow          *self,
     .emulation = training_link (self, only != NULL, &emulate) ? &emulate : NULL,
   };
 
+  /* a helper found by discovery may answer on ports of its own */
+  if (remote)
+    qf_network_page_get_peer_ports (self->network_page, &choices.peer_latency_port,
+                                    &choices.peer_bandwidth_port);
   /* the audit the person saw, with NetworkManager's facts; else setup reads the kernel's */
   if (choices.iface != NULL)
     choices.network_audit = qf_network_page_get_network_audit (self->network_page);

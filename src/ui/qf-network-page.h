@@ -15,6 +15,8 @@ QfNetIface *qf_network_page_get_iface        (QfNetworkPage *self);
 /* The network audit of the chosen interface as the page shows it (QfNetAuditCheck), or NULL
  * while none is shown. Borrowed. */
 GPtrArray  *qf_network_page_get_network_audit (QfNetworkPage *self);
+/* TRUE while the network audit of the chosen interface runs; notified as "audit-running". */
+gboolean    qf_network_page_get_audit_running (QfNetworkPage *self);
 /* "builtin" ("This PC only"), "remote" (an address was typed) or "none". */
 const char *qf_network_page_get_peer_kind    (QfNetworkPage *self);
 const char *qf_network_page_get_peer_address (QfNetworkPage *self);

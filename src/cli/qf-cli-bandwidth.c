@@ -220,7 +220,7 @@ parse_bandwidth_options (BandwidthOptions   *o,
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &o->token_file,
       N_("Prove the responder's access token read from FILE (serve --token-file)"), N_("FILE") },
     { "pairing-code", 0, 0, G_OPTION_ARG_STRING, &o->pairing_code,
-      N_("Prove the pairing code the helper machine shows (serve --pairing-code)"), N_("CODE") },
+      N_("Prove the pairing code the helper machine shows (serve --pairing-code); “-” reads it from standard input, out of the process list"), N_("CODE") },
     { "json", 'J', 0, G_OPTION_ARG_NONE, &o->json, N_("Print one JSON object on stdout"), NULL },
     { NULL }
   };
@@ -252,7 +252,7 @@ check_bandwidth_options (BandwidthOptions  *o,
     return qf_cli_errorf ("bandwidth", _("Cannot read the length “%s”: give bytes like 1448 or 128K (at most 1M)."), o->len_text);
   if (!parse_bytes (o->window_text, G_MAXINT32, &o->window))
     return qf_cli_errorf ("bandwidth", _("Cannot read the window “%s”: give bytes like 256K."), o->window_text);
-  return qf_cli_client_token ("bandwidth", o->token_file, o->pairing_code, &o->token);
+  return qf_cli_client_token ("bandwidth", o->token_file, &o->pairing_code, &o->token);
 }
 
 /* The "bandwidth" step's params from the checked options. */

@@ -4,6 +4,9 @@
 
 #include <glib/gi18n.h>
 #include <stdio.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "qf-auth.h"
 #include "qf-pairing.h"
@@ -94,20 +97,56 @@ qf_cli_check_token_file (const char *command,
   return QF_CLI_EXIT_OK;
 }
 
+/* `--pairing-code -`: one line of standard input. On a terminal it is asked for like a
+ * password (echo off), so the code shows neither on the screen nor in the process list. NULL
+ * when nothing was given. */
+static char *
+read_pairing_code (void)
+{
+  struct termios saved, quiet;
+  gboolean tty = isatty (STDIN_FILENO) && tcgetattr (STDIN_FILENO, &saved) == 0;
+  char line[256];
+  char *code = NULL;
+
+  if (tty)
+    {
+      g_printerr ("%s", _("Pairing code (not shown as you type): "));
+      quiet = saved;
+      quiet.c_lflag &= ~(tcflag_t) ECHO;
+      quiet.c_lflag |= ECHONL;
+      tty = tcsetattr (STDIN_FILENO, TCSAFLUSH, &quiet) == 0;
+    }
+  if (fgets (line, sizeof line, stdin) != NULL)
+    code = g_strdup (g_strstrip (line));
+  if (tty)
+    tcsetattr (STDIN_FILENO, TCSAFLUSH, &saved);
+  explicit_bzero (line, sizeof line);
+  if (code != NULL && *code == '\0')
+    g_clear_pointer (&code, g_free);
+  return code;
+}
+
 int
 qf_cli_client_token (const char  *command,
                      const char  *token_file,
-                     const char  *pairing_code,
+                     char       **pairing_code,
                      GBytes     **token)
 {
   g_autoptr(GError) error = NULL;
 
   *token = NULL;
-  if (pairing_code == NULL)
+  if (*pairing_code == NULL)
     return qf_cli_check_token_file (command, token_file);
   if (token_file != NULL)
     return qf_cli_errorf (command, _("give the helper machine's pairing code or its token file, not both"));
-  *token = qf_pairing_code_to_token (pairing_code, &error);
+  if (g_str_equal (*pairing_code, "-"))
+    {
+      g_free (*pairing_code);
+      *pairing_code = read_pairing_code ();
+      if (*pairing_code == NULL)
+        return qf_cli_errorf (command, _("--pairing-code -: no code on standard input; type the code the helper machine shows, or pipe it in"));
+    }
+  *token = qf_pairing_code_to_token (*pairing_code, &error);
   if (*token == NULL)
     return qf_cli_error (command, error);
   return QF_CLI_EXIT_OK;

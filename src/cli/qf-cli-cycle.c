@@ -54,7 +54,7 @@ qf_cli_cycle (int    argc,
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
       N_("Prove the responder's access token read from FILE (serve --token-file)"), N_("FILE") },
     { "pairing-code", 0, 0, G_OPTION_ARG_STRING, &pairing_code,
-      N_("Prove the pairing code the helper machine shows (serve --pairing-code)"), N_("CODE") },
+      N_("Prove the pairing code the helper machine shows (serve --pairing-code); “-” reads it from standard input, out of the process list"), N_("CODE") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
     { NULL }
   };
@@ -75,7 +75,7 @@ qf_cli_cycle (int    argc,
   json_object_set_double_member (params, "time_s", time_s);
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
-  if (qf_cli_client_token ("cycle", token_file, pairing_code, &token) != QF_CLI_EXIT_OK)
+  if (qf_cli_client_token ("cycle", token_file, &pairing_code, &token) != QF_CLI_EXIT_OK)
     return QF_CLI_EXIT_ERROR;
   ctx.token = token;
   if (token_file != NULL)

@@ -15,6 +15,7 @@
 #include "qf-cli.h"
 #include "qf-discovery.h"
 #include "qf-netifaces.h"
+#include "qf-sysinfo.h"
 
 #define QF_CLI_AUTO_PEER_MS 3000
 
@@ -119,7 +120,22 @@ qf_cli_discover (int    argc,
 
 /* ---- run --peer auto ------------------------------------------------------------------------ */
 
-/* The only wired interface that is up (below root, for tests), or NULL with error. */
+/* An ethernet-type link on real hardware (ARPHRD_ETHER with a device link, as the interface list
+ * of the wizard takes them): not a bridge, veth, tun or other virtual one. */
+static gboolean
+is_physical_wired (const char *root,
+                   const char *name)
+{
+  g_autofree char *path = g_build_filename ("sys/class/net", name, "type", NULL);
+  g_autofree char *type = qf_sysfs_read_string (root, path);
+  QfNetIfaceSysfs facts;
+
+  return g_strcmp0 (type, "1") == 0 && qf_net_iface_read_sysfs (root, name, &facts)
+         && g_str_equal (facts.kind, "wired") && facts.usb >= 0;
+}
+
+/* The only wired interface that is up with a carrier (below root, for tests), or NULL with
+ * error. */
 static char *
 only_wired_iface (const char  *root,
                   GError     **error)
@@ -134,15 +150,10 @@ only_wired_iface (const char  *root,
       return NULL;
     }
   for (struct ifaddrs *ifa = list; ifa != NULL; ifa = ifa->ifa_next)
-    {
-      QfNetIfaceSysfs facts;
-
-      if ((ifa->ifa_flags & IFF_UP) && !(ifa->ifa_flags & IFF_LOOPBACK)
-          && !g_ptr_array_find_with_equal_func (wired, ifa->ifa_name, g_str_equal, NULL)
-          && qf_net_iface_read_sysfs (root != NULL ? root : "/", ifa->ifa_name, &facts)
-          && g_str_equal (facts.kind, "wired"))
-        g_ptr_array_add (wired, g_strdup (ifa->ifa_name));
-    }
+    if ((ifa->ifa_flags & IFF_UP) && (ifa->ifa_flags & IFF_RUNNING) && !(ifa->ifa_flags & IFF_LOOPBACK)
+        && !g_ptr_array_find_with_equal_func (wired, ifa->ifa_name, g_str_equal, NULL)
+        && is_physical_wired (root != NULL ? root : "/", ifa->ifa_name))
+      g_ptr_array_add (wired, g_strdup (ifa->ifa_name));
   freeifaddrs (list);
   if (wired->len == 1)
     return g_strdup (g_ptr_array_index (wired, 0));
@@ -150,8 +161,8 @@ only_wired_iface (const char  *root,
   names = g_strjoinv (", ", (char **) wired->pdata);
   if (wired->len == 1)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                 _("--peer auto: no wired interface is up; plug the cable in, or say which "
-                   "interface with --iface"));
+                 _("--peer auto: no wired network adapter is up with its cable plugged in; "
+                   "plug the cable in, or say which interface with --iface"));
   else
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                  _("--peer auto: several wired interfaces are up (%s); say which one with --iface"),

@@ -473,6 +473,7 @@ typedef struct
   /* derived */
   QfResponderEmulation  emulate;
   GStrv                 only_keys;
+  guint16               latency_port, bandwidth_port;   /* announced by --peer auto's helper */
 } RunOptions;
 
 static void
@@ -510,7 +511,7 @@ parse_options (RunOptions  *o,
     { "iface", 0, 0, G_OPTION_ARG_STRING, &o->iface, N_("Network interface under test"), N_("IF") },
     { "emulate", 0, 0, G_OPTION_ARG_STRING, &o->emulate_text, N_("Training with --peer builtin: the peer answers as this poor link would (never an acceptance)"), N_("delay=MS,jitter=MS,loss=PCT") },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &o->token_file, N_("The helper machine's access token (serve --token-file) for the network tests; only the path is kept in the session"), N_("FILE") },
-    { "pairing-code", 0, 0, G_OPTION_ARG_STRING, &o->pairing_code, N_("The pairing code the helper machine shows (serve --pairing-code) for the network tests; kept in memory only, so a resumed run needs it again"), N_("CODE") },
+    { "pairing-code", 0, 0, G_OPTION_ARG_STRING, &o->pairing_code, N_("The pairing code the helper machine shows (serve --pairing-code) for the network tests; “-” reads it from standard input (a code on the command line shows in the process list); never saved, so a resumed run needs it again"), N_("CODE") },
     { "operator", 0, 0, G_OPTION_ARG_FILENAME, &o->operator_name, N_("Name of the person testing"), N_("NAME") },
     { "customer", 0, 0, G_OPTION_ARG_FILENAME, &o->customer, N_("Customer name for the report"), N_("NAME") },
     { "site", 0, 0, G_OPTION_ARG_FILENAME, &o->site, N_("Site name for the report"), N_("NAME") },
@@ -575,7 +576,7 @@ check_run_options (RunOptions *o)
   if (o->pairing_code != NULL)
     {
       g_autoptr(GBytes) token = NULL;
-      if (qf_cli_client_token ("run", o->token_file, o->pairing_code, &token) != QF_CLI_EXIT_OK)
+      if (qf_cli_client_token ("run", o->token_file, &o->pairing_code, &token) != QF_CLI_EXIT_OK)
         return FALSE;
     }
   if (o->only != NULL)
@@ -601,13 +602,17 @@ resolve_auto_peer (RunOptions *o)
   helper = qf_cli_discover_auto_peer (o->iface, o->root, &error);
   if (helper == NULL)
     return qf_cli_error ("run", error), FALSE;
+  /* a helper that asks for its code or token turns every network test away without one */
+  if (helper->token_required && o->token_file == NULL && o->pairing_code == NULL)
+    return qf_cli_errorf ("run", _("--peer auto: the helper machine “%s” requires its pairing code; "
+                                   "give --pairing-code CODE (the code it shows), or --token-file FILE "
+                                   "when it uses a token file"), helper->name), FALSE;
   g_free (o->peer);
   o->peer = g_strdup (qf_helper_info_best_address (helper));
+  o->latency_port = helper->latency_port;
+  o->bandwidth_port = helper->bandwidth_port;
   if (o->iface == NULL)
     o->iface = g_strdup (helper->iface);
-  if (helper->token_required && o->token_file == NULL)
-    g_printerr ("%s\n", _("Note: this helper machine requires an access token; its network "
-                          "tests will be refused without one."));
   return TRUE;
 }
 
@@ -655,7 +660,10 @@ resume_session (const RunOptions *o)
     return qf_cli_error ("run", error), NULL;
   peer_choice (o->peer, &kind, &address);
   if (o->peer != NULL)
-    qf_session_set_peer (session, g_str_equal (kind, "builtin") ? "127.0.0.1" : address, kind);
+    {
+      qf_session_set_peer (session, g_str_equal (kind, "builtin") ? "127.0.0.1" : address, kind);
+      qf_session_set_peer_ports (session, o->latency_port, o->bandwidth_port);
+    }
   /* the code is never saved: the person types it again (a token file instead replaces it); a
    * new --peer drops it, since the code belonged to the helper the session had */
   if (qf_session_get_pairing_code_used (session) && o->pairing_code == NULL && o->token_file == NULL)
@@ -708,6 +716,8 @@ fill_choices (const RunOptions *o,
     .emulation = o->emulate_text != NULL ? &o->emulate : NULL,
   };
   peer_choice (o->peer, &choices->peer_kind, &choices->peer_address);
+  choices->peer_latency_port = o->latency_port;
+  choices->peer_bandwidth_port = o->bandwidth_port;
 }
 
 /* A new session of --profile, saved; NULL when an error was reported. */

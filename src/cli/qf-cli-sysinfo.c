@@ -65,6 +65,8 @@ qf_cli_sysinfo (int    argc,
     return exit_code;
   if (argc > 1)
     return qf_cli_errorf ("sysinfo", _("unexpected argument “%s”"), argv[1]);
+  if (peer != NULL && iface == NULL)
+    return qf_cli_errorf ("sysinfo", _("--peer needs --iface: the path to the peer is checked as part of that interface's network readiness audit"));
 
   info = qf_sysinfo_read (root, &error);
   if (info == NULL)

@@ -51,11 +51,12 @@ int      qf_cli_check_token_file (const char       *command,
 
 /* A client's --pairing-code (qf-pairing.h) beside its --token-file: refuses both together and
  * a code that is not one (saying why), checks the token file; *token: the code's token, kept
- * in memory only (NULL without a code). QF_CLI_EXIT_OK or, after printing why,
+ * in memory only (NULL without a code). A code of "-" is replaced by the one read from standard
+ * input (asked for without echo on a terminal). QF_CLI_EXIT_OK or, after printing why,
  * QF_CLI_EXIT_ERROR. */
 int      qf_cli_client_token  (const char          *command,
                                const char          *token_file,
-                               const char          *pairing_code,
+                               char               **pairing_code,
                                GBytes             **token);
 
 /* Prints obj as one JSON document followed by a newline on stdout. */

@@ -32,12 +32,22 @@ qf_application_new (void)
                        NULL);
 }
 
+/* The wizard's window among the application's windows (the last one used first), or NULL. */
+static QfWindow *
+find_wizard (GtkApplication *app)
+{
+  for (GList *l = gtk_application_get_windows (app); l != NULL; l = l->next)
+    if (QF_IS_WINDOW (l->data))
+      return QF_WINDOW (l->data);
+  return NULL;
+}
+
 static void
 qf_application_activate (GApplication *app)
 {
-  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
-
   QfApplication *self = QF_APPLICATION (app);
+  /* the wizard, even when a verify or certificate window is the active one */
+  GtkWindow *window = (GtkWindow *) find_wizard (GTK_APPLICATION (app));
 
   if (self->verify_path != NULL)
     {
@@ -123,19 +133,19 @@ help_activated (GSimpleAction *action,
   gtk_show_uri (window, uri ? uri : "help:qualify", GDK_CURRENT_TIME);
 }
 
-/* `qualify --helper` while Qualify runs: the running window becomes the helper machine. */
+/* `qualify --helper` while Qualify runs: the wizard's window (the active one may be a verify
+ * or certificate window) becomes the helper machine; when it cannot, its toast says why. */
 static void
 helper_mode_activated (GSimpleAction *action,
                        GVariant      *parameter,
                        gpointer       user_data)
 {
-  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+  QfWindow *window = find_wizard (GTK_APPLICATION (user_data));
 
-  if (QF_IS_WINDOW (window))
-    {
-      qf_window_show_helper (QF_WINDOW (window));
-      gtk_window_present (window);
-    }
+  if (window == NULL)
+    window = qf_window_new (QF_APPLICATION (user_data));
+  gtk_window_present (GTK_WINDOW (window));
+  qf_window_show_helper (window);
 }
 
 static const GActionEntry app_actions[] = {

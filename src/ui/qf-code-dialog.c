@@ -15,6 +15,7 @@ typedef struct
   AdwMessageDialog *dialog; /* borrowed: it owns this */
   GtkEditable     *entry;   /* borrowed: a child of the dialog */
   GtkLabel        *error;   /* borrowed */
+  gboolean         answered; /* done was called: once, by a response or the dialog's end */
 } CodeAsk;
 
 /* "Resume" only for a well-formed code; what is wrong is said under the field once the person
@@ -44,10 +45,27 @@ code_response (AdwMessageDialog *dialog,
   CodeAsk *ask = data;
   g_autoptr(GBytes) token = NULL;
 
+  if (ask->answered)
+    return;
   if (g_strcmp0 (response, "resume") == 0)
     token = qf_pairing_code_to_token (gtk_editable_get_text (ask->entry), NULL);
   gtk_editable_set_text (ask->entry, "");
+  ask->answered = TRUE;
   ask->done (token, ask->user_data);
+}
+
+/* Destroyed with no response (its window closed, the application quit): the caller still hears
+ * that no code came, so what waits for it is freed. */
+static void
+code_destroyed (GtkWidget *dialog,
+                gpointer   data)
+{
+  CodeAsk *ask = data;
+
+  if (ask->answered)
+    return;
+  ask->answered = TRUE;
+  ask->done (NULL, ask->user_data);
 }
 
 void
@@ -69,6 +87,8 @@ qf_code_dialog_ask (GtkWindow        *parent,
                           peer != NULL ? peer : "");
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (parent, _("Pairing Code"), body));
   gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (entry), TRUE);
+  /* Enter takes the default response, "Resume" (while it is enabled) */
+  g_object_set (entry, "activates-default", TRUE, NULL);
   gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Pairing code"), -1);
   gtk_label_set_wrap (GTK_LABEL (error), TRUE);
@@ -88,6 +108,7 @@ qf_code_dialog_ask (GtkWindow        *parent,
   ask->entry = GTK_EDITABLE (entry);
   ask->error = GTK_LABEL (error);
   g_signal_connect (entry, "changed", G_CALLBACK (code_changed), ask);
+  g_signal_connect (dialog, "destroy", G_CALLBACK (code_destroyed), ask);
   g_signal_connect_data (dialog, "response", G_CALLBACK (code_response), ask,
                          (GClosureNotify) (void (*) (void)) g_free, 0);
   gtk_window_present (GTK_WINDOW (dialog));

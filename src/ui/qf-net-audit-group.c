@@ -42,9 +42,32 @@ struct _QfNetAuditGroup
   GHashTable          *applied;          /* "IFACE/CHECK" -> QfNmFix applied, to undo */
   guint                settle_id;
   gboolean             busy;             /* a fix is being applied or undone */
+  gboolean             running;          /* an audit runs or is about to ("running") */
 };
 
 G_DEFINE_FINAL_TYPE (QfNetAuditGroup, qf_net_audit_group, ADW_TYPE_PREFERENCES_GROUP)
+
+enum { PROP_0, PROP_RUNNING, N_PROPS };
+static GParamSpec *properties[N_PROPS];
+
+/* "running" follows the audit job and the pause before one. */
+static void
+update_running (QfNetAuditGroup *self)
+{
+  gboolean running = self->run_cancellable != NULL || self->settle_id != 0;
+
+  if (running == self->running)
+    return;
+  self->running = running;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+}
+
+gboolean
+qf_net_audit_group_get_running (QfNetAuditGroup *self)
+{
+  g_return_val_if_fail (QF_IS_NET_AUDIT_GROUP (self), FALSE);
+  return self->running;
+}
 
 typedef struct
 {
@@ -251,6 +274,7 @@ audit_done (GObject      *object,
   gtk_widget_set_sensitive (GTK_WIDGET (self->recheck_button), TRUE);
   show (self, job->iface, checks);
   describe (self, error != NULL ? error->message : NULL);
+  update_running (self);
 }
 
 static void schedule (QfNetAuditGroup *self);
@@ -302,6 +326,7 @@ qf_net_audit_group_refresh (QfNetAuditGroup *self)
       gtk_spinner_stop (self->spinner);
       show (self, NULL, NULL);
       describe (self, NULL);
+      update_running (self);
       return;
     }
   job = g_new0 (Job, 1);
@@ -317,6 +342,7 @@ qf_net_audit_group_refresh (QfNetAuditGroup *self)
   g_task_set_task_data (task, job, (GDestroyNotify) job_free);
   g_task_set_return_on_cancel (task, TRUE);
   g_task_run_in_thread (task, audit_thread);
+  update_running (self);
 }
 
 static gboolean
@@ -334,6 +360,7 @@ schedule (QfNetAuditGroup *self)
 {
   g_clear_handle_id (&self->settle_id, g_source_remove);
   self->settle_id = g_timeout_add (SETTLE_MS, settled, self);
+  update_running (self);
 }
 
 void
@@ -595,6 +622,24 @@ qf_net_audit_group_finalize (GObject *object)
 }
 
 static void
+qf_net_audit_group_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  QfNetAuditGroup *self = QF_NET_AUDIT_GROUP (object);
+
+  switch (prop_id)
+    {
+    case PROP_RUNNING:
+      g_value_set_boolean (value, self->running);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 qf_net_audit_group_class_init (QfNetAuditGroupClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -602,6 +647,11 @@ qf_net_audit_group_class_init (QfNetAuditGroupClass *klass)
 
   object_class->dispose = qf_net_audit_group_dispose;
   object_class->finalize = qf_net_audit_group_finalize;
+  object_class->get_property = qf_net_audit_group_get_property;
+  properties[PROP_RUNNING] =
+    g_param_spec_boolean ("running", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-net-audit-group.ui");
   gtk_widget_class_bind_template_child (widget_class, QfNetAuditGroup, spinner);
   gtk_widget_class_bind_template_child (widget_class, QfNetAuditGroup, recheck_button);

@@ -17,6 +17,9 @@ void       qf_net_audit_group_set_peer   (QfNetAuditGroup *self,
                                           const char      *peer);
 /* Reads the interface's facts again (on a worker thread). */
 void       qf_net_audit_group_refresh    (QfNetAuditGroup *self);
+/* TRUE while an audit runs, or is about to after a burst of NetworkManager's signals (the
+ * spinner turns); notified as "running". */
+gboolean   qf_net_audit_group_get_running (QfNetAuditGroup *self);
 /* The last audit of iface (QfNetAuditCheck), or NULL when none of that interface is shown yet.
  * Borrowed. */
 GPtrArray *qf_net_audit_group_get_checks (QfNetAuditGroup *self,

@@ -25,6 +25,9 @@
 /* One browse listens this long; the next starts this long after it ended. */
 #define BROWSE_MS         3000
 #define BROWSE_PAUSE_MS   2000
+/* A wired interface still waiting for its address this long is taken for a direct cable: an
+ * ordinary DHCP exchange is over well before. */
+#define DIRECT_WAIT_S     10
 
 struct _QfNetworkPage
 {
@@ -65,9 +68,43 @@ struct _QfNetworkPage
   gboolean        updating;       /* the page itself changes a widget: not the person */
   gboolean        builtin_touched;  /* the person set "This PC only" */
   gboolean        code_refused;   /* the last check was turned away for the code */
+  char           *waiting_iface;  /* the interface seen waiting for its address (connecting) */
+  guint           waiting_id;     /* DIRECT_WAIT_S from then; 0 once over (or none waits) */
 };
 
 G_DEFINE_FINAL_TYPE (QfNetworkPage, qf_network_page, ADW_TYPE_BIN)
+
+enum { PROP_0, PROP_AUDIT_RUNNING, N_PROPS };
+static GParamSpec *properties[N_PROPS];
+
+gboolean
+qf_network_page_get_audit_running (QfNetworkPage *self)
+{
+  g_return_val_if_fail (QF_IS_NETWORK_PAGE (self), FALSE);
+  return qf_net_audit_group_get_running (self->audit_group);
+}
+
+static void
+audit_running_changed (QfNetworkPage *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUDIT_RUNNING]);
+}
+
+static void
+qf_network_page_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+    case PROP_AUDIT_RUNNING:
+      g_value_set_boolean (value, qf_network_page_get_audit_running (QF_NETWORK_PAGE (object)));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
 
 QfNetIface *
 qf_network_page_get_iface (QfNetworkPage *self)
@@ -265,28 +302,72 @@ is_link_local (const char *address)
   return inet != NULL && g_inet_address_get_is_link_local (inet);
 }
 
-/* A wired interface with a carrier and no address beyond its link — DHCP pending or failed, as
- * on a direct cable between two PCs: the helper is reached on its link-local address then. */
+static void update_direct_note (QfNetworkPage *self);
+
 static gboolean
-iface_is_direct (QfNetIface *iface)
+waited_long (gpointer data)
+{
+  QfNetworkPage *self = data;
+
+  self->waiting_id = 0;
+  update_direct_note (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Whether iface has been connecting (waiting for DHCP) for DIRECT_WAIT_S since the page first saw
+ * it so; starts counting when it has not. */
+static gboolean
+waited_for_address (QfNetworkPage *self,
+                    QfNetIface    *iface)
+{
+  const char *name = qf_net_iface_get_name (iface);
+
+  if (g_strcmp0 (name, self->waiting_iface) == 0)
+    return self->waiting_id == 0;
+  g_clear_handle_id (&self->waiting_id, g_source_remove);
+  g_free (self->waiting_iface);
+  self->waiting_iface = g_strdup (name);
+  self->waiting_id = g_timeout_add_seconds (DIRECT_WAIT_S, waited_long, self);
+  return FALSE;
+}
+
+static void
+stop_waiting (QfNetworkPage *self)
+{
+  g_clear_handle_id (&self->waiting_id, g_source_remove);
+  g_clear_pointer (&self->waiting_iface, g_free);
+}
+
+/* A wired interface with a carrier and no address beyond its link — DHCP failed, or still
+ * pending after DIRECT_WAIT_S, or connected with link-local addresses only, as on a direct cable
+ * between two PCs: the helper is reached on its link-local address then. An ordinary DHCP
+ * exchange in progress is not one. */
+static gboolean
+iface_is_direct (QfNetworkPage *self,
+                 QfNetIface    *iface)
 {
   const char *const *lists[2];
   QfNetIfaceState state;
+  guint addresses = 0;
 
   if (iface == NULL || qf_net_iface_get_kind (iface) != QF_NET_IFACE_WIRED)
     return FALSE;
   state = qf_net_iface_get_state (iface);
-  if (state == QF_NET_IFACE_STATE_CONNECTING || state == QF_NET_IFACE_STATE_FAILED)
+  if (state == QF_NET_IFACE_STATE_CONNECTING)
+    return waited_for_address (self, iface);
+  if (g_strcmp0 (qf_net_iface_get_name (iface), self->waiting_iface) == 0)
+    stop_waiting (self);
+  if (state == QF_NET_IFACE_STATE_FAILED)
     return TRUE;
-  if (state == QF_NET_IFACE_STATE_UNAVAILABLE || state == QF_NET_IFACE_STATE_DISCONNECTED)
+  if (state != QF_NET_IFACE_STATE_CONNECTED)
     return FALSE;
   lists[0] = qf_net_iface_get_ipv4 (iface);
   lists[1] = qf_net_iface_get_ipv6 (iface);
   for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
-    for (guint i = 0; lists[l] != NULL && lists[l][i] != NULL; i++)
+    for (guint i = 0; lists[l] != NULL && lists[l][i] != NULL; i++, addresses++)
       if (!is_link_local (lists[l][i]))
         return FALSE;
-  return TRUE;
+  return addresses > 0;
 }
 
 static void
@@ -305,7 +386,7 @@ update_direct_note (QfNetworkPage *self)
   QfNetIface *iface = qf_network_page_get_iface (self);
   g_autofree char *text = NULL;
 
-  if (iface_is_direct (iface))
+  if (iface_is_direct (self, iface))
     text = g_strdup_printf (_("%s has no address of its own: no DHCP server answers, as on a direct cable "
                               "between two PCs. That is fine: a direct cable needs no DHCP and no "
                               "address setting. Qualify finds the helper machine on the cable and uses "
@@ -336,7 +417,7 @@ static const char *
 helper_address (QfNetworkPage      *self,
                 const QfHelperInfo *helper)
 {
-  if (iface_is_direct (qf_network_page_get_iface (self)))
+  if (iface_is_direct (self, qf_network_page_get_iface (self)))
     for (guint i = 0; helper->addresses != NULL && helper->addresses[i] != NULL; i++)
       if (strchr (helper->addresses[i], '%') != NULL && is_link_local (helper->addresses[i]))
         return helper->addresses[i];
@@ -520,7 +601,9 @@ update_helpers_status (QfNetworkPage *self,
   g_autofree char *text = NULL;
   guint heard = self->helpers != NULL ? self->helpers->len : 0;
 
-  if (iface == NULL)
+  if (!g_settings_get_boolean (self->settings, "discovery"))
+    text = g_strdup (_("Discovery is turned off: type the helper machine's address."));
+  else if (iface == NULL)
     text = g_strdup (_("Choose a network interface to look for helper machines on it."));
   else if (error != NULL)
     text = g_strdup_printf (_("Cannot look for helper machines on %s: %s"), iface, error->message);
@@ -607,6 +690,17 @@ browse_stop (QfNetworkPage *self)
   g_clear_object (&self->browse_cancellable);
   if (self->browse_spinner != NULL)
     gtk_spinner_stop (self->browse_spinner);
+}
+
+/* The "discovery" setting changed: look for helpers again, or stop, and say which. */
+static void
+discovery_changed (QfNetworkPage *self)
+{
+  if (!g_settings_get_boolean (self->settings, "discovery"))
+    browse_stop (self);
+  else if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    browse_start (self);
+  update_helpers_status (self, NULL);
 }
 
 /* The interface chosen (again, after each rebuild of the list): its note, and the helpers heard
@@ -746,27 +840,45 @@ check_done (GObject      *object,
     }
 }
 
+void
+qf_network_page_get_peer_ports (QfNetworkPage *self,
+                                guint16       *latency_port,
+                                guint16       *bandwidth_port)
+{
+  const char *host;
+  QfHelperInfo *helper;
+
+  g_return_if_fail (QF_IS_NETWORK_PAGE (self));
+  *latency_port = QF_PEER_DEFAULT_LATENCY_PORT;
+  *bandwidth_port = QF_PEER_DEFAULT_BANDWIDTH_PORT;
+  helper = lookup_helper (self, self->chosen);
+  host = gtk_editable_get_text (GTK_EDITABLE (self->peer_row));
+  if (gtk_switch_get_active (self->builtin_switch) || helper == NULL
+      || g_strcmp0 (helper_address (self, helper), host) != 0)
+    return;
+  if (helper->latency_port != 0)
+    *latency_port = helper->latency_port;
+  if (helper->bandwidth_port != 0)
+    *bandwidth_port = helper->bandwidth_port;
+}
+
 static void
 check_clicked (QfNetworkPage *self)
 {
   const char *host = gtk_editable_get_text (GTK_EDITABLE (self->peer_row));
-  QfHelperInfo *helper = lookup_helper (self, self->chosen);
   g_autoptr(GBytes) token = NULL;
+  guint16 latency_port, bandwidth_port;
   gboolean malformed;
 
   token = code_token (self, &malformed);
   if (malformed)
     return;
   /* the chosen helper's own ports, as it announced them */
-  if (helper != NULL && g_strcmp0 (helper_address (self, helper), host) != 0)
-    helper = NULL;
+  qf_network_page_get_peer_ports (self, &latency_port, &bandwidth_port);
   gtk_widget_set_sensitive (GTK_WIDGET (self->check_button), FALSE);
   set_label (self->peer_status, _("Checking the helper machine…"));
-  qf_peer_check_async (host,
-                       helper && helper->latency_port ? helper->latency_port : QF_PEER_DEFAULT_LATENCY_PORT,
-                       helper && helper->bandwidth_port ? helper->bandwidth_port : QF_PEER_DEFAULT_BANDWIDTH_PORT,
-                       qf_network_page_get_token_file (self), token, self->cancellable, check_done,
-                       g_object_ref (self));
+  qf_peer_check_async (host, latency_port, bandwidth_port, qf_network_page_get_token_file (self),
+                       token, self->cancellable, check_done, g_object_ref (self));
 }
 
 static void
@@ -821,6 +933,7 @@ qf_network_page_dispose (GObject *object)
   QfNetworkPage *self = QF_NETWORK_PAGE (object);
 
   browse_stop (self);
+  stop_waiting (self);
   g_cancellable_cancel (self->cancellable);
   if (self->ifaces_list != NULL)
     gtk_list_box_bind_model (self->ifaces_list, NULL, NULL, NULL, NULL);
@@ -853,6 +966,11 @@ qf_network_page_class_init (QfNetworkPageClass *klass)
 
   object_class->dispose = qf_network_page_dispose;
   object_class->finalize = qf_network_page_finalize;
+  object_class->get_property = qf_network_page_get_property;
+  properties[PROP_AUDIT_RUNNING] =
+    g_param_spec_boolean ("audit-running", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
   widget_class->map = qf_network_page_map;
   widget_class->unmap = qf_network_page_unmap;
   g_type_ensure (QF_TYPE_NET_AUDIT_GROUP);
@@ -902,6 +1020,10 @@ qf_network_page_init (QfNetworkPage *self)
   builtin_changed (self);
   self->updating = FALSE;
   update_helpers_status (self, NULL);
+  g_signal_connect_object (self->settings, "changed::discovery", G_CALLBACK (discovery_changed),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->audit_group, "notify::running", G_CALLBACK (audit_running_changed),
+                           self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->builtin_switch, "notify::active", G_CALLBACK (builtin_changed),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->peer_row, "changed", G_CALLBACK (peer_changed), self, G_CONNECT_SWAPPED);

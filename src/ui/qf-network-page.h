@@ -15,9 +15,16 @@ QfNetIface *qf_network_page_get_iface        (QfNetworkPage *self);
 /* The network audit of the chosen interface as the page shows it (QfNetAuditCheck), or NULL
  * while none is shown. Borrowed. */
 GPtrArray  *qf_network_page_get_network_audit (QfNetworkPage *self);
+/* TRUE while the network audit of the chosen interface runs; notified as "audit-running". */
+gboolean    qf_network_page_get_audit_running (QfNetworkPage *self);
 /* "builtin" ("This PC only"), "remote" (an address was typed) or "none". */
 const char *qf_network_page_get_peer_kind    (QfNetworkPage *self);
 const char *qf_network_page_get_peer_address (QfNetworkPage *self);
+/* The ports the helper machine chosen from the list announced, while the address row holds its
+ * address; else the defaults (QF_PEER_DEFAULT_*: a typed address, the built-in peer). */
+void        qf_network_page_get_peer_ports   (QfNetworkPage *self,
+                                              guint16       *latency_port,
+                                              guint16       *bandwidth_port);
 /* The helper machine's access token file (`serve --token-file`), or NULL: none typed, or the
  * built-in peer. */
 const char *qf_network_page_get_token_file   (QfNetworkPage *self);

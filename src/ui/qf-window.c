@@ -4,7 +4,8 @@
  * creates the session and the runner from what the pages hold; everything measured or judged
  * comes from the core. Closing the window during a test asks first and then stops the run
  * cleanly (the session is saved with the step cancelled). "Be the helper machine" shows the
- * helper page (src/ui/qf-helper-page.c) instead of the steps; Back stops it. Template:
+ * helper page (src/ui/qf-helper-page.c) instead of the steps; leaving it (Back returns to the
+ * step it was entered from) stops the helper. Template:
  * ui/qf-window.ui. */
 #include "config.h"
 
@@ -98,6 +99,26 @@ qf_window_toast (QfWindow   *self,
   adw_toast_overlay_add_toast (self->toasts, toast);
 }
 
+/* Next waits for the end of the run on the run page, and on the network page for the end of
+ * its network audit: the session keeps the audit that was on screen. */
+static gboolean
+next_allowed (QfWindow *self)
+{
+  if (self->helper_mode)
+    return FALSE;
+  if (self->page == PAGE_RUN)
+    return self->run_done;
+  if (self->page == PAGE_NETWORK)
+    return !qf_network_page_get_audit_running (self->network_page);
+  return TRUE;
+}
+
+static void
+audit_running_changed (QfWindow *self)
+{
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.next", next_allowed (self));
+}
+
 static void
 go_to (QfWindow *self,
        Page      page)
@@ -108,6 +129,9 @@ go_to (QfWindow *self,
   g_autofree char *subtitle = NULL;
   GtkStackPage *stack_page;
 
+  /* leaving helper mode, however it happens, stops the helper */
+  if (self->helper_mode)
+    qf_helper_page_stop (self->helper_page);
   self->page = page;
   self->helper_mode = FALSE;
   gtk_stack_set_visible_child_name (self->pages, page_ids[page]);
@@ -119,7 +143,7 @@ go_to (QfWindow *self,
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->next_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   gtk_button_get_label (self->next_button), -1);
   gtk_widget_set_visible (GTK_WIDGET (self->back_button), page != PAGE_WELCOME && page != PAGE_RUN);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.next", page != PAGE_RUN || self->run_done);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.next", next_allowed (self));
   gtk_widget_set_visible (GTK_WIDGET (self->next_button), page != PAGE_REPORT);
 
   /* Keyboard: Return (from the suggested action or an entry) takes the next step; focus starts
@@ -131,12 +155,18 @@ go_to (QfWindow *self,
     gtk_widget_child_focus (gtk_stack_get_visible_child (self->pages), GTK_DIR_TAB_FORWARD);
 }
 
-void
+gboolean
 qf_window_show_helper (QfWindow *self)
 {
-  g_return_if_fail (QF_IS_WINDOW (self));
+  g_return_val_if_fail (QF_IS_WINDOW (self), FALSE);
+  /* a run needs this PC's network and CPU to itself; the page left stays as it is for Back */
   if (qf_run_page_is_running (self->run_page))
-    return;
+    {
+      qf_window_toast (self, _("A test is running on this PC: let it finish, or stop it, before this PC becomes the helper machine."));
+      return FALSE;
+    }
+  if (self->helper_mode)
+    return TRUE;
   self->helper_mode = TRUE;
   gtk_stack_set_visible_child_name (self->pages, "helper-machine");
   adw_window_title_set_subtitle (self->title_widget, _("Helper machine"));
@@ -145,6 +175,7 @@ qf_window_show_helper (QfWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.next", FALSE);
   qf_helper_page_start (self->helper_page);
   gtk_widget_child_focus (GTK_WIDGET (self->helper_page), GTK_DIR_TAB_FORWARD);
+  return TRUE;
 }
 
 static void
@@ -293,6 +324,10 @@ start_tests (QfWindow          *self,
     .emulation = training_link (self, only != NULL, &emulate) ? &emulate : NULL,
   };
 
+  /* a helper found by discovery may answer on ports of its own */
+  if (remote)
+    qf_network_page_get_peer_ports (self->network_page, &choices.peer_latency_port,
+                                    &choices.peer_bandwidth_port);
   /* the audit the person saw, with NetworkManager's facts; else setup reads the kernel's */
   if (choices.iface != NULL)
     choices.network_audit = qf_network_page_get_network_audit (self->network_page);
@@ -396,8 +431,12 @@ next_activated (GtkWidget  *widget,
       break;
     case PAGE_NETWORK:
       {
-        g_autoptr(QfProfile) profile = choose_run_profile (self, &error);
+        g_autoptr(QfProfile) profile = NULL;
         const char *peer_kind = qf_network_page_get_peer_kind (self->network_page);
+
+        if (!next_allowed (self))
+          return;
+        profile = choose_run_profile (self, &error);
 
         if (profile == NULL)
           {
@@ -441,9 +480,9 @@ back_activated (GtkWidget  *widget,
 
   if (self->helper_mode)
     {
-      /* back to the welcome page: the helper stops */
-      qf_helper_page_stop (self->helper_page);
-      go_to (self, PAGE_WELCOME);
+      /* back to the page helper mode was entered from (a report not yet exported stays on
+       * screen); go_to stops the helper */
+      go_to (self, self->page);
       return;
     }
   if (self->page == PAGE_WELCOME || self->page == PAGE_RUN)
@@ -690,5 +729,7 @@ qf_window_init (QfWindow *self)
   self->settings = g_settings_new (APP_ID);
   /* a report dropped on the wizard opens in the verify view */
   qf_verify_window_accept_drops (GTK_WIDGET (self));
+  g_signal_connect_object (self->network_page, "notify::audit-running",
+                           G_CALLBACK (audit_running_changed), self, G_CONNECT_SWAPPED);
   go_to (self, PAGE_WELCOME);
 }

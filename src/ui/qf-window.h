@@ -18,8 +18,9 @@ gboolean    qf_window_replay        (QfWindow      *self,
                                      const char    *path,
                                      gdouble        speed);
 /* Shows the helper page and starts the helper ("Be the helper machine", `qualify --helper`);
- * Back returns to the welcome page and stops it. Does nothing while a test runs. */
-void        qf_window_show_helper   (QfWindow      *self);
+ * Back returns to the step it was entered from, and leaving the page stops the helper. Refused
+ * while a test runs (a toast says why): FALSE. */
+gboolean    qf_window_show_helper   (QfWindow      *self);
 /* Shows a short message at the bottom of the window. */
 void        qf_window_toast         (QfWindow      *self,
                                      const char    *message);

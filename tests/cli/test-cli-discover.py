@@ -3,13 +3,17 @@
 # veth pair that have ONLY IPv6 link-local addresses (no IPv4, no DHCP, no daemon), created and
 # removed by this test (tests/cli). `serve` in A, `discover --iface` in B finds it; with
 # --no-announce it is not found; `run --peer auto --quick` in B runs ping, latency and bandwidth
-# against A over fe80::…%iface; a serve requiring a token refuses a client without one; a flood of
-# queries and bogus packets gets no more answers than the rate limit allows. Speaks TAP. Needs
-# root for the namespaces: skips otherwise.
+# against A over fe80::…%iface (without --iface it refuses the veth: not a physical adapter); a
+# serve on ports of its own asking for a pairing code is run against on its announced ports with
+# the code read from stdin, and without the code the run stops before it starts; a serve
+# requiring a token refuses a client without one; a flood of queries and bogus packets gets no
+# more answers than the rate limit allows. Speaks TAP. Needs root for the namespaces: skips
+# otherwise.
 
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -29,6 +33,7 @@ except ValueError:
     SCALE = 1.0
 # The announcer's limits (src/engine/qf-discovery.h).
 IFACE_RATE, IFACE_BURST = 4, 8
+CODE_RE = re.compile(r"^[2-9A-HJKMNP-Z]{4}(-[2-9A-HJKMNP-Z]{4}){3}$")
 
 results = []
 children = []
@@ -51,9 +56,10 @@ def in_ns(ns, *args):
     return ["ip", "netns", "exec", ns, *args]
 
 
-def run(ns, *args, timeout=120):
+def run(ns, *args, timeout=120, stdin_text=None):
     t0 = time.monotonic()
-    p = subprocess.run(in_ns(ns, *args), capture_output=True, text=True, timeout=timeout * SCALE)
+    p = subprocess.run(in_ns(ns, *args), capture_output=True, text=True, timeout=timeout * SCALE,
+                       input=stdin_text)
     return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
 
 
@@ -159,28 +165,21 @@ def test_discover_and_auto_run():
     tap(rc == 0 and h.get("name", "?") in out and "fe80:" in out,
         "discover prints the helper for a person", out + err)
 
+    # A veth is no network adapter: without --iface, --peer auto finds no wired one to use.
+    rc, out, err, _ = run(NS_B, CLI, "run", "--peer", "auto", "--quick", "--profile",
+                          "arcs-wired", "--no-sign")
+    tap(rc == 2 and "no wired network adapter" in err,
+        "run --peer auto without --iface takes no virtual interface for a wired adapter", err)
+
     with tempfile.TemporaryDirectory(prefix="qf-disc-") as tmp:
         session_dir = os.path.join(tmp, "session")
-        rc, out, err, _ = run(NS_B, CLI, "run", "--peer", "auto", "--quick", "--profile",
-                              "arcs-wired", "--only", "ping,latency,bandwidth", "--out",
-                              session_dir, "--no-sign", "--json", timeout=300)
-        doc = None
-        try:
-            doc = json.loads(out)
-        except ValueError:
-            pass
-        session = {}
-        try:
-            with open(os.path.join(session_dir, "session.json")) as f:
-                session = json.load(f)
-        except (OSError, ValueError):
-            pass
-        steps = {s.get("key", s.get("test")): s for s in session.get("steps", [])}
-        done = [k for k in ("ping", "latency", "bandwidth")
-                if steps.get(k, {}).get("status") in ("pass", "fail", "done", "complete", "warn")]
+        rc, out, err, _ = run(NS_B, CLI, "run", "--peer", "auto", "--iface", VETH_B, "--quick",
+                              "--profile", "arcs-wired", "--only", "ping,latency,bandwidth",
+                              "--out", session_dir, "--no-sign", "--json", timeout=300)
+        session, done = run_outcome(session_dir)
         tap(rc in (0, 1) and len(done) == 3,
             "run --peer auto --quick in B completes ping, latency and bandwidth over the link",
-            f"rc={rc}\n{err}\n{json.dumps({k: s.get('status') for k, s in steps.items()})}")
+            f"rc={rc}\n{err}\n{json.dumps(session.get('steps', []))[-1500:]}")
         peer = session.get("peer", {})
         network = session.get("network", {})
         tap(str(peer.get("address", "")).startswith("fe80:")
@@ -188,6 +187,53 @@ def test_discover_and_auto_run():
             and network.get("iface") == VETH_B,
             "the session records the peer's link-local address with its scope and the interface",
             json.dumps({"peer": peer, "network": network}))
+    stop(serve)
+
+
+def run_outcome(session_dir):
+    """The session a run wrote, and which of ping, latency and bandwidth ran to a result."""
+    session = {}
+    try:
+        with open(os.path.join(session_dir, "session.json")) as f:
+            session = json.load(f)
+    except (OSError, ValueError):
+        pass
+    steps = {s.get("key", s.get("test")): s for s in session.get("steps", [])}
+    done = [k for k in ("ping", "latency", "bandwidth")
+            if steps.get(k, {}).get("status") in ("pass", "fail", "done", "complete", "warn")]
+    return session, done
+
+
+def test_announced_ports():
+    """A helper on ports of its own that asks for its pairing code (`serve --pairing-code
+    --latency-port 12000 --bandwidth-port 5301`): `run --peer auto` without the code stops before
+    the run; with the code read from stdin (`--pairing-code -`) it runs against the ports the
+    helper announced."""
+    serve, startup = start_serve("--pairing-code", "--latency-port", "12000",
+                                 "--bandwidth-port", "5301")
+    code = next((l.strip() for l in startup.splitlines() if CODE_RE.match(l.strip())), "")
+    only = ("--quick", "--profile", "arcs-wired", "--only", "ping,latency,bandwidth", "--no-sign")
+    with tempfile.TemporaryDirectory(prefix="qf-disc-") as tmp:
+        refused_dir = os.path.join(tmp, "no-code")
+        rc, out, err, _ = run(NS_B, CLI, "run", "--peer", "auto", "--iface", VETH_B, *only,
+                              "--out", refused_dir)
+        tap(rc == 2 and "give --pairing-code CODE" in err and not os.path.exists(refused_dir),
+            "run --peer auto against a helper that asks for a code, without one, stops before "
+            "the run", f"rc={rc}\n{err}")
+        session_dir = os.path.join(tmp, "session")
+        rc, out, err, _ = run(NS_B, CLI, "run", "--peer", "auto", "--iface", VETH_B, *only,
+                              "--pairing-code", "-", "--out", session_dir, "--json",
+                              timeout=300, stdin_text=code + "\n")
+        session, done = run_outcome(session_dir)
+        tap(code != "" and rc in (0, 1) and len(done) == 3,
+            "with --pairing-code - (the code on stdin) it completes ping, latency and bandwidth on "
+            "the announced ports 12000 and 5301",
+            f"code={code!r} rc={rc}\n{err}\n{json.dumps(session.get('steps', []))[-1500:]}")
+        peer = session.get("peer", {})
+        tap(peer.get("latency_port") == 12000 and peer.get("bandwidth_port") == 5301
+            and "refused" not in err and code not in err + out,
+            "the session keeps the announced ports; no warning of a refusal, no code printed",
+            json.dumps(peer) + "\n" + err)
     stop(serve)
 
 
@@ -345,6 +391,7 @@ def main():
             print("1..0 # SKIP the veth's IPv6 link-local addresses did not come up")
             return 0
         test_discover_and_auto_run()
+        test_announced_ports()
         test_no_announce()
         test_token()
         test_stock_tools()

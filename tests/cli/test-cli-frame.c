@@ -62,6 +62,17 @@ test_unknown_option (void)
   g_assert_nonnull (strstr (err, "--bogus"));
 }
 
+/* sysinfo --peer checks the path as part of an interface's audit: alone it is refused, not
+ * silently dropped. */
+static void
+test_sysinfo_peer_needs_iface (void)
+{
+  g_autofree char *err = NULL;
+
+  g_assert_cmpint (qf_test_run_cli (NULL, &err, "sysinfo", "--peer", "192.0.2.1", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "--peer needs --iface"));
+}
+
 static void
 test_subcommand_help (void)
 {
@@ -97,6 +108,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/frame/unknown-subcommand", test_unknown_subcommand);
   g_test_add_func ("/cli/frame/no-arguments", test_no_arguments);
   g_test_add_func ("/cli/frame/unknown-option", test_unknown_option);
+  g_test_add_func ("/cli/frame/sysinfo-peer-needs-iface", test_sysinfo_peer_needs_iface);
   g_test_add_func ("/cli/frame/subcommand-help", test_subcommand_help);
   g_test_add_func ("/cli/frame/sysinfo-json", test_sysinfo_json);
   return g_test_run ();

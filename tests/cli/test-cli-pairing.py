@@ -3,16 +3,19 @@
 # loopback (tests/cli): the code printed alone on its line, grouped; a client without it or with
 # a wrong one refused (exit 2), one typed in lower case with spaces served; --pairing-code with
 # --token-file or --builtin refused; `run --pairing-code` writes the code into no session file
-# or report, and its --resume asks for it again. Speaks TAP.
+# or report, and its --resume asks for it again; `--pairing-code -` reads the code from a pipe,
+# or from a terminal with echo off. Speaks TAP.
 
 import os
 import random
 import re
+import select
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
@@ -29,8 +32,9 @@ def tap(ok, name, diag=""):
     sys.stdout.flush()
 
 
-def cli(*args, timeout=120):
-    p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout)
+def cli(*args, timeout=120, stdin_text=None):
+    p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout,
+                       input=stdin_text)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -46,6 +50,38 @@ def free_port():
         except OSError:
             continue
     raise RuntimeError("no free port")
+
+
+def typed_on_terminal(lat, code):
+    """`latency --pairing-code -` on a terminal (a pty): it turns echo off before reading, so
+    the code typed never comes back on the screen. (rc, what the terminal showed, stderr)."""
+    master, slave = os.openpty()
+    p = subprocess.Popen([CLI, "latency", "127.0.0.1", "-p", str(lat), "-t", "0.3",
+                          "--pairing-code", "-"], stdin=slave, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    os.close(slave)
+    shown = b""
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and termios.tcgetattr(master)[3] & termios.ECHO:
+            time.sleep(0.02)
+        echo_off = not termios.tcgetattr(master)[3] & termios.ECHO
+        os.write(master, (code + "\n").encode())
+        out, err = p.communicate(timeout=60)
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+        os.close(master)
+    return (p.returncode if echo_off else -1), shown.decode(errors="replace"), err
 
 
 def main():
@@ -82,6 +118,18 @@ def main():
         rc, out, err = cli("bandwidth", "-c", "127.0.0.1", "-p", str(bw), "-t", "0.5",
                            "--pairing-code", code, "--json")
         tap(rc == 0, "bandwidth proves the code too", err)
+        # "-": the code from standard input, out of the process list (a pipe: one line)
+        rc, out, err = cli("cycle", "127.0.0.1", "-p", str(lat), "-t", "0.3", "--pairing-code",
+                           "-", "--json", stdin_text=code + "\nnot read\n")
+        tap(rc == 0 and code not in out + err, "--pairing-code - reads the code from stdin", err)
+        rc, out, err = cli("latency", "127.0.0.1", "-p", str(lat), "-t", "0.3", "--pairing-code",
+                           "-", stdin_text="")
+        tap(rc == 2 and "no code on standard input" in err,
+            "--pairing-code - with nothing on stdin says so", err)
+        rc, shown, err = typed_on_terminal(lat, code)
+        tap(rc == 0 and code not in shown and "not shown" in err,
+            "--pairing-code - on a terminal asks with echo off; the code typed is not shown",
+            f"rc={rc} shown={shown!r}\n{err}")
         rc, out, err = cli("cycle", "127.0.0.1", "-p", str(lat), "-t", "0.3", "--pairing-code",
                            "7KQM-2XHR-9PTA-4WN0")
         tap(rc == 2 and "no 0, O, 1, I or L" in err, "a look-alike character is refused, named",

@@ -168,15 +168,22 @@ new_session (int         first_loops,
   return session;
 }
 
+/* FALSE (the test skipped) when this build has no step called test. */
+static gboolean
+have_step (const char *test)
+{
+  g_autofree char *why = g_strdup_printf ("this build has no %s step yet", test);
+
+  if (qf_step_lookup (test) != NULL)
+    return TRUE;
+  g_test_skip (why);
+  return FALSE;
+}
+
 static gboolean
 have_rt (void)
 {
-  if (qf_step_lookup ("rt") == NULL)
-    {
-      g_test_skip ("this build has no rt step yet");
-      return FALSE;
-    }
-  return TRUE;
+  return have_step ("rt");
 }
 
 /* Runs a new session of PROFILE_TEXT (saved in dir unless NULL) to its end; FALSE (skipped)
@@ -399,11 +406,8 @@ test_training_emulation (void)
   gdouble min_hold_ms;
 
   g_assert_no_error (error);
-  if (qf_step_lookup ("latency") == NULL)
-    {
-      g_test_skip ("this build has no latency step yet");
-      return;
-    }
+  if (!have_step ("latency"))
+    return;
   g_assert_nonnull (poor);
   g_assert_null (qf_builtin_peer_find_preset ("no-such-link"));
   g_assert_nonnull (qf_builtin_peer_find_preset ("good-wired"));
@@ -466,6 +470,50 @@ test_training_emulation (void)
   }
 }
 
+/* A remote helper's announced ports reach the network tests: a responder on ports of its own
+ * (the built-in peer's services, reached as a remote helper) answers the latency test. */
+static void
+test_remote_ports (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfProfile) profile = qf_profile_load_data (TRAINING_PROFILE, -1, "training-test.json", &error);
+  g_autoptr(QfBuiltinPeer) helper = NULL;
+  g_autoptr(QfSession) session = NULL;
+  g_autoptr(QfSession) loaded = NULL;
+  g_autoptr(QfRunner) runner = NULL;
+  Trace trace = { .cancel_at_start = -1, .skip_at_start = -1, .break_dir_at_start = -1 };
+  JsonObject *peer;
+
+  g_assert_no_error (error);
+  if (!have_step ("latency"))
+    return;
+  helper = qf_builtin_peer_start (NULL, &error);
+  g_assert_no_error (error);
+  session = qf_session_new (profile);
+  qf_session_set_peer (session, qf_builtin_peer_get_host (helper), "remote");
+
+  /* the defaults are not written down */
+  qf_session_set_peer_ports (session, 11111, 5201);
+  peer = qf_json_get_object (qf_session_get_json (session), "peer");
+  g_assert_false (json_object_has_member (peer, "latency_port"));
+  g_assert_false (json_object_has_member (peer, "bandwidth_port"));
+
+  qf_session_set_peer_ports (session, qf_builtin_peer_get_latency_port (helper),
+                             qf_builtin_peer_get_bandwidth_port (helper));
+  g_assert_cmpuint (qf_session_get_peer_latency_port (session), ==, qf_builtin_peer_get_latency_port (helper));
+  g_assert_cmpuint (qf_session_get_peer_bandwidth_port (session), ==, qf_builtin_peer_get_bandwidth_port (helper));
+  /* a session file with them is a valid one */
+  loaded = qf_session_new_from_json (qf_session_get_json (session), "ports.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (qf_session_get_peer_latency_port (loaded), ==, qf_builtin_peer_get_latency_port (helper));
+
+  runner = qf_runner_new (session);
+  run (runner, &trace);
+  g_assert_false (trace.cancelled);
+  g_assert_cmpint (qf_session_get_step_status (session, 0), ==, QF_STEP_STATUS_DONE);
+  g_string_free (trace.order, TRUE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -483,5 +531,6 @@ main (int   argc,
   g_test_add_func ("/core/runner/dispose-while-running", test_dispose_while_running);
   g_test_add_func ("/core/runner/failed-save-stops-the-run", test_failed_save_stops);
   g_test_add_func ("/core/runner/training-emulated-link", test_training_emulation);
+  g_test_add_func ("/core/runner/remote-announced-ports", test_remote_ports);
   return g_test_run ();
 }

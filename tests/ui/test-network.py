@@ -113,6 +113,10 @@ def main():
                    "the Wi-Fi device shows its network, signal and IPv4 address", name)
             tap.ok(find_in(app.app, "label", lambda n: n.startswith("NetworkManager is not running")) is None,
                    "no fallback note while NetworkManager answers")
+            # the tests' settings turn discovery off: the page says so instead of looking forever
+            tap.ok(find_in(app.app, "label", lambda n: n.startswith("Discovery is turned off: type the helper")) is not None
+                   and find_in(app.app, "label", lambda n: n.startswith("Looking for helper machines")) is None,
+                   "with discovery off the page says to type the address, not that it is looking")
             mock.AddEthernetDevice("mock_Eth2", "enx001122", 30)
             added = wait_for(lambda: row(app, "enx001122 — Wired: Disconnected"), 15)
             tap.ok(added is not None, "a device added while the page is open appears")

@@ -4,7 +4,7 @@
 CLI run of the latency test with its code make a session; the test marks that step cancelled, as
 a closed window would leave it. The wizard's Resume then asks for the code in a dialog: a code
 with a look-alike character keeps "Resume" off and says why; the right code (lower case, with
-spaces) resumes the run, the latency test runs again against the helper, and the code is
+spaces) and Enter in the field resume the run, the latency test runs again against the helper, and the code is
 written nowhere in the session folder."""
 import json
 import os
@@ -27,6 +27,7 @@ from gi.repository import Atspi  # noqa: E402
 warnings.simplefilter("ignore", DeprecationWarning)
 CLI = os.environ["QUALIFY_CLI"]
 PORTS = (11111, 5201)   # the ports a session's network steps use
+RETURN, TAB = 0xff0d, 0xff09   # GDK_KEY_Return, GDK_KEY_Tab
 
 
 def port_free(port):
@@ -80,6 +81,24 @@ def code_dialog(app):
         if child is not None and child.get_role_name() == "dialog" and child.get_name() == "Pairing Code":
             return child
     return None
+
+
+def focused(node):
+    """node or a part of it (a password entry's text) has the keyboard focus."""
+    if node.get_state_set().contains(Atspi.StateType.FOCUSED):
+        return True
+    return any(focused(node.get_child_at_index(i)) for i in range(node.get_child_count())
+               if node.get_child_at_index(i) is not None)
+
+
+def focus_by_tab(node):
+    """Tab through the dialog (a few times at most) until node has the focus."""
+    for _ in range(8):
+        if focused(node):
+            return True
+        Atspi.generate_keyboard_event(TAB, None, Atspi.KeySynthType.SYM)
+        time.sleep(0.3)
+    return focused(node)
 
 
 def tree(node, depth=0):
@@ -143,7 +162,11 @@ def main():
                "a code with look-alike characters is refused, saying which characters a code has")
         entry.get_editable_text_iface().set_text_contents(code.lower().replace("-", " "))
         tap.ok(wait_for(lambda: sensitive(resume), scaled(5)), "the right code (lower case, spaces) enables Resume")
-        click(resume)
+        # Enter in the code field takes the dialog's default response, Resume
+        focused = focus_by_tab(entry)
+        Atspi.generate_keyboard_event(RETURN, None, Atspi.KeySynthType.SYM)
+        tap.ok(focused and wait_for(lambda: code_dialog(app) is None, scaled(10)),
+               "Enter in the code field resumes (the dialog's default response)", f"focused: {focused}")
         done = wait_for(lambda: {s.get("key"): s.get("status") for s in load(path).get("steps", [])}
                         .get("latency") in ("done", "failed"), scaled(120))
         steps = {s.get("key"): s.get("status") for s in load(path).get("steps", [])}

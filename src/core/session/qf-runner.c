@@ -702,20 +702,26 @@ prepare_emulation (QfRunner  *self,
 }
 
 /* Adds the built-in peer's port to the params of the steps that talk to it. */
+/* The port of the peer's service a network test talks to: the built-in peer's (chosen when it
+ * started), or the one a remote helper machine announced (kept in the session); none: the
+ * step's default. */
 static void
-add_builtin_ports (QfRunner   *self,
-                   const char *test,
-                   JsonObject *params)
+add_peer_ports (QfRunner   *self,
+                const char *test,
+                JsonObject *params)
 {
   const QfStepInfo *info = qf_step_lookup (test);
+  gboolean remote = g_strcmp0 (qf_session_get_peer_kind (self->session), "remote") == 0;
   guint16 port = 0;
 
-  if (self->builtin_peer == NULL || info == NULL)
+  if (info == NULL || (self->builtin_peer == NULL && !remote))
     return;
   if (info->peer_service == QF_PEER_SERVICE_LATENCY)
-    port = qf_builtin_peer_get_latency_port (self->builtin_peer);
+    port = self->builtin_peer != NULL ? qf_builtin_peer_get_latency_port (self->builtin_peer)
+                                      : qf_session_get_peer_latency_port (self->session);
   else if (info->peer_service == QF_PEER_SERVICE_BANDWIDTH)
-    port = qf_builtin_peer_get_bandwidth_port (self->builtin_peer);
+    port = self->builtin_peer != NULL ? qf_builtin_peer_get_bandwidth_port (self->builtin_peer)
+                                      : qf_session_get_peer_bandwidth_port (self->session);
   if (port != 0)
     json_object_set_int_member (params, "port", port);
 }
@@ -792,7 +798,7 @@ qf_runner_start (QfRunner  *self,
       item->left_out = self->only != NULL &&
                        !g_strv_contains ((const char *const *) self->only,
                                          qf_session_get_step_key (self->session, i));
-      add_builtin_ports (self, item->test, item->params);
+      add_peer_ports (self, item->test, item->params);
       g_ptr_array_add (self->plan, item);
     }
 

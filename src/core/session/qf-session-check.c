@@ -527,7 +527,8 @@ static const Rule network_rules[] = {
   { "usb", SHAPE_BOOLEAN }, { "ssid", SHAPE_STRING }, { "signal_pct", SHAPE_NUMBER }, { NULL }
 };
 static const Rule peer_rules[] = {
-  { "address", SHAPE_STRING }, { "kind", SHAPE_STRING }, { "pairing_code", SHAPE_BOOLEAN }, { NULL }
+  { "address", SHAPE_STRING }, { "kind", SHAPE_STRING }, { "pairing_code", SHAPE_BOOLEAN },
+  { "latency_port", SHAPE_NUMBER }, { "bandwidth_port", SHAPE_NUMBER }, { NULL }
 };
 static const Rule training_rules[] = {
   { "kind", SHAPE_STRING }, { "delay_ms", SHAPE_NUMBER }, { "jitter_ms", SHAPE_NUMBER },

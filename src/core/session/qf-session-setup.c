@@ -44,7 +44,10 @@ set_peer (QfSession              *session,
                            _("The network figures were measured against the built-in peer on this PC's loopback, not over a real link to a helper machine."));
     }
   else if (g_strcmp0 (choices->peer_kind, "remote") == 0)
-    qf_session_set_peer (session, choices->peer_address, "remote");
+    {
+      qf_session_set_peer (session, choices->peer_address, "remote");
+      qf_session_set_peer_ports (session, choices->peer_latency_port, choices->peer_bandwidth_port);
+    }
   else
     qf_session_set_peer (session, NULL, "none");
 }

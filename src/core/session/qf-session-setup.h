@@ -36,6 +36,8 @@ typedef struct
   const char                 *root;           /* read the PC below root; NULL: this PC ("/") */
   const char                 *peer_kind;      /* "remote", "builtin"; NULL or "none": no peer */
   const char                 *peer_address;   /* the helper machine, for "remote" */
+  guint16                     peer_latency_port;   /* the ports it announced, for "remote"; */
+  guint16                     peer_bandwidth_port; /* 0: the defaults (11111, 5201) */
   /* The interface under test: its facts as NetworkManager sees them, or else its name, read
    * from /sys below root. Neither with the built-in peer: the session is on loopback then. */
   QfNetIface                 *iface;

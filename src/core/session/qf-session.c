@@ -14,6 +14,7 @@
 #include "qf-auth.h"
 #include "qf-json.h"
 #include "qf-netifaces.h"
+#include "qf-peer-check.h"
 #include "qf-session-check.h"
 #include "qf-session.h"
 #include "qf-step.h"
@@ -768,6 +769,50 @@ qf_session_get_peer_kind (QfSession *self)
 {
   g_return_val_if_fail (QF_IS_SESSION (self), NULL);
   return qf_json_get_string (qf_json_get_object (self->root, "peer"), "kind", "none");
+}
+
+void
+qf_session_set_peer_ports (QfSession *self,
+                           guint16    latency_port,
+                           guint16    bandwidth_port)
+{
+  JsonObject *peer;
+
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  peer = qf_json_get_object (self->root, "peer");
+  if (peer == NULL)
+    return;
+  json_object_remove_member (peer, "latency_port");
+  json_object_remove_member (peer, "bandwidth_port");
+  if (latency_port != 0 && latency_port != QF_PEER_DEFAULT_LATENCY_PORT)
+    json_object_set_int_member (peer, "latency_port", latency_port);
+  if (bandwidth_port != 0 && bandwidth_port != QF_PEER_DEFAULT_BANDWIDTH_PORT)
+    json_object_set_int_member (peer, "bandwidth_port", bandwidth_port);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+static guint16
+peer_port (QfSession  *self,
+           const char *member)
+{
+  gdouble port = qf_json_get_double (qf_json_get_object (self->root, "peer"), member, 0);
+
+  return port >= 1 && port <= G_MAXUINT16 ? (guint16) port : 0;
+}
+
+guint16
+qf_session_get_peer_latency_port (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), 0);
+  return peer_port (self, "latency_port");
+}
+
+guint16
+qf_session_get_peer_bandwidth_port (QfSession *self)
+{
+  g_return_val_if_fail (QF_IS_SESSION (self), 0);
+  return peer_port (self, "bandwidth_port");
 }
 
 void

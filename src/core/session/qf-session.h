@@ -91,6 +91,16 @@ void         qf_session_set_peer           (QfSession    *self,
                                             const char   *kind);
 const char  *qf_session_get_peer_address   (QfSession    *self);
 const char  *qf_session_get_peer_kind      (QfSession    *self);
+/* The ports a remote helper machine announced, when they are not the defaults (11111, 5201):
+ * "peer": {"latency_port": …, "bandwidth_port": …}; 0 or a default leaves the member out. Call
+ * after qf_session_set_peer (which starts a new peer). The runner hands them to the network
+ * tests as their "port". */
+void         qf_session_set_peer_ports     (QfSession    *self,
+                                            guint16       latency_port,
+                                            guint16       bandwidth_port);
+/* The port stored above, or 0 for the default. */
+guint16      qf_session_get_peer_latency_port   (QfSession *self);
+guint16      qf_session_get_peer_bandwidth_port (QfSession *self);
 /* Marks a training run against the built-in peer answering as an emulated link (the peer's
  * extra reply delay, ± jitter and UDP loss): "training" in session.json. Such a session is never
  * an acceptance; the results page and the report say so. */

@@ -9,8 +9,14 @@
  * lease) is answered as soon as it exists.
  *
  * What a stranger can make us send is bounded: only well-formed queries from the local link are
- * answered, a record is multicast on an interface at most once a second (RFC 6762 §6), and every
- * answer takes a token from its interface's bucket and from the bucket of all interfaces.
+ * answered (a source on the link AND hop limit / TTL 255, RFC 6762 §11: a spoofed query from
+ * beyond a router arrives with less), a record is multicast on an interface at most once a
+ * second per address family (RFC 6762 §6), a query that would get no record gets no packet, and
+ * every answer takes a token from its sender's bucket (a few recent senders, so one host on the
+ * link cannot use up the others' share), its interface's bucket and the bucket of all
+ * interfaces. A group join that failed (an interface whose IPv6 is not up yet) is tried again at
+ * each rescan; when one newly succeeds, or a cable is plugged back in, the three announcements
+ * start over.
  */
 #include "config.h"
 
@@ -30,6 +36,8 @@
 #define LEGACY_TTL_S       10      /* RFC 6762 §6.7 */
 #define ANNOUNCE_COUNT     3
 #define SEND_CAP           1400
+#define TXT_NAME_MAX       200     /* bytes of the machine's name in the TXT record */
+#define N_SOURCES          8       /* senders with a bucket of their own, least recent replaced */
 
 /* Record kinds, as bits: what a query asks for, what was multicast when. */
 enum
@@ -55,9 +63,16 @@ typedef struct
   gboolean   joined6, joined4;
   guint      announcements_left;
   gint64     next_announce_ns;
-  gint64     multicast_ns[N_KINDS];   /* when each kind was last multicast here */
+  gint64     multicast_ns[2][N_KINDS];   /* [0] IPv6, [1] IPv4: when each kind was last sent */
   Bucket     bucket;
 } Iface;
+
+typedef struct
+{
+  guint8  address[16];      /* IPv4 in the first 4 bytes */
+  int     family;           /* 0: unused */
+  Bucket  bucket;
+} Source;
 
 struct QfAnnouncer
 {
@@ -70,6 +85,7 @@ struct QfAnnouncer
   GArray           *ifaces;           /* of Iface */
   gint64            next_scan_ns;
   Bucket            total;
+  Source            sources[N_SOURCES];
   QfAnnouncerStats  stats;
   QfLogLimit        log_limit;
   QfResponderLogFunc log;
@@ -82,14 +98,14 @@ struct QfAnnouncer
 static char *
 instance_label (const char *name)
 {
-  g_autofree char *valid = g_utf8_make_valid (name, -1);
-  const char *end = valid;
+  char *label = _qf_discovery_text_cut (name, QF_DNS_MAX_LABEL);
 
-  while (*end != '\0' && (gsize) (g_utf8_next_char (end) - valid) <= QF_DNS_MAX_LABEL)
-    end = g_utf8_next_char (end);
-  if (end == valid)
-    return g_strdup ("Qualify helper");
-  return g_strndup (valid, (gsize) (end - valid));
+  if (label[0] == '\0')
+    {
+      g_free (label);
+      return g_strdup ("Qualify helper");
+    }
+  return label;
 }
 
 /* A host label from the host name: letters, digits and '-' only. */
@@ -114,7 +130,7 @@ make_names (QfAnnouncer             *self,
   const char *name = config->name != NULL && config->name[0] != '\0' ? config->name : hostname;
   g_autofree char *label = instance_label (name);
   g_autofree char *escaped = qf_dns_label_escape (label);
-  g_autofree char *txt_name = g_utf8_make_valid (name, -1);
+  g_autofree char *txt_name = _qf_discovery_text_cut (name, TXT_NAME_MAX);
 
   self->instance = g_strconcat (escaped, ".", QF_MDNS_SERVICE_NAME, NULL);
   self->host = host_label (hostname);
@@ -124,7 +140,7 @@ make_names (QfAnnouncer             *self,
   self->txt[1] = g_strdup_printf ("lat=%u", config->latency_port);
   self->txt[2] = g_strdup_printf ("bw=%u", config->bandwidth_port);
   self->txt[3] = g_strdup_printf ("code=%d", config->token_required ? 1 : 0);
-  self->txt[4] = g_strdup_printf ("name=%.200s", txt_name);
+  self->txt[4] = g_strdup_printf ("name=%s", txt_name);
   self->txt[5] = g_strdup_printf ("proto=%d", QF_DISCOVERY_PROTO_VERSION);
   self->txt[6] = NULL;
 }
@@ -248,23 +264,33 @@ find_iface (QfAnnouncer *self,
   return NULL;
 }
 
+/* Joins the groups not joined yet on iface; when one newly is, or the cable was plugged back
+ * in (was_running), the announcements start over: whoever listens there has not heard them. */
 static void
 join_iface (QfAnnouncer *self,
-            Iface       *iface)
+            Iface       *iface,
+            gboolean     was_running)
 {
-  iface->joined6 = self->fd6 >= 0 && _qf_mdns_socket_join (self->fd6, AF_INET6,
-                                                           iface->link.ifindex, TRUE);
-  iface->joined4 = self->fd4 >= 0 && _qf_mdns_socket_join (self->fd4, AF_INET,
-                                                           iface->link.ifindex, TRUE);
+  gboolean had = iface->joined6 || iface->joined4, more = FALSE;
+
+  if (!iface->joined6 && self->fd6 >= 0
+      && _qf_mdns_socket_join (self->fd6, AF_INET6, iface->link.ifindex, TRUE))
+    iface->joined6 = more = TRUE;
+  if (!iface->joined4 && self->fd4 >= 0
+      && _qf_mdns_socket_join (self->fd4, AF_INET, iface->link.ifindex, TRUE))
+    iface->joined4 = more = TRUE;
+  if (!more && (was_running || !iface->link.running))
+    return;
   iface->announcements_left = ANNOUNCE_COUNT;
   iface->next_announce_ns = qf_clock_now_ns ();
-  if (iface->joined6 || iface->joined4)
+  memset (iface->multicast_ns, 0, sizeof iface->multicast_ns);
+  if (!had && more)
     announcer_log (self, FALSE, _("discovery: announcing “%s” on %s (mDNS, %s)"),
                    self->instance, iface->link.name, QF_DISCOVERY_SERVICE);
 }
 
-/* Lists the interfaces again: joins new ones, leaves those that went away, refreshes
- * addresses. */
+/* Lists the interfaces again: joins new ones (and groups a join failed on before), leaves
+ * those that went away, refreshes addresses. */
 static void
 rescan (QfAnnouncer *self)
 {
@@ -291,8 +317,8 @@ rescan (QfAnnouncer *self)
         }
       fresh.link = *link;
       g_array_append_val (ifaces, fresh);
-      if (old == NULL)
-        join_iface (self, &g_array_index (ifaces, Iface, ifaces->len - 1));
+      join_iface (self, &g_array_index (ifaces, Iface, ifaces->len - 1),
+                  old != NULL && old->link.running);
     }
   for (guint i = 0; i < self->ifaces->len; i++)
     {
@@ -327,62 +353,102 @@ bucket_take (Bucket  *bucket,
   return TRUE;
 }
 
-/* Takes a token from the interface's bucket and the total one, or neither. */
-static gboolean
-rate_allows (QfAnnouncer *self,
-             Iface       *iface,
-             gint64       now_ns)
+/* The bucket of from's address: its own, or the least recently used one taken over (a new
+ * sender starts with a full bucket; a flood of spoofed senders still meets the interface's). */
+static Bucket *
+source_bucket (QfAnnouncer           *self,
+               const struct sockaddr *from)
 {
-  Bucket saved = iface->bucket;
+  guint8 address[16] = { 0 };
+  Source *oldest = &self->sources[0];
 
-  if (!bucket_take (&iface->bucket, QF_DISCOVERY_IFACE_RATE, QF_DISCOVERY_IFACE_BURST, now_ns))
-    return FALSE;
-  if (!bucket_take (&self->total, QF_DISCOVERY_TOTAL_RATE, QF_DISCOVERY_TOTAL_BURST, now_ns))
+  if (from->sa_family == AF_INET6)
+    memcpy (address, &((const struct sockaddr_in6 *) from)->sin6_addr, 16);
+  else
+    memcpy (address, &((const struct sockaddr_in *) from)->sin_addr, 4);
+  for (guint i = 0; i < N_SOURCES; i++)
     {
-      iface->bucket = saved;
-      return FALSE;
+      Source *source = &self->sources[i];
+
+      if (source->family == from->sa_family && memcmp (source->address, address, 16) == 0)
+        return &source->bucket;
+      if (source->bucket.refilled_ns < oldest->bucket.refilled_ns)
+        oldest = source;
     }
-  return TRUE;
+  memset (oldest, 0, sizeof *oldest);
+  oldest->family = from->sa_family;
+  memcpy (oldest->address, address, 16);
+  return &oldest->bucket;
 }
 
-/* Drops the kinds multicast on iface less than a second ago; marks the rest as sent now. */
-static guint
-multicast_due (Iface  *iface,
-               guint   want,
-               gint64  now_ns,
-               gboolean mark)
+/* Takes a token from the sender's bucket, the interface's and the total one, or from none. */
+static gboolean
+rate_allows (QfAnnouncer           *self,
+             Iface                 *iface,
+             const struct sockaddr *from,
+             gint64                 now_ns)
 {
+  Bucket *source = source_bucket (self, from);
+  Bucket saved_source = *source, saved_iface = iface->bucket;
+
+  if (bucket_take (source, QF_DISCOVERY_SOURCE_RATE, QF_DISCOVERY_SOURCE_BURST, now_ns)
+      && bucket_take (&iface->bucket, QF_DISCOVERY_IFACE_RATE, QF_DISCOVERY_IFACE_BURST, now_ns)
+      && bucket_take (&self->total, QF_DISCOVERY_TOTAL_RATE, QF_DISCOVERY_TOTAL_BURST, now_ns))
+    return TRUE;
+  /* Refused: no bucket pays for it. */
+  *source = saved_source;
+  iface->bucket = saved_iface;
+  return FALSE;
+}
+
+static guint
+family_slot (int family)
+{
+  return family == AF_INET6 ? 0 : 1;
+}
+
+/* The kinds in want not multicast on iface in family less than a second ago. */
+static guint
+multicast_due (const Iface *iface,
+               int          family,
+               guint        want,
+               gint64       now_ns)
+{
+  const gint64 *sent_ns = iface->multicast_ns[family_slot (family)];
   guint due = 0;
 
   for (guint k = 0; k < N_KINDS; k++)
-    if ((want & (1u << k)) && (iface->multicast_ns[k] == 0
-                               || now_ns - iface->multicast_ns[k] >= QF_NSEC_PER_SEC))
+    if ((want & (1u << k)) && (sent_ns[k] == 0 || now_ns - sent_ns[k] >= QF_NSEC_PER_SEC))
       due |= 1u << k;
-  if (mark)
-    for (guint k = 0; k < N_KINDS; k++)
-      if (due & (1u << k))
-        iface->multicast_ns[k] = now_ns;
   return due;
 }
 
 /* ---- sending -------------------------------------------------------------------------------- */
 
-static void
+/* Multicasts want on iface in family; only what was sent is marked as sent (a refused IPv4
+ * send on a link without IPv4 leaves IPv4 free to answer once it has an address). */
+static gboolean
 multicast_on (QfAnnouncer *self,
               Iface       *iface,
               int          family,
               guint        want,
-              guint32      ttl)
+              guint32      ttl,
+              gint64       now_ns)
 {
   guint8 buf[SEND_CAP];
   gsize len = build_answer (self, iface, want, ttl, NULL, buf);
   int fd = family == AF_INET6 ? self->fd6 : self->fd4;
 
   if (len == 0 || fd < 0 || !(family == AF_INET6 ? iface->joined6 : iface->joined4))
-    return;
+    return FALSE;
   /* IPv4 on a link with no IPv4 address may be refused: IPv6 carries discovery there. */
-  if (_qf_mdns_socket_multicast (fd, family, iface->link.ifindex, buf, len))
-    self->stats.answers++;
+  if (!_qf_mdns_socket_multicast (fd, family, iface->link.ifindex, buf, len))
+    return FALSE;
+  self->stats.answers++;
+  for (guint k = 0; k < N_KINDS; k++)
+    if (want & (1u << k))
+      iface->multicast_ns[family_slot (family)][k] = now_ns;
+  return TRUE;
 }
 
 static void
@@ -397,9 +463,8 @@ announce_due (QfAnnouncer *self,
 
       if (iface->announcements_left == 0 || now_ns < iface->next_announce_ns)
         continue;
-      multicast_on (self, iface, AF_INET6, all, TTL_S);
-      multicast_on (self, iface, AF_INET, all, TTL_S);
-      multicast_due (iface, all, now_ns, TRUE);
+      multicast_on (self, iface, AF_INET6, all, TTL_S, now_ns);
+      multicast_on (self, iface, AF_INET, all, TTL_S, now_ns);
       iface->announcements_left--;
       iface->next_announce_ns = now_ns + QF_NSEC_PER_SEC;
     }
@@ -408,12 +473,14 @@ announce_due (QfAnnouncer *self,
 static void
 say_goodbye (QfAnnouncer *self)
 {
+  gint64 now_ns = qf_clock_now_ns ();
+
   for (guint i = 0; i < self->ifaces->len; i++)
     {
       Iface *iface = &g_array_index (self->ifaces, Iface, i);
 
-      multicast_on (self, iface, AF_INET6, WANT_PTR, 0);
-      multicast_on (self, iface, AF_INET, WANT_PTR, 0);
+      multicast_on (self, iface, AF_INET6, WANT_PTR, 0, now_ns);
+      multicast_on (self, iface, AF_INET, WANT_PTR, 0, now_ns);
     }
 }
 
@@ -460,6 +527,19 @@ drop_known (QfAnnouncer        *self,
   return want;
 }
 
+/* want without the address kinds iface has no address of: a question for A on a link without
+ * IPv4 has no answer, and an empty packet would still cost a token. */
+static guint
+answerable (const Iface *iface,
+            guint        want)
+{
+  if (iface->link.n_v4 == 0)
+    want &= ~WANT_A;
+  if (iface->link.n_v6 == 0)
+    want &= ~WANT_AAAA;
+  return want;
+}
+
 /* One query from from on iface: answered, limited, or not for us. */
 static void
 answer_query (QfAnnouncer           *self,
@@ -483,7 +563,7 @@ answer_query (QfAnnouncer           *self,
       if (w != 0 && (query->questions[i].klass & QF_DNS_CLASS_TOP_BIT))
         unicast = TRUE;
     }
-  want = drop_known (self, query, want);
+  want = answerable (iface, drop_known (self, query, want));
   if (want == 0)
     return;
   self->stats.queries++;
@@ -492,17 +572,16 @@ answer_query (QfAnnouncer           *self,
       self->stats.off_link++;
       return;
     }
-  if (!unicast && (want = multicast_due (iface, want, now_ns, FALSE)) == 0)
+  if (!unicast && (want = multicast_due (iface, from->sa_family, want, now_ns)) == 0)
     return;
-  if (!rate_allows (self, iface, now_ns))
+  if (!rate_allows (self, iface, from, now_ns))
     {
       self->stats.limited++;
       return;
     }
   if (!unicast)
     {
-      multicast_due (iface, want, now_ns, TRUE);
-      multicast_on (self, iface, from->sa_family, want, TTL_S);
+      multicast_on (self, iface, from->sa_family, want, TTL_S, now_ns);
       return;
     }
   len = build_answer (self, iface, want, TTL_S, legacy ? query : NULL, buf);
@@ -518,8 +597,8 @@ receive_one (QfAnnouncer  *self,
 {
   guint8 packet[QF_MDNS_MAX_PACKET];
   struct sockaddr_storage from;
-  int ifindex;
-  gssize n = _qf_mdns_socket_recv (fd, packet, sizeof packet, &from, &ifindex);
+  int ifindex, hop_limit;
+  gssize n = _qf_mdns_socket_recv (fd, packet, sizeof packet, &from, &ifindex, &hop_limit);
   Iface *iface;
 
   if (n < 0)
@@ -527,6 +606,12 @@ receive_one (QfAnnouncer  *self,
   iface = find_iface (self, ifindex);
   if (iface == NULL)
     return TRUE;   /* an interface we do not serve (or another's --iface) */
+  if (hop_limit != QF_MDNS_LINK_HOP_LIMIT)
+    {
+      /* Crossed a router, or was sent to reflect off us (RFC 6762 §11): not from the link. */
+      self->stats.off_link++;
+      return TRUE;
+    }
   if (!qf_dns_parse (packet, (gsize) n, msg))
     {
       g_autofree char *who = qf_net_address_to_string ((struct sockaddr *) &from, TRUE);

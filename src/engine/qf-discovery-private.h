@@ -19,6 +19,7 @@ typedef struct
 {
   int             ifindex;
   char            name[IF_NAMESIZE];
+  gboolean        running;            /* IFF_RUNNING: carrier (a cable plugged in) */
   guint           n_v4, n_v6;
   struct in_addr  v4[QF_MDNS_LINK_MAX_ADDRESSES];
   struct in_addr  v4_mask[QF_MDNS_LINK_MAX_ADDRESSES];
@@ -45,12 +46,15 @@ gboolean _qf_mdns_socket_join      (int                      fd,
                                     int                      family,
                                     int                      ifindex,
                                     gboolean                 join);
-/* One datagram, without blocking: its length (-1 when none), sender and arrival interface. */
+/* One datagram, without blocking: its length (-1 when none), sender, arrival interface and the
+ * IPv6 hop limit / IPv4 TTL it arrived with (-1 when the system did not say). Only a packet
+ * with 255 can come from the local link (RFC 6762 §11): a router decrements it. */
 gssize   _qf_mdns_socket_recv      (int                      fd,
                                     guint8                  *buf,
                                     gsize                    cap,
                                     struct sockaddr_storage *from,
-                                    int                     *ifindex);
+                                    int                     *ifindex,
+                                    int                     *hop_limit);
 /* Sends to the group of family out of ifindex; FALSE when the system refused. */
 gboolean _qf_mdns_socket_multicast (int                      fd,
                                     int                      family,
@@ -62,6 +66,17 @@ gboolean _qf_mdns_socket_unicast   (int                      fd,
                                     const struct sockaddr   *to,
                                     const guint8            *data,
                                     gsize                    len);
+
+#define QF_MDNS_LINK_HOP_LIMIT 255
+
+/* Text heard from the network (len -1: up to a NUL), made fit for a terminal: valid UTF-8, every
+ * control character (escape sequences, newlines) replaced by U+FFFD. */
+char    *_qf_discovery_text_clean  (const char              *text,
+                                    gssize                   len);
+/* The longest prefix of text (made valid UTF-8) of at most max_bytes that ends on a character
+ * boundary. */
+char    *_qf_discovery_text_cut    (const char              *text,
+                                    gsize                    max_bytes);
 
 /* "_qualify._tcp.local", "_services._dns-sd._udp.local". */
 #define QF_MDNS_SERVICE_NAME  QF_DISCOVERY_SERVICE ".local"

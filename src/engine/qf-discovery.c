@@ -70,6 +70,39 @@ qf_helper_info_best_address (const QfHelperInfo *info)
   return info->addresses[0];
 }
 
+/* ---- text from the network ----------------------------------------------------------------- */
+
+char *
+_qf_discovery_text_clean (const char *text,
+                          gssize      len)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, len);
+  GString *out = g_string_sized_new (strlen (valid));
+
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_iscntrl (c))
+        g_string_append_unichar (out, 0xFFFD);
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+_qf_discovery_text_cut (const char *text,
+                        gsize       max_bytes)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, -1);
+  const char *end = valid;
+
+  while (*end != '\0' && (gsize) (g_utf8_next_char (end) - valid) <= max_bytes)
+    end = g_utf8_next_char (end);
+  return g_strndup (valid, (gsize) (end - valid));
+}
+
 /* ---- interfaces ----------------------------------------------------------------------------- */
 
 static QfMdnsLink *
@@ -133,6 +166,8 @@ _qf_mdns_links_scan (const char  *only,
           || (!named && !(ifa->ifa_flags & IFF_MULTICAST)))
         continue;
       link = find_or_add_link (links, ifa->ifa_name);
+      if (link != NULL)
+        link->running = (ifa->ifa_flags & IFF_RUNNING) != 0;
       if (link != NULL && ifa->ifa_addr != NULL)
         add_link_address (link, ifa);
     }
@@ -207,10 +242,12 @@ configure_socket (int      fd,
   if (family == AF_INET6)
     return ok && set_int (fd, IPPROTO_IPV6, IPV6_V6ONLY, 1)
            && set_int (fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1)
+           && set_int (fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1)
            && set_int (fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, 255)
            && set_int (fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, 255)
            && set_int (fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, 1);
   return ok && set_int (fd, IPPROTO_IP, IP_PKTINFO, 1)
+         && set_int (fd, IPPROTO_IP, IP_RECVTTL, 1)
          && set_int (fd, IPPROTO_IP, IP_MULTICAST_TTL, 255)
          && set_int (fd, IPPROTO_IP, IP_TTL, 255)
          && set_int (fd, IPPROTO_IP, IP_MULTICAST_LOOP, 1);
@@ -287,7 +324,8 @@ _qf_mdns_socket_recv (int                      fd,
                       guint8                  *buf,
                       gsize                    cap,
                       struct sockaddr_storage *from,
-                      int                     *ifindex)
+                      int                     *ifindex,
+                      int                     *hop_limit)
 {
   union { struct cmsghdr align; char data[256]; } control;
   struct iovec iov = { buf, cap };
@@ -300,6 +338,7 @@ _qf_mdns_socket_recv (int                      fd,
 
   memset (from, 0, sizeof *from);
   *ifindex = 0;
+  *hop_limit = -1;
   n = recvmsg (fd, &msg, MSG_DONTWAIT);
   if (n < 0)
     return -1;
@@ -319,6 +358,9 @@ _qf_mdns_socket_recv (int                      fd,
           memcpy (&info, CMSG_DATA (c), sizeof info);
           *ifindex = info.ipi_ifindex;
         }
+      else if ((c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_HOPLIMIT)
+               || (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TTL))
+        memcpy (hop_limit, CMSG_DATA (c), sizeof *hop_limit);
     }
   return n;
 }

@@ -10,9 +10,9 @@
  *
  * QfAnnouncer answers queries for _qualify._tcp.local, _services._dns-sd._udp.local, its own
  * instance and its host name: by multicast when the query came from port 5353, straight back to
- * the querier otherwise ("legacy unicast", RFC 6762 §6.7). Only queries from the local link are
- * answered, through a token bucket per interface and one for all (QF_DISCOVERY_*); a malformed
- * packet (qf-mdns.h) is dropped.
+ * the querier otherwise ("legacy unicast", RFC 6762 §6.7). Only queries from the local link (a
+ * source on the link, hop limit / TTL 255) are answered, through a token bucket per sender, one
+ * per interface and one for all (QF_DISCOVERY_*); a malformed packet (qf-mdns.h) is dropped.
  *
  * qf_discovery_browse asks from an ephemeral port (so it works next to avahi-daemon and needs no
  * privilege) and collects the answers.
@@ -27,7 +27,9 @@ G_BEGIN_DECLS
 
 #define QF_DISCOVERY_SERVICE         "_qualify._tcp"
 #define QF_DISCOVERY_PROTO_VERSION   1
-/* Answers a second per interface (and burst), and for all interfaces together. */
+/* Answers a second to one sender (and burst), per interface, and for all interfaces together. */
+#define QF_DISCOVERY_SOURCE_RATE     1
+#define QF_DISCOVERY_SOURCE_BURST    3
 #define QF_DISCOVERY_IFACE_RATE      4
 #define QF_DISCOVERY_IFACE_BURST     8
 #define QF_DISCOVERY_TOTAL_RATE      16
@@ -68,7 +70,8 @@ typedef struct
   guint64 answers;           /* answers sent (multicast or unicast) */
   guint64 malformed;         /* packets dropped as malformed */
   guint64 limited;           /* answers held back by the rate limit */
-  guint64 off_link;          /* queries from outside the local link, ignored */
+  guint64 off_link;          /* packets from outside the local link (source, or hop limit
+                              * below 255), ignored */
 } QfAnnouncerStats;
 
 typedef struct QfAnnouncer QfAnnouncer;

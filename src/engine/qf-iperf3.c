@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -23,6 +24,11 @@
 #include "qf-iperf3-private.h"
 #include "qf-iperf3-proto-private.h"
 #include "qf-net.h"
+
+/* "fe80::1%eth0": an IPv6 literal, "%" and an interface name. */
+#define PEER_NAME_MAX (INET6_ADDRSTRLEN + IF_NAMESIZE + 1)
+/* How often the running test's figures are published for other threads. */
+#define PUBLISH_NS    (100 * QF_NSEC_PER_MSEC)
 
 /* A control connection that has not proven itself (qf-admission.h): its cookie and, with a
  * token, its answer to the challenge, read as they arrive while the loop serves the others. */
@@ -60,6 +66,7 @@ struct QfIperf3Server
   GMutex          client_lock;
   QfServedClient  client;            /* under client_lock: the test running now; address
                                       * NULL when none (published by watch_test) */
+  gint64          published_ns;      /* when watch_test last published (its thread only) */
 };
 
 typedef struct
@@ -67,7 +74,7 @@ typedef struct
   QfIperf3Server *server;
   const gint     *cancel;
   int             ctrl;
-  char            peer_name[INET6_ADDRSTRLEN + 8];
+  char            peer_name[PEER_NAME_MAX];
   char            cookie[QF_IPERF3_COOKIE_SIZE];
   QfIperf3Params  p;
   guint           n_streams;
@@ -433,23 +440,14 @@ wait_ctrl (Test   *t,
     }
 }
 
+/* The client's host as a person or client can use it again: link-local with "%iface". */
 static void
 describe_peer (const struct sockaddr_storage *addr,
                char                          *out,
                gsize                          out_len)
 {
-  char host[INET6_ADDRSTRLEN] = "?";
+  g_autofree char *host = qf_net_host_to_string ((const struct sockaddr *) addr);
 
-  if (addr->ss_family == AF_INET6)
-    {
-      const struct in6_addr *a = &((const struct sockaddr_in6 *) addr)->sin6_addr;
-      if (IN6_IS_ADDR_V4MAPPED (a))
-        inet_ntop (AF_INET, &a->s6_addr[12], host, sizeof host);
-      else
-        inet_ntop (AF_INET6, a, host, sizeof host);
-    }
-  else if (addr->ss_family == AF_INET)
-    inet_ntop (AF_INET, &((const struct sockaddr_in *) addr)->sin_addr, host, sizeof host);
   g_strlcpy (out, host, out_len);
 }
 
@@ -752,8 +750,9 @@ test_may_go_on (Test     *t,
   return FALSE;
 }
 
-/* The running test's figures for other threads (from watch_test, every 100 ms at most);
- * t NULL: no test runs. */
+/* The running test's figures for other threads (from watch_test, every 100 ms at most, and
+ * never waiting on a reader: a round is skipped while one copies); t NULL: no test runs (after
+ * the test, so it waits for the lock: the list must not keep a finished test). */
 static void
 publish_client (QfIperf3Server *server,
                 Test           *t,
@@ -761,9 +760,15 @@ publish_client (QfIperf3Server *server,
 {
   guint64 moved = 0;
 
+  if (t != NULL && server->published_ns != 0 && now - server->published_ns < PUBLISH_NS)
+    return;
   for (guint i = 0; t != NULL && i < t->n_streams; i++)
     moved += _qf_atomic_get64 (&t->streams[i].bytes) - t->base_bytes[i];
-  g_mutex_lock (&server->client_lock);
+  if (t == NULL)
+    g_mutex_lock (&server->client_lock);
+  else if (!g_mutex_trylock (&server->client_lock))
+    return;
+  server->published_ns = t != NULL ? now : 0;
   qf_served_client_clear (&server->client);
   if (t != NULL)
     server->client = (QfServedClient) {
@@ -995,7 +1000,7 @@ pending_close (QfIperf3Server *server,
 
   if (why != NULL)
     {
-      char who[INET6_ADDRSTRLEN + 8];
+      char who[PEER_NAME_MAX];
 
       describe_peer (&p->addr, who, sizeof who);
       logf_ (server, _("Bandwidth test from %s refused or ended early: %s"), who, why);

@@ -145,6 +145,21 @@ qf_net_address_to_string (const struct sockaddr *addr,
   return g_strdup (text);
 }
 
+char *
+qf_net_host_to_string (const struct sockaddr *addr)
+{
+  const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *) addr;
+  char iface[IF_NAMESIZE];
+  g_autofree char *host = qf_net_address_to_string (addr, FALSE);
+
+  if (addr->sa_family != AF_INET6 || !IN6_IS_ADDR_LINKLOCAL (&in6->sin6_addr)
+      || in6->sin6_scope_id == 0)
+    return g_steal_pointer (&host);
+  if (if_indextoname (in6->sin6_scope_id, iface) == NULL)
+    return g_strdup_printf ("%s%%%u", host, in6->sin6_scope_id);
+  return g_strdup_printf ("%s%%%s", host, iface);
+}
+
 void
 qf_net_set_errno_error (GError     **error,
                         int          errsv,

@@ -53,6 +53,11 @@ gboolean qf_net_bind_iface         (int                      fd,
 char    *qf_net_address_to_string  (const struct sockaddr   *addr,
                                     gboolean                 with_port);
 
+/* The host a person (or a client) can use again: "10.0.0.2", "fe80::1%eth0" (an IPv6
+ * link-local address with the name of its interface from sin6_scope_id; an address without a
+ * scope is meaningless), a dual-stack socket's IPv4 client as IPv4. */
+char    *qf_net_host_to_string     (const struct sockaddr   *addr);
+
 /* Sets errno's text into a QF_NET_ERROR with a category chosen from errno. */
 void     qf_net_set_errno_error    (GError                 **error,
                                     int                      errsv,

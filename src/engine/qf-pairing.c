@@ -16,6 +16,8 @@ G_STATIC_ASSERT (QF_PAIRING_CODE_CHARS >= QF_AUTH_TOKEN_MIN);
  * drawn again. */
 #define UNBIASED_LIMIT  (256 - 256 % ALPHABET_SIZE)
 
+/* The code and the random bytes it came from are secrets: wiped from the stack (explicit_bzero,
+ * which the compiler may not drop as a dead store) before returning. */
 char *
 qf_pairing_code_new (GError **error)
 {
@@ -23,13 +25,14 @@ qf_pairing_code_new (GError **error)
   guint8 pool[64];
   gsize used = sizeof pool;
   guint n = 0;
+  char *grouped = NULL;
 
   while (n < QF_PAIRING_CODE_CHARS)
     {
       if (used == sizeof pool)
         {
           if (!qf_auth_random (pool, sizeof pool, error))
-            return NULL;
+            break;
           used = 0;
         }
       if (pool[used] < UNBIASED_LIMIT)
@@ -37,8 +40,11 @@ qf_pairing_code_new (GError **error)
       used++;
     }
   code[n] = '\0';
-  memset (pool, 0, sizeof pool);
-  return qf_pairing_code_group (code, "-");
+  if (n == QF_PAIRING_CODE_CHARS)
+    grouped = qf_pairing_code_group (code, "-");
+  explicit_bzero (pool, sizeof pool);
+  explicit_bzero (code, sizeof code);
+  return grouped;
 }
 
 char *
@@ -81,6 +87,7 @@ qf_pairing_code_normalise (const char  *typed,
                            GError     **error)
 {
   char code[QF_PAIRING_CODE_CHARS + 1];
+  char *normalised;
   guint n = 0;
 
   g_return_val_if_fail (typed != NULL, NULL);
@@ -93,6 +100,7 @@ qf_pairing_code_normalise (const char  *typed,
         continue;
       if (strchr (QF_PAIRING_ALPHABET, c) == NULL)
         {
+          explicit_bzero (code, sizeof code);
           set_refusal (error, TRUE, 0);
           return NULL;
         }
@@ -102,11 +110,22 @@ qf_pairing_code_normalise (const char  *typed,
     }
   if (n != QF_PAIRING_CODE_CHARS)
     {
+      explicit_bzero (code, sizeof code);
       set_refusal (error, FALSE, n);
       return NULL;
     }
   code[n] = '\0';
-  return g_strdup (code);
+  normalised = g_strdup (code);
+  explicit_bzero (code, sizeof code);
+  return normalised;
+}
+
+/* Frees a token's characters once the last reference to them goes. */
+static void
+wipe_code (gpointer code)
+{
+  explicit_bzero (code, QF_PAIRING_CODE_CHARS);
+  g_free (code);
 }
 
 GBytes *
@@ -120,5 +139,5 @@ qf_pairing_code_to_token (const char  *typed,
   code = qf_pairing_code_normalise (typed, error);
   if (code == NULL)
     return NULL;
-  return g_bytes_new_take (code, QF_PAIRING_CODE_CHARS);
+  return g_bytes_new_with_free_func (code, QF_PAIRING_CODE_CHARS, wipe_code, code);
 }

@@ -1336,7 +1336,7 @@ add_served (GArray                        *list,
             guint64                        count)
 {
   QfServedClient client = {
-    .address = qf_net_address_to_string ((const struct sockaddr *) addr, FALSE),
+    .address = qf_net_host_to_string ((const struct sockaddr *) addr),
     .test = test,
     .started_ns = started_ns,
     .as_of_ns = now_ns,
@@ -1347,7 +1347,8 @@ add_served (GArray                        *list,
 }
 
 /* From housekeeping (every HOUSEKEEPING_NS at most): the proven TCP clients and the UDP peers
- * being served, swapped in under the lock so a reader copies a whole list. */
+ * being served, swapped in under the lock so a reader copies a whole list; skipped when a reader
+ * holds the lock. */
 static void
 publish_clients (QfResponder *self,
                  gint64       now_ns)
@@ -1369,7 +1370,13 @@ publish_clients (QfResponder *self,
         add_served (list, &p->addr, p->cycle ? "cycle" : "latency-udp", p->first_ns, now_ns,
                     p->messages);
     }
-  g_mutex_lock (&self->clients_lock);
+  /* The measuring thread never waits on a reader: when one is copying, this round is skipped
+   * and the next housekeeping publishes. */
+  if (!g_mutex_trylock (&self->clients_lock))
+    {
+      g_array_unref (list);
+      return;
+    }
   old = self->clients;
   self->clients = list;
   g_mutex_unlock (&self->clients_lock);

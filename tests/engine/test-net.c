@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <poll.h>
@@ -985,6 +986,30 @@ test_net_own_fd_table (void)
   g_async_queue_unref (o.go);
 }
 
+/* A served client's host keeps its scope, as qf-responder.h promises ("fe80::1%eth0"): without
+ * it a link-local address names no machine. */
+static void
+test_host_to_string (void)
+{
+  struct sockaddr_in6 in6 = { .sin6_family = AF_INET6, .sin6_scope_id = if_nametoindex ("lo") };
+  struct sockaddr_in in = { .sin_family = AF_INET };
+  g_autofree char *link_local = NULL, *global = NULL, *mapped = NULL, *v4 = NULL;
+
+  g_assert_cmpuint (in6.sin6_scope_id, !=, 0);
+  inet_pton (AF_INET6, "fe80::1", &in6.sin6_addr);
+  link_local = qf_net_host_to_string ((struct sockaddr *) &in6);
+  inet_pton (AF_INET6, "2001:db8::1", &in6.sin6_addr);
+  global = qf_net_host_to_string ((struct sockaddr *) &in6);
+  inet_pton (AF_INET6, "::ffff:192.0.2.7", &in6.sin6_addr);
+  mapped = qf_net_host_to_string ((struct sockaddr *) &in6);
+  inet_pton (AF_INET, "192.0.2.8", &in.sin_addr);
+  v4 = qf_net_host_to_string ((struct sockaddr *) &in);
+  g_assert_cmpstr (link_local, ==, "fe80::1%lo");
+  g_assert_cmpstr (global, ==, "2001:db8::1");
+  g_assert_cmpstr (mapped, ==, "192.0.2.7");
+  g_assert_cmpstr (v4, ==, "192.0.2.8");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1010,5 +1035,6 @@ main (int    argc,
   g_test_add_func ("/engine/cycle/loopback", test_cycle_loopback);
   g_test_add_func ("/engine/cycle/delay-misses", test_cycle_delay_misses);
   g_test_add_func ("/engine/cycle/loss", test_cycle_loss);
+  g_test_add_func ("/engine/net/host-to-string", test_host_to_string);
   return g_test_run ();
 }

@@ -5,7 +5,21 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "qf-discovery-private.h"
 #include "qf-mdns.h"
+
+/* What the browser shows of text from the network: valid UTF-8 without a control character. */
+static void
+check_clean (const char *text)
+{
+  g_autofree char *clean = text != NULL ? _qf_discovery_text_clean (text, -1) : NULL;
+
+  if (clean == NULL)
+    return;
+  g_assert_true (g_utf8_validate (clean, -1, NULL));
+  for (const char *p = clean; *p != '\0'; p = g_utf8_next_char (p))
+    g_assert_false (g_unichar_iscntrl (g_utf8_get_char (p)));
+}
 
 static gsize
 rewrite (const QfDnsMessage *msg,
@@ -79,13 +93,20 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   if (!qf_dns_parse (data, size, msg))
     return 0;
   for (guint i = 0; i < msg->n_questions; i++)
-    g_free (qf_dns_first_label (msg->questions[i].name));
+    {
+      g_autofree char *label = qf_dns_first_label (msg->questions[i].name);
+      check_clean (label);
+    }
   for (guint i = 0; i < msg->n_records; i++)
     if (msg->records[i].type == QF_DNS_TYPE_TXT)
       {
         const char *keys[] = { "v", "lat", "bw", "code", "name", "proto" };
         for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
-          g_free (qf_dns_txt_get (msg->records[i].txt, msg->records[i].txt_len, keys[k]));
+          {
+            g_autofree char *value = qf_dns_txt_get (msg->records[i].txt,
+                                                     msg->records[i].txt_len, keys[k]);
+            check_clean (value);
+          }
       }
   /* 0 when a name that fits compressed the sender's way does not fit ours: nothing to compare. */
   len = rewrite (msg, buf, QF_MDNS_MAX_PACKET);

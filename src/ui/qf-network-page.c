@@ -63,7 +63,7 @@ struct _QfNetworkPage
   char           *browse_iface;   /* the interface the helpers below were heard on */
   GPtrArray      *helpers;        /* of QfHelperInfo, heard by the last browse; NULL: none yet */
   char           *helpers_shown;  /* what the rows show, to rebuild them only on a change */
-  char           *chosen;         /* instance of the helper chosen, or NULL */
+  char           *chosen;         /* helper_key of the helper chosen, or NULL */
   char           *filled;         /* the address the page put into peer_row, or NULL */
   gboolean        updating;       /* the page itself changes a widget: not the person */
   gboolean        builtin_touched;  /* the person set "This PC only" */
@@ -397,15 +397,30 @@ update_direct_note (QfNetworkPage *self)
 
 /* ---------------------------------------------------------------- helper machines found */
 
+/* Which helper a row or the choice means: its instance and the least of its addresses, which
+ * does not depend on the order the answers came in (two responders can answer for one instance
+ * name: each is a helper of its own). */
+static char *
+helper_key (const QfHelperInfo *helper)
+{
+  const char *least = "";
+
+  for (guint i = 0; helper->addresses != NULL && helper->addresses[i] != NULL; i++)
+    if (i == 0 || strcmp (helper->addresses[i], least) < 0)
+      least = helper->addresses[i];
+  return g_strdup_printf ("%s\n%s", helper->instance ? helper->instance : "", least);
+}
+
 static QfHelperInfo *
 lookup_helper (QfNetworkPage *self,
-               const char    *instance)
+               const char    *key)
 {
-  for (guint i = 0; instance != NULL && self->helpers != NULL && i < self->helpers->len; i++)
+  for (guint i = 0; key != NULL && self->helpers != NULL && i < self->helpers->len; i++)
     {
       QfHelperInfo *helper = g_ptr_array_index (self->helpers, i);
+      g_autofree char *this_key = helper_key (helper);
 
-      if (g_strcmp0 (helper->instance, instance) == 0)
+      if (g_str_equal (this_key, key))
         return helper;
     }
   return NULL;
@@ -477,7 +492,7 @@ choose_helper (QfNetworkPage      *self,
   const char *address = helper_address (self, helper);
 
   g_free (self->chosen);
-  self->chosen = g_strdup (helper->instance);
+  self->chosen = helper_key (helper);
   self->code_refused = FALSE;
   self->updating = TRUE;
   if (address != NULL)
@@ -527,8 +542,9 @@ create_helper_row (QfNetworkPage      *self,
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), radio);
   if (leader != NULL)
     gtk_check_button_set_group (GTK_CHECK_BUTTON (radio), leader);
-  g_object_set_data_full (G_OBJECT (radio), "qf-helper", g_strdup (helper->instance), g_free);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (radio), g_strcmp0 (helper->instance, self->chosen) == 0);
+  g_object_set_data_full (G_OBJECT (radio), "qf-helper", helper_key (helper), g_free);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (radio),
+                               g_strcmp0 (g_object_get_data (G_OBJECT (radio), "qf-helper"), self->chosen) == 0);
   g_signal_connect (radio, "toggled", G_CALLBACK (helper_toggled), self);
   gtk_accessible_update_property (GTK_ACCESSIBLE (radio), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
@@ -584,7 +600,7 @@ auto_choose (QfNetworkPage *self)
       if (helper->addresses != NULL && g_strv_contains ((const char *const *) helper->addresses, text))
         {
           g_free (self->chosen);
-          self->chosen = g_strdup (helper->instance);
+          self->chosen = helper_key (helper);
           sync_helper_radios (self);
           return;
         }

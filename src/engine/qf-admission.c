@@ -160,3 +160,31 @@ qf_log_limit_summary (QfLogLimit *self,
   self->held_back = 0;
   return line;
 }
+
+void
+qf_log_limit_vprintf (QfLogLimit *self,
+                      gboolean    limited,
+                      QfLogSink   sink,
+                      gpointer    data,
+                      const char *format,
+                      va_list     args)
+{
+  g_autofree char *line = NULL;
+
+  if (sink == NULL || (limited && !qf_log_limit_take (self, qf_clock_now_ns ())))
+    return;
+  line = g_strdup_vprintf (format, args);
+  sink (line, data);
+}
+
+void
+qf_log_limit_flush (QfLogLimit *self,
+                    gboolean    force,
+                    QfLogSink   sink,
+                    gpointer    data)
+{
+  g_autofree char *line = sink != NULL ? qf_log_limit_summary (self, qf_clock_now_ns (), force) : NULL;
+
+  if (line != NULL)
+    sink (line, data);
+}

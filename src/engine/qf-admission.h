@@ -19,6 +19,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdarg.h>
 #include <sys/socket.h>
 
 #include "qf-clock.h"
@@ -87,5 +88,23 @@ gboolean qf_log_limit_take        (QfLogLimit            *self,
 char    *qf_log_limit_summary     (QfLogLimit            *self,
                                    gint64                 now_ns,
                                    gboolean               force);
+
+/* Where a limited log writes: one line, on the caller's thread (the signature of
+ * QfResponderLogFunc and QfIperf3LogFunc). */
+typedef void (*QfLogSink) (const char *line,
+                           gpointer    data);
+/* Formats a line and hands it to sink, through the limit when limited (a line about a stranger)
+ * or always; nothing when sink is NULL or the limit holds it back. */
+void     qf_log_limit_vprintf     (QfLogLimit            *self,
+                                   gboolean               limited,
+                                   QfLogSink              sink,
+                                   gpointer               data,
+                                   const char            *format,
+                                   va_list                args) G_GNUC_PRINTF (5, 0);
+/* Hands the summary line to sink when one is due (force: now, at a stop). */
+void     qf_log_limit_flush       (QfLogLimit            *self,
+                                   gboolean               force,
+                                   QfLogSink              sink,
+                                   gpointer               data);
 
 G_END_DECLS

@@ -229,27 +229,18 @@ announcer_log (QfAnnouncer *self,
                const char  *format,
                ...)
 {
-  g_autofree char *line = NULL;
   va_list args;
 
-  if (self->log == NULL || (limited && !qf_log_limit_take (&self->log_limit, qf_clock_now_ns ())))
-    return;
   va_start (args, format);
-  line = g_strdup_vprintf (format, args);
+  qf_log_limit_vprintf (&self->log_limit, limited, self->log, self->log_data, format, args);
   va_end (args);
-  self->log (line, self->log_data);
 }
 
 static void
 log_summary (QfAnnouncer *self,
              gboolean     force)
 {
-  g_autofree char *line = self->log != NULL
-                          ? qf_log_limit_summary (&self->log_limit, qf_clock_now_ns (), force)
-                          : NULL;
-
-  if (line != NULL)
-    self->log (line, self->log_data);
+  qf_log_limit_flush (&self->log_limit, force, self->log, self->log_data);
 }
 
 /* ---- interfaces ----------------------------------------------------------------------------- */

@@ -104,15 +104,11 @@ logf_ (QfIperf3Server *server,
        const char     *format,
        ...)
 {
-  g_autofree char *line = NULL;
   va_list args;
 
-  if (server->log == NULL || !qf_log_limit_take (&server->log_limit, qf_clock_now_ns ()))
-    return;
   va_start (args, format);
-  line = g_strdup_vprintf (format, args);
+  qf_log_limit_vprintf (&server->log_limit, TRUE, server->log, server->log_data, format, args);
   va_end (args);
-  server->log (line, server->log_data);
 }
 
 /* The line that sums up what the log limit held back, when one is due. */
@@ -120,12 +116,7 @@ static void
 log_summary (QfIperf3Server *server,
              gboolean        force)
 {
-  g_autofree char *line = server->log != NULL
-                          ? qf_log_limit_summary (&server->log_limit, qf_clock_now_ns (), force)
-                          : NULL;
-
-  if (line != NULL)
-    server->log (line, server->log_data);
+  qf_log_limit_flush (&server->log_limit, force, server->log, server->log_data);
 }
 
 static int

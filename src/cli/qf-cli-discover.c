@@ -120,18 +120,14 @@ qf_cli_discover (int    argc,
 
 /* ---- run --peer auto ------------------------------------------------------------------------ */
 
-/* An ethernet-type link on real hardware (ARPHRD_ETHER with a device link, as the interface list
- * of the wizard takes them): not a bridge, veth, tun or other virtual one. */
+/* A wired network adapter of the PC, by the core's rule (not a bridge, veth or tun). */
 static gboolean
 is_physical_wired (const char *root,
                    const char *name)
 {
-  g_autofree char *path = g_build_filename ("sys/class/net", name, "type", NULL);
-  g_autofree char *type = qf_sysfs_read_string (root, path);
   QfNetIfaceSysfs facts;
 
-  return g_strcmp0 (type, "1") == 0 && qf_net_iface_read_sysfs (root, name, &facts)
-         && g_str_equal (facts.kind, "wired") && facts.usb >= 0;
+  return qf_net_iface_read_sysfs (root, name, &facts) && facts.adapter && g_str_equal (facts.kind, "wired");
 }
 
 /* The only wired interface that is up with a carrier (below root, for tests), or NULL with

@@ -310,6 +310,18 @@ kernel_wireless_signal (const char *root,
   return -1;
 }
 
+/* A network adapter of the PC: an ethernet-type link (ARPHRD_ETHER, Wi-Fi included) with a
+ * device link, not a bridge, veth, tun or other virtual one. The one rule for the wizard's kernel
+ * list and `run --peer auto`. */
+static gboolean
+sysfs_is_adapter (const char *root,
+                  const char *name)
+{
+  g_autofree char *type = sysfs_read (root, name, "type");
+
+  return g_strcmp0 (type, "1") == 0 && sysfs_test (root, name, "device", G_FILE_TEST_EXISTS);
+}
+
 gboolean
 qf_net_iface_read_sysfs (const char      *root,
                          const char      *name,
@@ -330,6 +342,7 @@ qf_net_iface_read_sysfs (const char      *root,
   speed = sysfs_read (root, name, "speed");
   facts->speed_mbps = parse_speed (speed);
   facts->usb = sysfs_device_is_usb (root, name);
+  facts->adapter = exists && sysfs_is_adapter (root, name);
   facts->signal_pct = g_str_equal (facts->kind, "wireless") ? kernel_wireless_signal (root, name) : -1;
   return exists;
 }
@@ -406,10 +419,9 @@ kernel_scan (void)
 
   for (struct if_nameindex *n = names; n != NULL && n->if_name != NULL; n++)
     {
-      g_autofree char *type = sysfs_read ("/", n->if_name, "type");
       QfNetIface *iface;
 
-      if (g_strcmp0 (type, "1") != 0 || !sysfs_test ("/", n->if_name, "device", G_FILE_TEST_EXISTS))
+      if (!sysfs_is_adapter ("/", n->if_name))
         continue;
       iface = kernel_iface_new (n->if_name);
       g_ptr_array_add (list, iface);

@@ -65,6 +65,8 @@ typedef struct
   guint       speed_mbps;  /* 0 when unknown */
   gint        usb;         /* 1 behind a USB bus, 0 not, -1 unknown (no device link) */
   gint        signal_pct;  /* Wi-Fi link quality 0..100, -1 when unknown or not Wi-Fi */
+  gboolean    adapter;     /* a network adapter of the PC (ethernet-type, with a device link),
+                            * as the wizard lists them: not a bridge, veth or tun */
 } QfNetIfaceSysfs;
 
 /* Fills facts; FALSE when there is no /sys/class/net/NAME below root. */

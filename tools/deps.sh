@@ -12,7 +12,7 @@ QF_TEST_PACKAGES="xvfb xauth dbus dbus-x11 at-spi2-core gir1.2-atspi-2.0 python3
   network-manager ethtool udev"
 # Only for ./run-tests --packages (tests/packages): building and checking the Debian packages.
 QF_PACKAGE_TEST_PACKAGES="devscripts debhelper dpkg-dev fakeroot lintian mmdebstrap
-  binutils libcap2-bin python3 iproute2"
+  binutils libcap2-bin python3 iproute2 gnupg curl xz-utils debian-archive-keyring"
 
 qf_install_packages() {
   local missing=() pkg

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# tests/packages/test-packages.sh — the Debian packages on a clean Debian 12, with no network
-# (run by `./run-tests --packages`; not part of the default run; docs/packaging.md).
+# tests/packages/test-packages.sh [--release bookworm|noble] — the Debian packages on a clean
+# Debian 12 (bookworm, the default) or Ubuntu 24.04 (noble), with no network (run by
+# `./run-tests --packages[=RELEASES]`; not part of the default run; docs/packaging.md).
 #
-#  1. builds qualify and qualify-cli with dpkg-buildpackage in a copy of the tree, and the
-#     offline bundle for bookworm from them (tools/offline-bundle);
+#  1. builds qualify and qualify-cli with dpkg-buildpackage from a copy of the tree (for noble in
+#     a noble build root), and the offline bundle for the release from them
+#     (tools/offline-bundle);
 #  2. checks the packages: lintian reports no error; qualify-cli neither depends on nor links
 #     GTK or libadwaita;
-#  3. creates a clean bookworm root with mmdebstrap (variant apt: Essential packages and apt),
+#  3. creates a clean root of the release with mmdebstrap (variant apt: Essential packages and apt),
 #     adds an ordinary user, lists its files;
 #  4. installs the bundle with its install.sh inside a new network namespace (loopback only, so
 #     nothing can be fetched) and checks what the package changed: the file capabilities, the
@@ -24,6 +26,13 @@
 # QF_PACKAGES_KEEP=1 keeps the work directory; QF_PACKAGES_DEBS=DIR uses packages built already.
 set -uo pipefail
 tree=$(cd "$(dirname "$0")/../.." && pwd)
+release=bookworm
+[ "${1:-}" = --release ] && release=${2:?}
+case $release in
+  bookworm) mirror=http://deb.debian.org/debian components=main ;;
+  noble) mirror=http://archive.ubuntu.com/ubuntu components=main,universe ;;
+  *) echo "Bail out! release must be bookworm or noble, not $release"; exit 1 ;;
+esac
 n=0 failed=0
 ok() {
   n=$((n + 1))
@@ -50,9 +59,9 @@ start=$(date +%s)
 bundle=$work/bundle
 debs_arg=()
 [ -n "${QF_PACKAGES_DEBS:-}" ] && debs_arg=(--debs "$QF_PACKAGES_DEBS")
-"$tree/tools/offline-bundle" --release bookworm --out "$bundle" "${debs_arg[@]}" --archive \
+"$tree/tools/offline-bundle" --release "$release" --out "$bundle" "${debs_arg[@]}" --archive \
   >"$work/bundle.log" 2>&1
-ok $? "tools/offline-bundle --release bookworm builds the packages and the bundle"
+ok $? "tools/offline-bundle --release $release builds the packages and the bundle"
 sed 's/^/# /' "$work/bundle.log" | grep 'offline-bundle: /' || true
 cli_deb=$(ls "$bundle"/qualify-cli_*.deb 2>/dev/null | head -n1)
 gui_deb=$(ls "$bundle"/qualify_*.deb 2>/dev/null | head -n1)
@@ -78,10 +87,11 @@ ok $? "qualify-cli's binary links neither GTK nor libadwaita"
 dpkg-deb -f "$gui_deb" Depends | grep -q "qualify-cli (= "
 ok $? "qualify depends on the same version of qualify-cli"
 
-# 3. A clean Debian 12.
-mmdebstrap --variant=apt --quiet bookworm "$work/root.tar" http://deb.debian.org/debian \
-  >"$work/mmdebstrap.log" 2>&1
-ok $? "mmdebstrap creates a clean bookworm root"
+# 3. A clean root of the release, its downloads checked against the release's archive key.
+"$tree/tools/archive-key" --release "$release" --out "$work/archive-key.gpg" 2>>"$work/mmdebstrap.log" &&
+  mmdebstrap --variant=apt --components="$components" --keyring="$work/archive-key.gpg" --quiet \
+    "$release" "$work/root.tar" "$mirror" >>"$work/mmdebstrap.log" 2>&1
+ok $? "mmdebstrap creates a clean $release root"
 mkdir -p "$root"
 tar --xattrs --xattrs-include='*' -C "$root" -xf "$work/root.tar" || bail "cannot unpack the root"
 chroot "$root" useradd --create-home --shell /bin/sh installer

@@ -1,7 +1,7 @@
 # tools/deps.sh — sourced by ./run and ./run-tests: installs the Debian 12 packages Qualify
 # needs to build, run and test, only those missing, quietly when nothing is missing.
 
-QF_BUILD_PACKAGES="build-essential meson ninja-build pkg-config gettext itstool yelp-tools
+QF_BUILD_PACKAGES="build-essential meson ninja-build pkg-config gettext itstool yelp-tools po4a
   libglib2.0-dev libglib2.0-dev-bin libgtk-4-dev libadwaita-1-dev libnm-dev libjson-glib-dev
   libcairo2-dev libpango1.0-dev libgnutls28-dev desktop-file-utils appstream fonts-noto-cjk"
 QF_RUN_PACKAGES="gnutls-bin iputils-ping iproute2 libcap2-bin fonts-dejavu-core poppler-utils iw"
@@ -9,7 +9,7 @@ QF_TEST_PACKAGES="xvfb xauth dbus dbus-x11 at-spi2-core gir1.2-atspi-2.0 python3
   python3-pyatspi python3-dbusmock poppler-utils imagemagick libnss3-tools jq
   rt-tests stress stress-ng iperf3 sockperf sysstat fio clang libclang-rt-14-dev cppcheck clang-tidy
   flatpak-builder locales util-linux universal-ctags x11-utils avahi-daemon avahi-utils
-  network-manager ethtool udev"
+  network-manager ethtool udev groff-base"
 # Only for ./run-tests --packages (tests/packages): building and checking the Debian packages.
 QF_PACKAGE_TEST_PACKAGES="devscripts debhelper dpkg-dev fakeroot lintian mmdebstrap
   binutils libcap2-bin python3 iproute2 gnupg curl xz-utils debian-archive-keyring"

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """test-install.py — `meson install` into a temporary DESTDIR puts binaries, data, schemas,
-icons, help, translations and profiles in place, and the installed programs work from there
-without any QUALIFY_* variable: `qualify-cli --version`, `qualify-cli profiles` (reading the
-installed profiles), Chinese output under LANG=zh_CN.UTF-8, and the installed `qualify` under
-Xvfb in Chinese showing a translated page title through AT-SPI (tests/data). TAP.
+icons, help, manual pages, translations and profiles in place, and the installed programs work
+from there without any QUALIFY_* variable: `qualify-cli --version`, `qualify-cli profiles`
+(reading the installed profiles), Chinese output under LANG=zh_CN.UTF-8, and the installed
+`qualify` under Xvfb in Chinese showing a translated page title through AT-SPI (tests/data). TAP.
 
-Usage: test-install.py BUILDDIR PREFIX BINDIR DATADIR
+Usage: test-install.py BUILDDIR PREFIX BINDIR DATADIR MANDIR
 The build directory is reused (`meson install --no-rebuild --destdir`); nothing is written
 outside the temporary directory and the build directory. zh_CN.UTF-8 is compiled with
 localedef into the build directory (LOCPATH) when the system has not generated it."""
@@ -22,12 +22,13 @@ from qftest import Tap  # noqa: E402
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
-builddir, prefix, bindir, datadir = sys.argv[1:5]
+builddir, prefix, bindir, datadir, mandir = sys.argv[1:6]
 tap = Tap()
 tmp = tempfile.mkdtemp(prefix="qf-install-")
 root = tmp + prefix
 share = os.path.join(root, datadir)
 bin_dir = os.path.join(root, bindir)
+man_dir = os.path.join(root, mandir)
 
 # The installed programs must find everything on their own.
 env = {k: v for k, v in os.environ.items()
@@ -80,6 +81,11 @@ try:
         "Chinese help": os.path.join(share, "help", "zh_CN", "qualify", "index.page"),
         "Chinese catalogue": os.path.join(share, "locale", "zh_CN", "LC_MESSAGES", "qualify.mo"),
         "profiles folder": os.path.join(share, "qualify", "profiles"),
+        "manual page of qualify": os.path.join(man_dir, "man1", "qualify.1"),
+        "manual page of qualify-cli": os.path.join(man_dir, "man1", "qualify-cli.1"),
+        "Chinese manual page of qualify": os.path.join(man_dir, "zh_CN", "man1", "qualify.1"),
+        "Chinese manual page of qualify-cli": os.path.join(man_dir, "zh_CN", "man1",
+                                                           "qualify-cli.1"),
     }
     for what, path in expected.items():
         tap.ok(os.path.exists(path), f"installs the {what}", f"missing: {path}")

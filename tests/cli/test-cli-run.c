@@ -128,16 +128,22 @@ static void
 test_run_errors (void)
 {
   g_autofree char *e1 = NULL, *e2 = NULL, *e3 = NULL, *e4 = NULL, *e5 = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("qf-cli-run-errors-XXXXXX", NULL);
+  g_autofree char *only_dir = g_build_filename (tmp, "session", NULL);
 
   g_assert_cmpint (qf_test_run_cli (NULL, &e1, "run", NULL), ==, 2);
   g_assert_nonnull (strstr (e1, "--profile"));
   g_assert_cmpint (qf_test_run_cli (NULL, &e2, "run", "--profile", "no-such", NULL), ==, 2);
   g_assert_nonnull (strstr (e2, "no-such"));
-  g_assert_cmpint (qf_test_run_cli (NULL, &e3, "run", "--profile", "arcs-wired", "--only", "rt,warp", NULL), ==, 2);
+  /* an unknown test is refused before the session's folder is made: nothing is left behind */
+  g_assert_cmpint (qf_test_run_cli (NULL, &e3, "run", "--profile", "arcs-wired", "--only", "rt,warp",
+                                    "--out", only_dir, NULL), ==, 2);
   g_assert_nonnull (strstr (e3, "warp"));
+  g_assert_false (g_file_test (only_dir, G_FILE_TEST_EXISTS));
   g_assert_cmpint (qf_test_run_cli (NULL, &e4, "run", "--replay", "/nonexistent/session.json", NULL), ==, 2);
   g_assert_cmpint (qf_test_run_cli (NULL, &e5, "run", "--profile", "arcs-wired", "--iface", "qf-no-such-if0", NULL), ==, 2);
   g_assert_nonnull (strstr (e5, "qf-no-such-if0"));
+  g_assert_cmpint (g_rmdir (tmp), ==, 0);
 }
 
 /* `run --out DIR` never replaces the session (and reports) DIR holds: exit 2, a message naming

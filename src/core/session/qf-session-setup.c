@@ -138,13 +138,21 @@ qf_session_setup (const QfSessionChoices  *choices,
   session = qf_session_new (profile);
   qf_session_set_people (session, choices->operator_name, choices->customer, choices->site);
   qf_session_set_only (session, choices->only);
+  /* checked before the folder is made, like everything below: a refused run leaves nothing */
+  for (guint i = 0; choices->only != NULL && choices->only[i] != NULL; i++)
+    if (qf_session_find_step (session, choices->only[i]) < 0)
+      {
+        g_set_error (error, QF_SESSION_SETUP_ERROR, QF_SESSION_SETUP_ERROR_NO_TEST,
+                     _("profile “%s” has no test “%s”"), qf_profile_get_id (profile), choices->only[i]);
+        return NULL;
+      }
   if (!qf_session_capture_system (session, choices->root, error))
     return NULL;
   set_peer (session, choices);
   if (!set_network (session, choices, error))
     return NULL;
   record_network_audit (session, choices);
-  /* checked before the folder is made, so a bad token file or code leaves nothing behind */
+  /* a bad token file or code leaves nothing behind either */
   if (choices->token_file != NULL
       && !qf_session_set_token_file (session, choices->token_file, error))
     return NULL;

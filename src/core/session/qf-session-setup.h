@@ -23,6 +23,7 @@ typedef enum
 {
   QF_SESSION_SETUP_ERROR_NO_QUICK_VARIANT,  /* quick run asked for, the profile has none */
   QF_SESSION_SETUP_ERROR_NO_IFACE,          /* the interface under test does not exist */
+  QF_SESSION_SETUP_ERROR_NO_TEST,           /* only names a test the profile does not have */
 } QfSessionSetupError;
 
 /* What the operator chose. Everything is borrowed; NULL strings are "not chosen". */
@@ -61,7 +62,7 @@ QfProfile *qf_session_setup_run_profile (QfProfile               *profile,
                                          gboolean                 quick,
                                          GError                 **error);
 /* A new session from the choices, saved in its folder; NULL with error when a choice cannot
- * be used (no quick variant, no such interface, unreadable PC or token file, folder;
+ * be used (no quick variant, no such interface or test, unreadable PC or token file, folder;
  * QF_SESSION_ERROR_EXISTS when out_dir holds a session already). */
 QfSession *qf_session_setup             (const QfSessionChoices  *choices,
                                          GError                 **error);

@@ -6,7 +6,7 @@ QF_BUILD_PACKAGES="build-essential meson ninja-build pkg-config gettext itstool 
   libcairo2-dev libpango1.0-dev libgnutls28-dev desktop-file-utils appstream fonts-noto-cjk"
 QF_RUN_PACKAGES="gnutls-bin iputils-ping iproute2 libcap2-bin fonts-dejavu-core poppler-utils iw"
 QF_TEST_PACKAGES="xvfb xauth dbus dbus-x11 at-spi2-core gir1.2-atspi-2.0 python3 python3-gi
-  python3-pyatspi python3-dbusmock poppler-utils imagemagick libnss3-tools jq
+  python3-pyatspi python3-dbusmock poppler-utils qpdf imagemagick libnss3-tools jq
   rt-tests stress stress-ng iperf3 sockperf sysstat fio clang libclang-rt-14-dev cppcheck clang-tidy
   flatpak-builder locales util-linux universal-ctags x11-utils avahi-daemon avahi-utils
   network-manager ethtool udev groff-base"

@@ -489,6 +489,71 @@ test_pdf_signed_and_tampered (void)
   g_assert_true (has_text (sig_app, "Not total document signed"));
 }
 
+/* cairo 1.18 (Ubuntu 24.04) writes a cross-reference stream and keeps the catalog, page tree
+ * and pages in compressed object streams. The fixture is such a file: two pages with a link
+ * annotation each and document info, made by cairo 1.18.0 (cairo_pdf_surface_create, show_text,
+ * a CAIRO_TAG_LINK, show_page twice). The update reads it, appends an xref stream of its own,
+ * and what it wrote is found again, verifies, and is well-formed for qpdf and pdfsig. */
+static void
+test_pdf_update_after_xref_stream (void)
+{
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "core", "fixtures", "pdf",
+                                                "cairo-1.18-two-pages.pdf", NULL);
+  g_autofree char *out = tmp_path ("cairo-1.18-signed.pdf");
+  g_autofree char *data = NULL, *session = NULL, *session_path = fixture ("pass.json");
+  gsize size, session_size;
+  g_autoptr(GBytes) in = NULL, updated = NULL, attachment = NULL, found = NULL;
+  g_autoptr(QfSigner) signer = test_signer ();
+  g_autoptr(QfVerifyResult) verified = NULL;
+  g_autoptr(GError) error = NULL;
+  QfPdfSignatureBox box = { 1, 50, 50, 250, 100 };
+  const char *check_argv[] = { "qpdf", "--check", out, NULL };
+  const char *sig_argv[] = { "pdfsig", out, NULL };
+  g_autofree char *check = NULL, *sig = NULL;
+  const char *tail;
+  gsize tail_len;
+  int status = -1;
+
+  g_assert_true (g_file_get_contents (src, &data, &size, NULL));
+  g_assert_null (memmem (data, size, "\nxref", 5));              /* no classic table at all */
+  g_assert_nonnull (memmem (data, size, "/ObjStm", 7));
+  g_assert_true (g_file_get_contents (session_path, &session, &session_size, NULL));
+  in = g_bytes_new (data, size);
+  attachment = g_bytes_new (session, session_size);
+  updated = qf_pdf_update (in, "session.json", attachment, "session", signer, "acceptance", &box, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (updated);
+  g_assert_true (g_file_set_contents (out, g_bytes_get_data (updated, NULL), g_bytes_get_size (updated), NULL));
+
+  /* the update ends in a cross-reference stream of its own, pointing back to cairo's */
+  tail = (const char *) g_bytes_get_data (updated, NULL) + size;
+  tail_len = g_bytes_get_size (updated) - size;
+  g_assert_nonnull (memmem (tail, tail_len, "/Type /XRef", strlen ("/Type /XRef")));
+  g_assert_null (memmem (tail, tail_len, "\nxref\n", strlen ("\nxref\n")));
+
+  found = qf_pdf_find_attachment (g_bytes_get_data (updated, NULL), g_bytes_get_size (updated), "session.json", &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_equal (found, attachment));
+  verified = qf_verify_file (out, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (verified->is_signed && verified->signature_valid && verified->covers_whole);
+
+  check = run_tool (check_argv, &status);
+  if (check == NULL)
+    g_test_message ("qpdf is not installed: the file's structure was not checked by it");
+  else
+    {
+      /* exit 0: neither errors (2) nor warnings (3, e.g. a cross-reference it had to repair) */
+      g_assert_cmpint (status, ==, 0);
+      g_assert_true (has_text (check, "No syntax or stream encoding errors found"));
+    }
+  sig = run_tool (sig_argv, NULL);
+  if (sig == NULL)
+    return;
+  g_assert_true (has_text (sig, "Signature Validation: Signature is Valid."));
+  g_assert_true (has_text (sig, "Total document signed"));
+}
+
 /* Occurrences of needle in data[0..size). */
 static guint
 count_bytes (const char *data,
@@ -1618,6 +1683,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/pdf-renders-fonts-embedded", test_pdf_renders_and_embeds_fonts);
   g_test_add_func ("/core/report/pdf-session-attachment", test_pdf_has_session_attachment);
   g_test_add_func ("/core/report/pdf-signed-and-tampered", test_pdf_signed_and_tampered);
+  g_test_add_func ("/core/report/pdf-update-after-xref-stream", test_pdf_update_after_xref_stream);
   g_test_add_func ("/core/report/pdfsig-trusts-imported-root", test_pdfsig_trusts_imported_root);
   g_test_add_func ("/core/report/pdf-visible-signature", test_pdf_visible_signature);
   g_test_add_func ("/core/report/pdf-visible-signature-checked", test_pdf_visible_signature_checked);

@@ -1,9 +1,11 @@
 /* qf-pdf-sign.c — incremental update of a cairo PDF: embedded file + adbe.pkcs7.detached
  * signature, and the readers verification needs (src/core).
  *
- * Only what cairo 1.16 writes has to be understood here: classic xref tables, direct /Size,
- * /Root, /Info in the trailer, the catalog and page as plain dictionaries. Anything else is
- * refused with QF_PDF_ERROR_UNSUPPORTED rather than guessed at.
+ * Only what cairo writes has to be understood here (its objects are read by qf-pdf-xref.c):
+ * direct /Size, /Root, /Info in the trailer, the catalog and page as plain dictionaries. Anything
+ * else is refused with QF_PDF_ERROR_UNSUPPORTED rather than guessed at. The update's own
+ * cross-reference section is of the kind the file's newest one is: a classic table after a
+ * table (cairo 1.16), a cross-reference stream after a stream (cairo 1.18).
  */
 #include "config.h"
 
@@ -13,204 +15,10 @@
 #include <string.h>
 
 #include "qf-pdf-sign.h"
-
-G_DEFINE_QUARK (qf-pdf-error-quark, qf_pdf_error)
+#include "qf-pdf-xref.h"
 
 /* Room for "[0 N N N]" with 10-digit numbers, padded with spaces. */
 #define BYTE_RANGE_WIDTH 48
-
-typedef struct
-{
-  const guint8 *data;
-  gsize         size;
-  GHashTable   *offsets;     /* object number → offset (newest section wins) */
-  gint64        size_entry;  /* trailer /Size */
-  gint64        root;
-  gint64        info;        /* -1 when absent */
-  gsize         startxref;
-} PdfFile;
-
-static const guint8 *
-find_bytes (const guint8 *hay,
-            gsize         hay_len,
-            const char   *needle)
-{
-  gsize n = strlen (needle);
-  return n <= hay_len ? memmem (hay, hay_len, needle, n) : NULL;
-}
-
-static const guint8 *
-rfind_bytes (const guint8 *hay,
-             gsize         hay_len,
-             const char   *needle)
-{
-  gsize n = strlen (needle);
-
-  if (n > hay_len)
-    return NULL;
-  for (gsize i = hay_len - n + 1; i-- > 0; )
-    if (hay[i] == (guint8) needle[0] && memcmp (hay + i, needle, n) == 0)
-      return hay + i;
-  return NULL;
-}
-
-/* Reads "/Key <int>" inside text[0..len). */
-static gboolean
-dict_int (const char *text,
-          gsize       len,
-          const char *key,
-          gint64     *out)
-{
-  g_autofree char *pattern = g_strdup_printf ("%s ", key);
-  const guint8 *p = find_bytes ((const guint8 *) text, len, pattern);
-  char *end;
-
-  if (p == NULL)
-    return FALSE;
-  p += strlen (pattern);
-  *out = g_ascii_strtoll ((const char *) p, &end, 10);
-  return end != (const char *) p;
-}
-
-static gboolean
-parse_error (GError    **error,
-             const char *what)
-{
-  g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_PARSE,
-               _("Cannot read the PDF: %s. Was it written by Qualify?"), what);
-  return FALSE;
-}
-
-/* Parses one classic xref section at off and its trailer; follows /Prev. */
-static gboolean
-parse_xref (PdfFile *pdf,
-            gsize    off,
-            int      depth,
-            GError **error)
-{
-  const char *p, *end = (const char *) pdf->data + pdf->size;
-  const guint8 *trailer, *trailer_end;
-  gint64 prev;
-
-  if (depth > 32 || off >= pdf->size)
-    return parse_error (error, _("cross-reference offset outside the file"));
-  p = (const char *) pdf->data + off;
-  if (end - p < 4 || memcmp (p, "xref", 4) != 0)
-    {
-      g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
-                   _("The PDF uses a cross-reference stream; only classic tables (as cairo 1.16 writes) can be updated."));
-      return FALSE;
-    }
-  p += 4;
-  for (;;)
-    {
-      char *q;
-      gint64 first, count;
-
-      while (p < end && g_ascii_isspace (*p))
-        p++;
-      if (p >= end || !g_ascii_isdigit (*p))
-        break;
-      first = g_ascii_strtoll (p, &q, 10);
-      count = g_ascii_strtoll (q, &q, 10);
-      p = q;
-      while (p < end && g_ascii_isspace (*p))
-        p++;
-      if (count < 0 || first < 0 || end - p < count * 20)
-        return parse_error (error, _("truncated cross-reference table"));
-      for (gint64 i = 0; i < count; i++, p += 20)
-        {
-          gint64 num = first + i;
-          if (p[17] == 'n' && !g_hash_table_contains (pdf->offsets, GINT_TO_POINTER (num)))
-            g_hash_table_insert (pdf->offsets, GINT_TO_POINTER (num),
-                                 GSIZE_TO_POINTER ((gsize) g_ascii_strtoull (p, NULL, 10)));
-        }
-    }
-  trailer = find_bytes ((const guint8 *) p, end - p, "trailer");
-  if (trailer == NULL)
-    return parse_error (error, _("no trailer"));
-  trailer_end = find_bytes (trailer, (const guint8 *) end - trailer, "startxref");
-  if (trailer_end == NULL)
-    return parse_error (error, _("no startxref after the trailer"));
-  if (depth == 0)
-    {
-      gsize tlen = trailer_end - trailer;
-      if (!dict_int ((const char *) trailer, tlen, "/Size", &pdf->size_entry) ||
-          !dict_int ((const char *) trailer, tlen, "/Root", &pdf->root))
-        return parse_error (error, _("the trailer lacks /Size or /Root"));
-      if (!dict_int ((const char *) trailer, tlen, "/Info", &pdf->info))
-        pdf->info = -1;
-      if (find_bytes (trailer, tlen, "/Encrypt") != NULL)
-        {
-          g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED, _("The PDF is encrypted."));
-          return FALSE;
-        }
-    }
-  if (dict_int ((const char *) trailer, trailer_end - trailer, "/Prev", &prev))
-    return parse_xref (pdf, (gsize) prev, depth + 1, error);
-  return TRUE;
-}
-
-static gboolean
-pdf_open (PdfFile      *pdf,
-          const guint8 *data,
-          gsize         size,
-          GError      **error)
-{
-  const guint8 *sx;
-  gsize tail = MIN (size, 1024);
-
-  memset (pdf, 0, sizeof *pdf);
-  pdf->data = data;
-  pdf->size = size;
-  pdf->offsets = g_hash_table_new (NULL, NULL);
-  if (size < 8 || memcmp (data, "%PDF-", 5) != 0)
-    return parse_error (error, _("it does not start with %PDF-"));
-  sx = rfind_bytes (data + size - tail, tail, "startxref");
-  if (sx == NULL)
-    return parse_error (error, _("no startxref at the end"));
-  pdf->startxref = g_ascii_strtoull ((const char *) sx + 9, NULL, 10);
-  return parse_xref (pdf, pdf->startxref, 0, error);
-}
-
-static void
-pdf_close (PdfFile *pdf)
-{
-  g_clear_pointer (&pdf->offsets, g_hash_table_unref);
-}
-
-/* The text between "N 0 obj" and "endobj", trimmed; NULL when absent. */
-static char *
-object_text (PdfFile *pdf,
-             gint64   num,
-             GError **error)
-{
-  gpointer value;
-  gsize off;
-  const guint8 *start, *stop;
-  g_autofree char *header = g_strdup_printf ("%" G_GINT64_FORMAT " 0 obj", num);
-
-  if (!g_hash_table_lookup_extended (pdf->offsets, GINT_TO_POINTER (num), NULL, &value))
-    {
-      parse_error (error, _("an object is missing from the cross-reference table"));
-      return NULL;
-    }
-  off = GPOINTER_TO_SIZE (value);
-  if (off + strlen (header) > pdf->size ||
-      memcmp (pdf->data + off, header, strlen (header)) != 0)
-    {
-      parse_error (error, _("a cross-reference entry points to the wrong place"));
-      return NULL;
-    }
-  start = pdf->data + off + strlen (header);
-  stop = find_bytes (start, pdf->data + pdf->size - start, "endobj");
-  if (stop == NULL)
-    {
-      parse_error (error, _("an object has no endobj"));
-      return NULL;
-    }
-  return g_strstrip (g_strndup ((const char *) start, stop - start));
-}
 
 /* A dictionary with extra entries added before its closing ">>". */
 static char *
@@ -307,34 +115,16 @@ deflate_bytes (GBytes  *in,
                GError **error)
 {
   g_autoptr(GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_ZLIB, 6);
-  g_autoptr(GInputStream) src = g_memory_input_stream_new_from_bytes (in);
-  g_autoptr(GInputStream) conv = g_converter_input_stream_new (src, G_CONVERTER (z));
-  g_autoptr(GOutputStream) dst = g_memory_output_stream_new_resizable ();
+  gsize size;
+  const guint8 *data = g_bytes_get_data (in, &size);
 
-  if (g_output_stream_splice (dst, conv, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, error) < 0)
-    return NULL;
-  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (dst));
-}
-
-static GBytes *
-inflate_bytes (const guint8 *data,
-               gsize         size,
-               GError      **error)
-{
-  g_autoptr(GZlibDecompressor) z = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_ZLIB);
-  g_autoptr(GInputStream) src = g_memory_input_stream_new_from_data (data, size, NULL);
-  g_autoptr(GInputStream) conv = g_converter_input_stream_new (src, G_CONVERTER (z));
-  g_autoptr(GOutputStream) dst = g_memory_output_stream_new_resizable ();
-
-  if (g_output_stream_splice (dst, conv, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, error) < 0)
-    return NULL;
-  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (dst));
+  return qf_pdf_convert (G_CONVERTER (z), data, size, error);
 }
 
 /* One incremental update while it is planned and written. */
 typedef struct
 {
-  PdfFile     pdf;
+  QfPdfFile   pdf;
   GArray     *entries;         /* XrefEntry of each object written */
   GByteArray *out;             /* the original file, then the update */
   gint64      next;            /* the next free object number */
@@ -351,7 +141,7 @@ typedef struct
 static void
 pdf_update_clear (PdfUpdate *u)
 {
-  pdf_close (&u->pdf);
+  qf_pdf_file_close (&u->pdf);
   g_clear_pointer (&u->entries, g_array_unref);
   g_clear_pointer (&u->out, g_byte_array_unref);
   g_clear_pointer (&u->new_page, g_free);
@@ -393,7 +183,7 @@ kid_at (const char *kids,
 /* The index-th page of the page tree (cairo writes one flat /Pages node): its text, and its
  * number in *page_num. */
 static char *
-page_at (PdfFile    *pdf,
+page_at (QfPdfFile    *pdf,
          const char *catalog,
          guint       index,
          gint64     *page_num,
@@ -404,27 +194,27 @@ page_at (PdfFile    *pdf,
   const char *kids;
   char *page;
 
-  if (!dict_int (catalog, strlen (catalog), "/Pages", &pages_num))
+  if (!qf_pdf_dict_int (catalog, strlen (catalog), "/Pages", &pages_num))
     {
-      parse_error (error, _("the catalog has no /Pages"));
+      qf_pdf_parse_error (error, _("the catalog has no /Pages"));
       return NULL;
     }
-  pages = object_text (pdf, pages_num, error);
+  pages = qf_pdf_file_object (pdf, pages_num, error);
   if (pages == NULL)
     return NULL;
   kids = strstr (pages, "/Kids");
   if (kids == NULL || strchr (kids, '[') == NULL)
     {
-      parse_error (error, _("the page tree has no /Kids"));
+      qf_pdf_parse_error (error, _("the page tree has no /Kids"));
       return NULL;
     }
   *page_num = kid_at (strchr (kids, '[') + 1, index);
   if (*page_num < 0)
     {
-      parse_error (error, _("the page for the signature is not in the page tree"));
+      qf_pdf_parse_error (error, _("the page for the signature is not in the page tree"));
       return NULL;
     }
-  page = object_text (pdf, *page_num, error);
+  page = qf_pdf_file_object (pdf, *page_num, error);
   if (page != NULL && (strstr (page, "/Type /Page") == NULL || strstr (page, "/Type /Pages") != NULL))
     {
       g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_UNSUPPORTED,
@@ -500,7 +290,7 @@ plan_update (PdfUpdate  *u,
              gboolean   *unchanged,
              GError    **error)
 {
-  g_autofree char *catalog = object_text (&u->pdf, u->pdf.root, error);
+  g_autofree char *catalog = qf_pdf_file_object (&u->pdf, u->pdf.root, error);
   g_autoptr(GString) catalog_extra = g_string_new (NULL);
   char *new_catalog;
 
@@ -651,10 +441,23 @@ write_signature_objects (PdfUpdate  *u,
   append_printf (u->out, "<< /Fields [ %" G_GINT64_FORMAT " 0 R ] /SigFlags 3 >>\nendobj\n", u->widget_obj);
 }
 
-/* The cross-reference section of the update: the free head, then one subsection per run of
+/* The end of the run of consecutive object numbers that starts at entry i (sorted entries). */
+static guint
+run_end (GArray *entries,
+         guint   i)
+{
+  guint j = i + 1;
+
+  while (j < entries->len &&
+         g_array_index (entries, XrefEntry, j).num == g_array_index (entries, XrefEntry, j - 1).num + 1)
+    j++;
+  return j;
+}
+
+/* The update's classic cross-reference section: the free head, then one subsection per run of
  * consecutive object numbers; then the trailer pointing back to the previous section. */
 static void
-write_xref_and_trailer (PdfUpdate *u)
+write_xref_table (PdfUpdate *u)
 {
   GArray *entries = u->entries;
   gsize xref_pos;
@@ -662,16 +465,12 @@ write_xref_and_trailer (PdfUpdate *u)
   g_array_sort (entries, compare_entries);
   xref_pos = u->out->len;
   append_str (u->out, "xref\n0 1\n0000000000 65535 f \n");
-  for (guint i = 0; i < entries->len; )
+  for (guint i = 0, j; i < entries->len; i = j)
     {
-      guint j = i + 1;
-      while (j < entries->len &&
-             g_array_index (entries, XrefEntry, j).num == g_array_index (entries, XrefEntry, j - 1).num + 1)
-        j++;
+      j = run_end (entries, i);
       append_printf (u->out, "%" G_GINT64_FORMAT " %u\n", g_array_index (entries, XrefEntry, i).num, j - i);
       for (guint k = i; k < j; k++)
         append_printf (u->out, "%010" G_GSIZE_FORMAT " 00000 n \n", g_array_index (entries, XrefEntry, k).offset);
-      i = j;
     }
   append_printf (u->out, "trailer\n<< /Size %" G_GINT64_FORMAT " /Root %" G_GINT64_FORMAT " 0 R",
                  u->next, u->pdf.root);
@@ -679,6 +478,44 @@ write_xref_and_trailer (PdfUpdate *u)
     append_printf (u->out, " /Info %" G_GINT64_FORMAT " 0 R", u->pdf.info);
   append_printf (u->out, " /Prev %" G_GSIZE_FORMAT " >>\nstartxref\n%" G_GSIZE_FORMAT "\n%%%%EOF\n",
                  u->pdf.startxref, xref_pos);
+}
+
+/* The update's cross-reference stream, after a file whose newest section is one (PDF 1.7
+ * §7.5.8): an object of its own, numbered last and listed in itself, with the trailer's keys in
+ * its dictionary and uncompressed rows of /W [1 4 2] (type 1, offset, generation 0). */
+static void
+write_xref_stream (PdfUpdate *u)
+{
+  GArray *entries = u->entries;
+  XrefEntry self = { u->next++, u->out->len };
+  g_autoptr(GString) index = g_string_new ("0 1");
+  g_autoptr(GByteArray) rows = g_byte_array_new ();
+  static const guint8 free_head[7] = { 0, 0, 0, 0, 0, 0xff, 0xff };
+
+  g_array_append_val (entries, self);
+  g_array_sort (entries, compare_entries);
+  g_byte_array_append (rows, free_head, sizeof free_head);
+  for (guint i = 0, j; i < entries->len; i = j)
+    {
+      j = run_end (entries, i);
+      g_string_append_printf (index, " %" G_GINT64_FORMAT " %u", g_array_index (entries, XrefEntry, i).num, j - i);
+      for (guint k = i; k < j; k++)
+        {
+          gsize off = g_array_index (entries, XrefEntry, k).offset;
+          guint8 row[7] = { 1, (guint8) (off >> 24), (guint8) (off >> 16), (guint8) (off >> 8), (guint8) off, 0, 0 };
+
+          g_assert (off <= G_MAXUINT32);
+          g_byte_array_append (rows, row, sizeof row);
+        }
+    }
+  append_printf (u->out, "%" G_GINT64_FORMAT " 0 obj\n<< /Type /XRef /Size %" G_GINT64_FORMAT
+                 " /Root %" G_GINT64_FORMAT " 0 R", self.num, u->next, u->pdf.root);
+  if (u->pdf.info >= 0)
+    append_printf (u->out, " /Info %" G_GINT64_FORMAT " 0 R", u->pdf.info);
+  append_printf (u->out, " /Prev %" G_GSIZE_FORMAT " /W [1 4 2] /Index [%s] /Length %u >>\nstream\n",
+                 u->pdf.startxref, index->str, rows->len);
+  g_byte_array_append (u->out, rows->data, rows->len);
+  append_printf (u->out, "\nendstream\nendobj\nstartxref\n%" G_GSIZE_FORMAT "\n%%%%EOF\n", self.offset);
 }
 
 /* Writes the byte ranges (everything but the /Contents hex), signs those bytes and puts the
@@ -746,7 +583,7 @@ qf_pdf_update (GBytes                  *pdf_bytes,
   /* To the second: /M and the CMS signingTime hold no fraction. */
   u.signing_time = signing_time != NULL ? g_date_time_to_utc (signing_time)
                    : g_date_time_new_from_unix_utc (g_get_real_time () / G_USEC_PER_SEC);
-  if (!pdf_open (&u.pdf, data, size, error))
+  if (!qf_pdf_file_open (&u.pdf, data, size, error))
     goto out;
   new_catalog = plan_update (&u, attachment_name, attachment, signer, &unchanged, error);
   if (unchanged)
@@ -769,7 +606,10 @@ qf_pdf_update (GBytes                  *pdf_bytes,
     goto out;
   if (signer != NULL)
     write_signature_objects (&u, signer, reason);
-  write_xref_and_trailer (&u);
+  if (u.pdf.xref_stream)
+    write_xref_stream (&u);
+  else
+    write_xref_table (&u);
   if (signer != NULL && !fill_signature (&u, signer, error))
     goto out;
   result = g_byte_array_free_to_bytes (g_steal_pointer (&u.out));
@@ -821,9 +661,9 @@ qf_pdf_find_signature (const guint8   *data,
   g_return_val_if_fail (sig != NULL, FALSE);
   memset (sig, 0, sizeof *sig);
 
-  for (p = data; (p = find_bytes (p, data + size - p, "/ByteRange")) != NULL; p++)
+  for (p = data; (p = qf_pdf_find_bytes (p, data + size - p, "/ByteRange")) != NULL; p++)
     sig->n_signatures++;
-  br = rfind_bytes (data, size, "/ByteRange");
+  br = qf_pdf_rfind_bytes (data, size, "/ByteRange");
   if (br == NULL)
     {
       g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_NOT_FOUND, _("The PDF is not signed."));
@@ -833,13 +673,13 @@ qf_pdf_find_signature (const guint8   *data,
   while (p < data + size && (*p == ' ' || *p == '\n' || *p == '\r'))
     p++;
   if (p >= data + size || *p != '[')
-    return parse_error (error, _("/ByteRange is not an array"));
+    return qf_pdf_parse_error (error, _("/ByteRange is not an array"));
   p++;
   for (int i = 0; i < 4; i++)
     {
       v[i] = g_ascii_strtoll ((const char *) p, &end, 10);
       if (end == (const char *) p || v[i] < 0)
-        return parse_error (error, _("/ByteRange does not hold four offsets"));
+        return qf_pdf_parse_error (error, _("/ByteRange does not hold four offsets"));
       p = (const guint8 *) end;
     }
   for (int i = 0; i < 4; i++)
@@ -847,32 +687,32 @@ qf_pdf_find_signature (const guint8   *data,
   if (sig->byte_range[0] + sig->byte_range[1] > size ||
       sig->byte_range[2] > size || sig->byte_range[2] + sig->byte_range[3] > size ||
       sig->byte_range[0] + sig->byte_range[1] >= sig->byte_range[2])
-    return parse_error (error, _("the signed byte ranges lie outside the file"));
+    return qf_pdf_parse_error (error, _("the signed byte ranges lie outside the file"));
 
   hex_start = sig->byte_range[0] + sig->byte_range[1];
   hex_end = sig->byte_range[2];
   if (data[hex_start] != '<' || data[hex_end - 1] != '>')
-    return parse_error (error, _("the gap between the signed ranges is not the /Contents string"));
+    return qf_pdf_parse_error (error, _("the gap between the signed ranges is not the /Contents string"));
   for (gsize i = hex_start + 1; i + 1 < hex_end - 1; i += 2)
     {
       int hi = g_ascii_xdigit_value (data[i]), lo = g_ascii_xdigit_value (data[i + 1]);
       guint8 b;
       if (hi < 0 || lo < 0)
-        return parse_error (error, _("/Contents is not hexadecimal"));
+        return qf_pdf_parse_error (error, _("/Contents is not hexadecimal"));
       b = (guint8) (hi << 4 | lo);
       g_byte_array_append (der, &b, 1);
     }
   dl = der_length (der->data, der->len);
   if (dl == 0 || dl > der->len)
-    return parse_error (error, _("/Contents does not hold a DER signature"));
+    return qf_pdf_parse_error (error, _("/Contents does not hold a DER signature"));
   sig->cms = g_bytes_new (der->data, dl);
 
   /* The dictionary around the ranges: its /SubFilter and /M. */
-  dict_start = rfind_bytes (data, br - data, "/Type /Sig");
+  dict_start = qf_pdf_rfind_bytes (data, br - data, "/Type /Sig");
   if (dict_start != NULL)
     {
-      const guint8 *sf = find_bytes (dict_start, br - dict_start, "/SubFilter /");
-      const guint8 *m = find_bytes (dict_start, br - dict_start, "/M (");
+      const guint8 *sf = qf_pdf_find_bytes (dict_start, br - dict_start, "/SubFilter /");
+      const guint8 *m = qf_pdf_find_bytes (dict_start, br - dict_start, "/M (");
       if (sf != NULL)
         {
           const guint8 *s = sf + strlen ("/SubFilter /"), *e = s;
@@ -913,65 +753,37 @@ qf_pdf_find_attachment (const guint8 *data,
                         const char   *name,
                         GError      **error)
 {
-  PdfFile pdf;
+  QfPdfFile pdf;
   g_autofree char *lit = pdf_ascii_string (name);
   g_autofree char *needle = g_strdup_printf ("/Type /Filespec /F %s", lit);
-  g_autofree char *obj = NULL;
   const guint8 *spec, *ef;
-  gint64 num, length;
-  const char *stream;
+  gint64 num;
   GBytes *result = NULL;
 
-  spec = rfind_bytes (data, size, needle);
+  spec = qf_pdf_rfind_bytes (data, size, needle);
   if (spec == NULL)
     {
       g_set_error (error, QF_PDF_ERROR, QF_PDF_ERROR_NOT_FOUND,
                    _("The PDF has no embedded %s."), name);
       return NULL;
     }
-  ef = find_bytes (spec, data + size - spec, "/EF << /F ");
+  ef = qf_pdf_find_bytes (spec, data + size - spec, "/EF << /F ");
   if (ef == NULL)
     {
-      parse_error (error, _("the file specification has no /EF"));
+      qf_pdf_parse_error (error, _("the file specification has no /EF"));
       return NULL;
     }
   num = g_ascii_strtoll ((const char *) ef + strlen ("/EF << /F "), NULL, 10);
-  if (!pdf_open (&pdf, data, size, error))
+  if (qf_pdf_file_open (&pdf, data, size, error))
     {
-      pdf_close (&pdf);
-      return NULL;
+      g_autofree char *dict = NULL;
+      gsize length;
+      const guint8 *raw = qf_pdf_file_stream (&pdf, num, &length, &dict, error);
+
+      if (raw != NULL)
+        result = strstr (dict, "/FlateDecode") != NULL ? qf_pdf_inflate (raw, length, error)
+                                                       : g_bytes_new (raw, length);
     }
-  obj = object_text (&pdf, num, error);
-  if (obj == NULL)
-    goto out;
-  stream = strstr (obj, "stream");
-  if (!dict_int (obj, strlen (obj), "/Length", &length) || stream == NULL)
-    {
-      parse_error (error, _("the embedded file has no /Length or no stream"));
-      goto out;
-    }
-  {
-    /* Take the bytes from the file itself: the object text stops at the first NUL-free copy. */
-    gsize off = GPOINTER_TO_SIZE (g_hash_table_lookup (pdf.offsets, GINT_TO_POINTER (num)));
-    const guint8 *s = find_bytes (data + off, size - off, "stream");
-    if (s == NULL)
-      goto out;
-    s += strlen ("stream");
-    if (*s == '\r')
-      s++;
-    if (*s == '\n')
-      s++;
-    if (s + length > data + size || length < 0)
-      {
-        parse_error (error, _("the embedded file runs past the end"));
-        goto out;
-      }
-    if (strstr (obj, "/FlateDecode") != NULL && strstr (obj, "/FlateDecode") < stream)
-      result = inflate_bytes (s, (gsize) length, error);
-    else
-      result = g_bytes_new (s, (gsize) length);
-  }
-out:
-  pdf_close (&pdf);
+  qf_pdf_file_close (&pdf);
   return result;
 }

@@ -1,8 +1,9 @@
 /* qf-pdf-sign.h — attach data to and sign a PDF written by cairo, by incremental update
  * (src/core).
  *
- * cairo writes the pages; this module appends one incremental update (PDF 1.5, classic xref
- * table, /Prev to cairo's) that can carry
+ * cairo writes the pages; this module appends one incremental update (PDF 1.5, /Prev to
+ * cairo's; a classic xref table after cairo 1.16's table, a cross-reference stream after cairo
+ * 1.18's stream) that can carry
  *   - an embedded file (the session JSON) listed in the catalog's /Names /EmbeddedFiles, and
  *   - a signature field whose /V is an adbe.pkcs7.detached CMS signature (SHA-256, signer
  *     certificate and signing time included) over the whole file but the /Contents hex, as
@@ -17,19 +18,9 @@
 #include <glib.h>
 
 #include "qf-cert.h"
+#include "qf-pdf-xref.h"   /* QF_PDF_ERROR */
 
 G_BEGIN_DECLS
-
-#define QF_PDF_ERROR (qf_pdf_error_quark ())
-GQuark qf_pdf_error_quark (void);
-
-typedef enum
-{
-  QF_PDF_ERROR_PARSE,        /* not a PDF, or its xref/trailer cannot be read */
-  QF_PDF_ERROR_UNSUPPORTED,  /* e.g. an xref stream: only classic xref tables are updated */
-  QF_PDF_ERROR_SIGN,         /* the signature could not be made or does not fit */
-  QF_PDF_ERROR_NOT_FOUND,    /* no signature / attachment in the file */
-} QfPdfError;
 
 /* Bytes reserved for the DER CMS in /Contents (written as twice as many hex digits). */
 #define QF_PDF_SIGNATURE_RESERVE 8192

@@ -554,6 +554,31 @@ test_pdf_update_after_xref_stream (void)
   g_assert_true (has_text (sig, "Total document signed"));
 }
 
+/* A damaged file whose object stream needs its own content to know its length (its /Length is
+ * object 2, inside it, and so is the catalog /Root 2 0 R): reading ends with an error, neither
+ * endless recursion nor a crash, for the update (which reads the catalog) and for the
+ * attachment reader (whose embedded-file entry points into that stream). */
+static void
+test_pdf_object_stream_loop (void)
+{
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "core", "fixtures", "pdf",
+                                                "objstm-loop.pdf", NULL);
+  g_autofree char *data = NULL;
+  gsize size;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) found = NULL, in = NULL, attachment = g_bytes_new_static ("{}", 2), updated = NULL;
+
+  g_assert_true (g_file_get_contents (src, &data, &size, NULL));
+  in = g_bytes_new (data, size);
+  updated = qf_pdf_update (in, "session.json", attachment, "session", NULL, NULL, NULL, NULL, &error);
+  g_assert_null (updated);
+  g_assert_error (error, QF_PDF_ERROR, QF_PDF_ERROR_PARSE);
+  g_clear_error (&error);
+  found = qf_pdf_find_attachment ((const guint8 *) data, size, "session.json", &error);
+  g_assert_null (found);
+  g_assert_error (error, QF_PDF_ERROR, QF_PDF_ERROR_PARSE);
+}
+
 /* Occurrences of needle in data[0..size). */
 static guint
 count_bytes (const char *data,
@@ -1684,6 +1709,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/pdf-session-attachment", test_pdf_has_session_attachment);
   g_test_add_func ("/core/report/pdf-signed-and-tampered", test_pdf_signed_and_tampered);
   g_test_add_func ("/core/report/pdf-update-after-xref-stream", test_pdf_update_after_xref_stream);
+  g_test_add_func ("/core/report/pdf-object-stream-loop", test_pdf_object_stream_loop);
   g_test_add_func ("/core/report/pdfsig-trusts-imported-root", test_pdfsig_trusts_imported_root);
   g_test_add_func ("/core/report/pdf-visible-signature", test_pdf_visible_signature);
   g_test_add_func ("/core/report/pdf-visible-signature-checked", test_pdf_visible_signature_checked);

@@ -18,20 +18,13 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 
-TIME_SCALE = max(1.0, float(os.environ.get("QF_TEST_TIME_SCALE", "1") or 1))
+from netns import wait_until
 
 
 def wait_for(predicate, seconds=20):
     """predicate's first true value within seconds (scaled by QF_TEST_TIME_SCALE), else its last."""
-    deadline = time.monotonic() + seconds * TIME_SCALE
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    return predicate()
+    return wait_until(predicate, seconds, step=0.2)
 
 
 def missing():

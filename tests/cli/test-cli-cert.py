@@ -12,22 +12,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from functools import partial
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import done  # noqa: E402
+from netns import tap as tap_line  # noqa: E402
 
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
-count = 0
-failed = False
+tap = partial(tap_line, keep=20)
 outputs = []
-
-
-def tap(ok, name, diag=""):
-    global count, failed
-    count += 1
-    print(f"{'ok' if ok else 'not ok'} {count} {name}")
-    failed = failed or not ok
-    if not ok and diag:
-        for line in str(diag).splitlines()[-20:]:
-            print(f"# {line}")
-    sys.stdout.flush()
 
 
 def cli(home, *args, env_extra=None):
@@ -76,8 +69,7 @@ def main():
         run(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"1..{count}")
-    return 1 if failed else 0
+    return done()
 
 
 def run(tmp):

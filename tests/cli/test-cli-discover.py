@@ -20,22 +20,24 @@ import os
 import random
 import re
 import shutil
-import signal
 import socket
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import (SCALE, del_namespaces, direct_cable, done, end_children, in_ns, link_local,  # noqa: E402
+                   listening, sh, start, stop, tap, wait_until)
+from netns import run as run_in_ns  # noqa: E402
 
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
+run = partial(run_in_ns, timeout=120)   # `run --peer auto` measures: more time than the default
 PID = os.getpid()
 NS_A, NS_B = (f"qf-disc-{PID}-{x}" for x in "ab")
 VETH_A, VETH_B = f"qda{PID % 10000000}", f"qdb{PID % 10000000}"
-try:
-    SCALE = max(1.0, float(os.environ.get("QF_TEST_TIME_SCALE", "1")))
-except ValueError:
-    SCALE = 1.0
 # The announcer's limits (src/engine/qf-discovery.h).
 SOURCE_RATE, SOURCE_BURST = 1, 3
 IFACE_RATE, IFACE_BURST = 4, 8
@@ -43,88 +45,15 @@ CODE_RE = re.compile(r"^[2-9A-HJKMNP-Z]{4}(-[2-9A-HJKMNP-Z]{4}){3}$")
 # An impostor's and a second querier's extra link-local addresses.
 FAKE_SRC, FAKE_FAR_SRC, BUSY_SRC, SECOND_SRC = "fe80::bad", "fe80::bee", "fe80::b1", "fe80::b2"
 
-results = []
-children = []
-
-
-def tap(ok, name, diag=""):
-    results.append(ok)
-    print(f"{'ok' if ok else 'not ok'} {len(results)} {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines()[-30:]:
-            print(f"# {line}")
-    sys.stdout.flush()
-
-
-def sh(*args, check=True):
-    return subprocess.run(args, check=check, capture_output=True, text=True)
-
-
-def in_ns(ns, *args):
-    return ["ip", "netns", "exec", ns, *args]
-
-
-def run(ns, *args, timeout=120, stdin_text=None):
-    t0 = time.monotonic()
-    p = subprocess.run(in_ns(ns, *args), capture_output=True, text=True, timeout=timeout * SCALE,
-                       input=stdin_text)
-    return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
-
-
-def start(ns, *args):
-    p = subprocess.Popen(in_ns(ns, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    children.append(p)
-    return p
-
-
-def stop(p):
-    if p.poll() is None:
-        p.send_signal(signal.SIGTERM)
-    try:
-        out, err = p.communicate(timeout=10 * SCALE)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-    return p.returncode, out, err
-
-
-def wait_until(check, seconds):
-    end = time.monotonic() + seconds * SCALE
-    while time.monotonic() < end:
-        if check():
-            return True
-        time.sleep(0.05)
-    return check()
-
-
-def link_local_ready(ns, dev):
-    out = sh("ip", "-n", ns, "-6", "addr", "show", "dev", dev, check=False).stdout
-    return "fe80::" in out and "tentative" not in out
-
 
 def setup():
-    sh("ip", "netns", "add", NS_A)
-    sh("ip", "netns", "add", NS_B)
-    sh("ip", "link", "add", VETH_A, "type", "veth", "peer", "name", VETH_B)
-    sh("ip", "link", "set", VETH_A, "netns", NS_A)
-    sh("ip", "link", "set", VETH_B, "netns", NS_B)
-    for ns, dev in ((NS_A, VETH_A), (NS_B, VETH_B)):
-        sh("ip", "-n", ns, "link", "set", "lo", "up")
-        sh(*in_ns(ns, "sysctl", "-q", "-w", f"net.ipv6.conf.{dev}.accept_dad=0"))
-        sh("ip", "-n", ns, "link", "set", dev, "up")
     # A direct cable: no IPv4 address at all, only what the kernel gives each end.
-    return all(wait_until(lambda ns=ns, dev=dev: link_local_ready(ns, dev), 10)
-               for ns, dev in ((NS_A, VETH_A), (NS_B, VETH_B)))
+    return direct_cable(NS_A, VETH_A, NS_B, VETH_B)
 
 
 def teardown():
-    for p in children:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    for ns in (NS_A, NS_B):
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    end_children()
+    del_namespaces(NS_A, NS_B)
 
 
 def discover(*extra, seconds=3):
@@ -512,7 +441,7 @@ def test_late_ipv6():
     time.sleep(1.0)
     sh(*in_ns(NS_A, "sysctl", "-q", "-w", sysctl + "=0"))
     sh(*in_ns(NS_A, "sysctl", "-q", "-w", f"net.ipv6.conf.{VETH_A}.accept_dad=0"))
-    ready = wait_until(lambda: link_local_ready(NS_A, VETH_A), 10)
+    ready = wait_until(lambda: link_local(NS_A, VETH_A) is not None, 10)
     rc, doc, err, _ = discover(seconds=6)
     tap(ready and rc == 0 and doc is not None and len(doc["helpers"]) == 1,
         "a helper whose IPv6 came up after serve started is found (join retried at the rescan)",
@@ -559,28 +488,21 @@ def test_impostor():
         sh("ip", "-n", NS_A, "addr", "del", address + "/64", "dev", VETH_A, check=False)
 
 
-def a_link_local():
-    """A's fe80:: address as B writes it (with B's interface as its scope)."""
-    out = sh("ip", "-n", NS_A, "-6", "-o", "addr", "show", "dev", VETH_A, "scope", "link", check=False).stdout
-    for word in out.split():
-        if word.startswith("fe80::"):
-            return word.split("/")[0] + "%" + VETH_B
-    return None
-
-
 def test_stock_tools():
     """A direct cable with a stock helper. iperf3 -s on A answers our bandwidth client on B at A's
     IPv6 link-local address with its scope. sockperf 3.7 (Debian 12) has no IPv6 at all (`-i ::`
     is "Invalid address"), so on a direct cable it needs IPv4 link-local addresses (169.254/16,
     what NetworkManager's ipv4.method link-local or avahi-autoipd give): added for that check only."""
-    address = a_link_local()
+    # A's fe80:: address as B writes it (with B's interface as its scope).
+    address = link_local(NS_A, VETH_A)
+    address = f"{address}%{VETH_B}" if address else None
     if shutil.which("iperf3") is None:
         print("# iperf3 is not installed: the stock iperf3 check is left out")
     else:
         p = start(NS_A, "iperf3", "-s", "-1", "-p", "5301")
-        listening = wait_until(lambda: ":5301" in sh(*in_ns(NS_A, "ss", "-Hltn"), check=False).stdout, 5)
+        serving = wait_until(lambda: listening(NS_A, 5301), 5)
         rc, out, err, _ = run(NS_B, CLI, "bandwidth", "--time", "1", "-p", "5301", address or "fe80::1%" + VETH_B)
-        tap(listening and rc == 0, f"a stock iperf3 on the helper answers our client at {address}", err or out)
+        tap(serving and rc == 0, f"a stock iperf3 on the helper answers our client at {address}", err or out)
         stop(p)
     if shutil.which("sockperf") is None:
         print("# sockperf is not installed: the stock sockperf check is left out")
@@ -588,9 +510,9 @@ def test_stock_tools():
     sh("ip", "-n", NS_A, "addr", "add", "169.254.77.1/16", "dev", VETH_A)
     sh("ip", "-n", NS_B, "addr", "add", "169.254.77.2/16", "dev", VETH_B)
     p = start(NS_A, "sockperf", "sr", "--tcp", "-i", "169.254.77.1", "-p", "11311")
-    listening = wait_until(lambda: ":11311" in sh(*in_ns(NS_A, "ss", "-Hltn"), check=False).stdout, 5)
+    serving = wait_until(lambda: listening(NS_A, 11311), 5)
     rc, out, err, _ = run(NS_B, CLI, "latency", "--tcp", "--time", "1", "-p", "11311", "169.254.77.1")
-    tap(listening and rc == 0, "a stock sockperf on the helper answers our client over IPv4 link-local",
+    tap(serving and rc == 0, "a stock sockperf on the helper answers our client over IPv4 link-local",
         err or out)
     stop(p)
     sh("ip", "-n", NS_A, "addr", "del", "169.254.77.1/16", "dev", VETH_A, check=False)
@@ -631,8 +553,7 @@ def main():
         test_late_ipv6()
     finally:
         teardown()
-    print(f"1..{len(results)}")
-    return 0 if all(results) else 1
+    return done()
 
 
 if __name__ == "__main__":

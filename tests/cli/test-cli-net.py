@@ -12,69 +12,18 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import (add_namespaces, cable, del_namespaces, done, end_children, in_ns, run,  # noqa: E402
+                   sh, start, stop, tap, wait_port)
+
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
 PID = os.getpid()
 NS_A, NS_B, NS_C = (f"qf-net-{PID}-{x}" for x in "abc")
 VETH_A, VETH_B = f"qfa{PID % 10000000}", f"qfb{PID % 10000000}"
 SUBNET = f"10.77.{PID % 250}"
 ADDR_A, ADDR_B = f"{SUBNET}.1", f"{SUBNET}.2"
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
-results = []
-children = []
 copies = []   # folders holding a copy of the CLI for nobody, removed at the end
-
-
-def tap(ok, name, diag=""):
-    results.append(ok)
-    print(f"{'ok' if ok else 'not ok'} {len(results)} {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines()[-30:]:
-            print(f"# {line}")
-    sys.stdout.flush()
-
-
-def sh(*args, check=True):
-    return subprocess.run(args, check=check, capture_output=True, text=True)
-
-
-def in_ns(ns, *args):
-    return ["ip", "netns", "exec", ns, *args]
-
-
-def run(ns, *args, user=None, timeout=60):
-    cmd = in_ns(ns, *(NOBODY if user == "nobody" else []), *args)
-    t0 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
-
-
-def start(ns, *args):
-    p = subprocess.Popen(in_ns(ns, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    children.append(p)
-    return p
-
-
-def stop(p, sig=signal.SIGTERM):
-    if p.poll() is None:
-        p.send_signal(sig)
-    try:
-        out, err = p.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-    return p.returncode, out, err
-
-
-def wait_port(ns, port, proto="tcp"):
-    flag = "-ltn" if proto == "tcp" else "-lun"
-    for _ in range(100):
-        out = sh(*in_ns(ns, "ss", "-H", flag, f"sport = :{port}"), check=False).stdout
-        if out.strip():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def as_json(text):
@@ -85,30 +34,18 @@ def as_json(text):
 
 
 def setup():
-    sh("ip", "netns", "add", NS_A)
-    sh("ip", "netns", "add", NS_B)
-    sh("ip", "netns", "add", NS_C)
-    sh("ip", "link", "add", VETH_A, "type", "veth", "peer", "name", VETH_B)
-    sh("ip", "link", "set", VETH_A, "netns", NS_A)
-    sh("ip", "link", "set", VETH_B, "netns", NS_B)
+    add_namespaces(NS_A, NS_B, NS_C)
+    cable(NS_A, VETH_A, NS_B, VETH_B)
     sh("ip", "-n", NS_A, "addr", "add", f"{ADDR_A}/24", "dev", VETH_A)
     sh("ip", "-n", NS_B, "addr", "add", f"{ADDR_B}/24", "dev", VETH_B)
-    for ns, dev in ((NS_A, VETH_A), (NS_B, VETH_B), (NS_C, None)):
-        sh("ip", "-n", ns, "link", "set", "lo", "up")
-        if dev:
-            sh("ip", "-n", ns, "link", "set", dev, "up")
     # Unprivileged ping sockets in A only (the sysctl is per namespace); C keeps "1 0".
     sh(*in_ns(NS_A, "sysctl", "-q", "-w", "net.ipv4.ping_group_range=0 2147483647"))
     sh(*in_ns(NS_C, "sysctl", "-q", "-w", "net.ipv4.ping_group_range=1 0"))
 
 
 def teardown():
-    for p in children:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    for ns in (NS_A, NS_B, NS_C):
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    end_children()
+    del_namespaces(NS_A, NS_B, NS_C)
     for folder in copies:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -363,8 +300,7 @@ def main():
             test_serve(serve)
     finally:
         teardown()
-    print(f"1..{len(results)}")
-    return 0 if all(results) else 1
+    return done()
 
 
 if __name__ == "__main__":

@@ -10,46 +10,28 @@ import os
 import random
 import re
 import select
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import termios
 import time
+from functools import partial
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import done, free_port, start, stop  # noqa: E402
+from netns import tap as tap_line  # noqa: E402
 
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
 CODE_RE = re.compile(r"^[2-9A-HJKMNP-Z]{4}(-[2-9A-HJKMNP-Z]{4}){3}$")
-results = []
-
-
-def tap(ok, name, diag=""):
-    results.append(ok)
-    print(f"{'ok' if ok else 'not ok'} {len(results)} {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines()[-20:]:
-            print(f"# {line}")
-    sys.stdout.flush()
+tap = partial(tap_line, keep=20)
+PORT_SPAN = (20000, 30000)   # where free_port() draws the responder's ports
 
 
 def cli(*args, timeout=120, stdin_text=None):
     p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout,
                        input=stdin_text)
     return p.returncode, p.stdout, p.stderr
-
-
-def free_port():
-    for _ in range(200):
-        port = random.randrange(20000, 30000)
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t, \
-                 socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
-                t.bind(("127.0.0.1", port))
-                u.bind(("127.0.0.1", port))
-                return port
-        except OSError:
-            continue
-    raise RuntimeError("no free port")
 
 
 def typed_on_terminal(lat, code):
@@ -85,10 +67,9 @@ def typed_on_terminal(lat, code):
 
 
 def main():
-    lat, bw = free_port(), free_port()
-    p = subprocess.Popen([CLI, "serve", "--pairing-code", "--bind", "127.0.0.1", "--latency-port",
-                          str(lat), "--bandwidth-port", str(bw)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lat, bw = free_port(PORT_SPAN), free_port(PORT_SPAN)
+    p = start(None, CLI, "serve", "--pairing-code", "--bind", "127.0.0.1", "--latency-port",
+              str(lat), "--bandwidth-port", str(bw))
     try:
         head = [p.stdout.readline() for _ in range(3)]
         code = head[1].strip()
@@ -135,12 +116,7 @@ def main():
         tap(rc == 2 and "no 0, O, 1, I or L" in err, "a look-alike character is refused, named",
             err)
     finally:
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.communicate()
+        stop(p)
 
     rc, out, err = cli("serve", "--pairing-code", "--builtin")
     tap(rc == 2 and "--pairing-code" in err, "serve refuses --pairing-code with --builtin", err)
@@ -208,5 +184,4 @@ def resume_check():
 
 main()
 resume_check()
-print(f"1..{len(results)}")
-sys.exit(0 if all(results) else 1)
+sys.exit(done())

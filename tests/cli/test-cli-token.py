@@ -8,39 +8,28 @@
 
 import json
 import os
-import random
 import struct
 import shutil
 import select
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from functools import partial
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import SCALE, end_children, free_port, start  # noqa: E402
+from netns import done as tap_plan, stop as end_process, tap as tap_line  # noqa: E402
 
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
 TOKEN = "qf-token-" + os.urandom(12).hex()
-try:
-    SCALE = max(1.0, float(os.environ.get("QF_TEST_TIME_SCALE", "1")))
-except ValueError:
-    SCALE = 1.0
 DEADLINE_S = 2.0          # an unproven connection is closed after this (qf-admission.h)
 PER_SOURCE = 16           # unproven connections one address may keep waiting
 
-results = []
-children = []
+tap = partial(tap_line, keep=20)
 outputs = []     # every stdout/stderr seen, to look for the token at the end
-
-
-def tap(ok, name, diag=""):
-    results.append(ok)
-    print(f"{'ok' if ok else 'not ok'} {len(results)} {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines()[-20:]:
-            print(f"# {line}")
-    sys.stdout.flush()
 
 
 def cli(*args, timeout=60):
@@ -49,38 +38,11 @@ def cli(*args, timeout=60):
     return p.returncode, p.stdout, p.stderr
 
 
-def free_port():
-    """A port free for both TCP and UDP on loopback (the responder binds both), drawn at random
-    below the kernel's ephemeral range: a port the kernel hands out could become another test's
-    outgoing connection before the responder binds it (a rare "connection refused" under ASan)."""
-    try:
-        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-            low = int(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        low = 32768
-    for _ in range(200):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
-            try:
-                t.bind(("127.0.0.1", random.randrange(low - 10000, low) if low > 11024 else 0))
-            except OSError:
-                continue
-            port = t.getsockname()[1]
-            try:
-                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
-                    u.bind(("127.0.0.1", port))
-                    return port
-            except OSError:
-                continue
-    raise RuntimeError("no free port")
-
-
 def serve(*args):
     lat, bw = free_port(), free_port()
     serve.bandwidth_port = bw
-    p = subprocess.Popen([CLI, "serve", "--bind", "127.0.0.1", "--latency-port", str(lat),
-                          "--bandwidth-port", str(bw), *args],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    children.append(p)
+    p = start(None, CLI, "serve", "--bind", "127.0.0.1", "--latency-port", str(lat),
+              "--bandwidth-port", str(bw), *args)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and p.poll() is None:
         try:
@@ -95,13 +57,8 @@ def serve(*args):
 
 
 def stop(p):
-    if p.poll() is None:
-        p.send_signal(signal.SIGTERM)
-    try:
-        out, err = p.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
+    """Ends a serve this test started, keeping its output for the token check at the end."""
+    rc, out, err = end_process(p)
     outputs.extend([out, err])
     return p.returncode, out, err
 
@@ -351,13 +308,9 @@ def main():
                         found.append(name)
         tap(not found, "the token appears in no output, log, session or report", found)
     finally:
-        for c in children:
-            if c.poll() is None:
-                c.kill()
-                c.wait()
+        end_children()
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"1..{len(results)}")
-    return 0 if all(results) else 1
+    return tap_plan()
 
 
 if __name__ == "__main__":

@@ -9,21 +9,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from functools import partial
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import done  # noqa: E402
+from netns import tap as tap_line  # noqa: E402
 
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "core", "fixtures", "sessions",
                        "pass.json")
-results = []
-
-
-def tap(ok, name, diag=""):
-    results.append(ok)
-    print(f"{'ok' if ok else 'not ok'} {len(results)} {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines():
-            print(f"# {line}")
-    sys.stdout.flush()
-    return ok
+tap = partial(tap_line, keep=None)   # a failure shows its whole output
 
 
 def cli(env, *args):
@@ -89,8 +84,7 @@ def main():
             check_trust(tmp, env)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"1..{len(results)}")
-    return 0 if all(results) else 1
+    return done()
 
 
 sys.exit(main())

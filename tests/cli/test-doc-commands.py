@@ -18,28 +18,18 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from functools import partial
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import done  # noqa: E402
+from netns import tap as tap_line  # noqa: E402
 
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
 SRC = os.environ.get("G_TEST_SRCDIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 TOP = os.path.normpath(os.path.join(SRC, ".."))
 TOOLS = ("qualify-cli", "pdfsig", "certutil", "certtool", "openssl", "python3")
+tap = partial(tap_line, keep=25)
 
-count = 0
-failed = False
-
-
-def tap(ok, name, diag="", skip=None):
-    global count, failed
-    count += 1
-    if skip:
-        print(f"ok {count} {name} # SKIP {skip}")
-    else:
-        print(f"{'ok' if ok else 'not ok'} {count} {name}")
-        failed = failed or not ok
-    if not ok and diag:
-        for line in str(diag).splitlines()[-25:]:
-            print(f"# {line}")
-    sys.stdout.flush()
 
 
 def customer_blocks():
@@ -122,8 +112,7 @@ def main():
                     f"exit {status}, all expected texts printed\n{out}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"1..{count}")
-    return 1 if failed else 0
+    return done()
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import del_namespaces, in_ns, results, sh, tap  # noqa: E402
 from nmreal import RealNM, missing, wait_for  # noqa: E402
 
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
@@ -28,22 +29,12 @@ VA, VB, VC, VD, VE, VF = (f"qn{x}{PID % 1000000}" for x in "abcdef")
 SUBNET = f"10.78.{PID % 250}"
 ADDR_A, ADDR_B = f"{SUBNET}.1", f"{SUBNET}.2"
 
-results = []
 tmp, env, children = nm.tmp, nm.env, nm.children
 ns, nmcli, keyfile, show = nm.ns, nm.nmcli, nm.keyfile, nm.show
 
 
-def tap(ok, name, diag=""):
-    results.append(ok)
-    print(f"{'ok' if ok else 'not ok'} {len(results)} {name}")
-    if not ok and diag:
-        for line in str(diag).splitlines()[-30:]:
-            print(f"# {line}")
-    sys.stdout.flush()
-
-
 def peer(*args):
-    return subprocess.run(["ip", "netns", "exec", NS_PEER, *args], check=True, capture_output=True, text=True)
+    return sh(*in_ns(NS_PEER, *args))
 
 
 def setup():
@@ -65,7 +56,7 @@ def setup():
 
 def teardown():
     nm.teardown()
-    subprocess.run(["ip", "netns", "del", NS_PEER], check=False)
+    del_namespaces(NS_PEER)
 
 
 def interfaces():

@@ -2,18 +2,21 @@
 
 Start the app, find widgets by role and accessible name, click, read. Runs under
 `xvfb-run -a dbus-run-session --` (./run-tests); see docs/testing.md for why in that order.
-Speaks TAP so meson counts each check.
+Speaks TAP so meson counts each check. SCALE, scaled() and the process ending under
+stop_process() come from tests/netns.py, shared with the other Python tests.
 """
 import glob
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
 import gi
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import SCALE, scaled, stop  # noqa: E402,F401 - SCALE and scaled are for the tests
 
 gi.require_version("Atspi", "2.0")
 from gi.repository import Atspi  # noqa: E402
@@ -176,14 +179,6 @@ def checked(node):
     return node.get_state_set().contains(Atspi.StateType.CHECKED)
 
 
-SCALE = max(1.0, float(os.environ.get("QF_TEST_TIME_SCALE", "1") or 1))
-
-
-def scaled(seconds):
-    """A wall-time bound stretched by QF_TEST_TIME_SCALE for a loaded machine (docs/testing.md)."""
-    return seconds * SCALE
-
-
 def to_network_page(app):
     """From the welcome page to the wizard's Network page; its step label, or None."""
     click(app.find_button("Start", timeout=15))
@@ -268,14 +263,8 @@ def verify_in_running(env, path):
 
 def stop_process(proc):
     """Ends a process this test started (SIGTERM, then SIGKILL after 10 s); None is allowed."""
-    if proc is None or proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    if proc is not None:
+        stop(proc)
 
 
 def private_dirs(name):

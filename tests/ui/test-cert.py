@@ -24,7 +24,7 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import (App, Tap, checked, click, control, need_display,  # noqa: E402
+from qftest import (SCALE, App, Tap, checked, click, control, need_display,  # noqa: E402
                     plan_switches, private_dirs, run_main, sensitive, sessions, verify_in_running,
                     wait_for)
 
@@ -37,8 +37,6 @@ warnings.simplefilter("ignore", DeprecationWarning)
 Atspi.set_timeout(20000, 30000)
 
 KEEP = "Socket latency (sockperf ping-pong)"
-# wall-time bounds stretch on slow (sanitized, loaded) runs: docs/testing.md
-SCALE = max(1.0, float(os.environ.get("QF_TEST_TIME_SCALE", "1") or 1))
 SIGNED = re.compile(r"^Signed by Li Wei, Example Robotics — fingerprint ((?:[0-9A-F]{4} ){15}[0-9A-F]{4})$")
 
 

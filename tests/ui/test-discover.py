@@ -23,6 +23,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import del_namespaces, direct_cable, in_ns  # noqa: E402
 from qftest import (App, stop_process, Tap, checked, click, find_in, need_display, run_main,  # noqa: E402
                     scaled, to_network_page, wait_for)
 
@@ -32,37 +34,6 @@ VETH_A, VETH_B = f"qda{PID % 10000000}", f"qdb{PID % 10000000}"
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"   # the pairing code's (src/engine/qf-pairing.h)
 
 
-def sh(*args, check=True):
-    return subprocess.run(args, check=check, capture_output=True, text=True)
-
-
-def link_local(ns, dev):
-    """The device's IPv6 link-local address once it is usable (not tentative), else None."""
-    out = sh("ip", "-n", ns, "-6", "addr", "show", "dev", dev, "scope", "link", check=False).stdout
-    if "tentative" in out:
-        return None
-    found = re.search(r"inet6 (fe80::[0-9a-f:]+)/", out)
-    return found.group(1) if found else None
-
-
-def cable_up():
-    """Namespaces A and B and a veth between them, link-local addresses only."""
-    sh("ip", "netns", "add", NS_A)
-    sh("ip", "netns", "add", NS_B)
-    sh("ip", "link", "add", VETH_A, "type", "veth", "peer", "name", VETH_B)
-    for ns, dev in ((NS_A, VETH_A), (NS_B, VETH_B)):
-        sh("ip", "link", "set", dev, "netns", ns)
-        sh("ip", "netns", "exec", ns, "sysctl", "-qw", f"net.ipv6.conf.{dev}.accept_dad=0")
-        sh("ip", "-n", ns, "link", "set", "lo", "up")
-        sh("ip", "-n", ns, "link", "set", dev, "up")
-    return wait_for(lambda: link_local(NS_A, VETH_A) and link_local(NS_B, VETH_B), scaled(10))
-
-
-def cable_down():
-    for ns in (NS_A, NS_B):
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-
-
 def start_helper(folder):
     """`qualify-cli serve` in B requiring a pairing code: the process and the code. The code is
     the access token, so a token file holding its 16 characters asks for the same code."""
@@ -70,8 +41,8 @@ def start_helper(folder):
     path = os.path.join(folder, "code.token")
     with open(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
         f.write(code + "\n")
-    proc = subprocess.Popen(["ip", "netns", "exec", NS_B, os.environ["QUALIFY_CLI"], "serve",
-                             "--token-file", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(in_ns(NS_B, os.environ["QUALIFY_CLI"], "serve", "--token-file", path),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return proc, "-".join(code[i:i + 4] for i in range(0, 16, 4))
 
 
@@ -89,7 +60,7 @@ def outer(tap):
     helper = None
     folder = tempfile.mkdtemp(prefix="qf-ui-discover-")
     try:
-        if not cable_up():
+        if not direct_cable(NS_A, VETH_A, NS_B, VETH_B):
             tap.skip_all("the veth pair got no usable IPv6 link-local address")
         helper, code = start_helper(folder)
         env = {k: v for k, v in os.environ.items()
@@ -105,7 +76,7 @@ def outer(tap):
         return inner.returncode
     finally:
         stop_process(helper)
-        cable_down()
+        del_namespaces(NS_A, NS_B)
         shutil.rmtree(folder, ignore_errors=True)
 
 

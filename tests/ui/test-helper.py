@@ -27,20 +27,19 @@ import subprocess
 import sys
 import threading
 import time
+from functools import partial
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import SCALE, del_namespaces, direct_cable, link_local, listening, sh  # noqa: E402
 
 PID = os.getpid()
-SCALE = max(1.0, float(os.environ.get("QF_TEST_TIME_SCALE", "1") or 1))
 LATENCY_PORT, BANDWIDTH_PORT = 11111, 5201
 CODE_RE = re.compile(r"^[2-9A-HJKMNP-Z]{4}(-[2-9A-HJKMNP-Z]{4}){3}$")
+bound = partial(listening, None)   # something in this namespace listens on TCP port
 
 
 # ---- outside: the namespaces, and this script again inside A ---------------------------------
-
-def sh(*args, check=True):
-    return subprocess.run(args, check=check, capture_output=True, text=True)
-
 
 def outer():
     if os.geteuid() != 0:
@@ -53,15 +52,8 @@ def outer():
     ns_a, ns_b = f"qf-helper-{PID}-a", f"qf-helper-{PID}-b"
     veth_a, veth_b = f"qha{PID % 10000000}", f"qhb{PID % 10000000}"
     try:
-        sh("ip", "netns", "add", ns_a)
-        sh("ip", "netns", "add", ns_b)
-        sh("ip", "link", "add", veth_a, "type", "veth", "peer", "name", veth_b)
-        for ns, dev in ((ns_a, veth_a), (ns_b, veth_b)):
-            sh("ip", "link", "set", dev, "netns", ns)
-            # no IPv4 address at all; the link-local IPv6 address is usable at once
-            sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"net.ipv6.conf.{dev}.accept_dad=0")
-            sh("ip", "-n", ns, "link", "set", "lo", "up")
-            sh("ip", "-n", ns, "link", "set", dev, "up")
+        # no IPv4 address at all; the link-local IPv6 address is usable at once
+        direct_cable(ns_a, veth_a, ns_b, veth_b)
         env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}
         env.update(QF_HELPER_NS_B=ns_b, QF_HELPER_VETH_A=veth_a, QF_HELPER_VETH_B=veth_b)
         inner = subprocess.Popen(["ip", "netns", "exec", ns_a, "xvfb-run", "-a", "-s",
@@ -80,23 +72,10 @@ def outer():
         finally:
             timer.cancel()
     finally:
-        for ns in (ns_a, ns_b):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        del_namespaces(ns_a, ns_b)
 
 
 # ---- inside namespace A ----------------------------------------------------------------------
-
-def bound(port):
-    """Something in this namespace listens on TCP port."""
-    out = sh("ss", "-H", "-ltn", f"sport = :{port}", check=False).stdout
-    return bool(out.strip())
-
-
-def link_local(ns, dev):
-    out = sh("ip", "-n", ns, "-6", "addr", "show", "dev", dev, "scope", "link").stdout
-    m = re.search(r"inet6 (fe80:[0-9a-f:]+)/", out)
-    return m.group(1) if m else None
-
 
 def labels(node, depth=0, out=None):
     """Every label's text below node."""
@@ -205,14 +184,8 @@ def peer_for_cli(veth_a):
     help_text = sh(os.environ["QUALIFY_CLI"], "run", "--help", check=False).stdout
     if "auto" in help_text:
         return "auto"
-    mine = link_local_here(veth_a)
+    mine = link_local(None, veth_a)
     return f"{mine}%{os.environ['QF_HELPER_VETH_B']}" if mine else "auto"
-
-
-def link_local_here(dev):
-    out = sh("ip", "-6", "addr", "show", "dev", dev, "scope", "link").stdout
-    m = re.search(r"inet6 (fe80:[0-9a-f:]+)/", out)
-    return m.group(1) if m else None
 
 
 def watch_clients(app, address, proc, seen):

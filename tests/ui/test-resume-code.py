@@ -9,13 +9,14 @@ written nowhere in the session folder."""
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from netns import port_free  # noqa: E402
 from qftest import (App, stop_process, Tap, click, find_in, load, need_display, private_dirs, run_main,  # noqa: E402
                     scaled, sensitive, sessions, wait_for)
 
@@ -28,15 +29,6 @@ warnings.simplefilter("ignore", DeprecationWarning)
 CLI = os.environ["QUALIFY_CLI"]
 PORTS = (11111, 5201)   # the ports a session's network steps use
 RETURN, TAB = 0xff0d, 0xff09   # GDK_KEY_Return, GDK_KEY_Tab
-
-
-def port_free(port):
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        try:
-            s.bind(("127.0.0.1", port))
-            return True
-        except OSError:
-            return False
 
 
 def start_helper():

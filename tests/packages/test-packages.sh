@@ -15,7 +15,9 @@
 #     disabled helper unit, its token;
 #  5. as the ordinary user: `qualify-cli profiles` lists arcs-wired, and
 #     `qualify-cli run --profile arcs-wired --quick --peer builtin` completes, with the rt step
-#     at real-time priority or a reason saying why not;
+#     at real-time priority or a reason saying why not, and writes its reports; a certificate
+#     made with `qualify-cli cert create` signs them and `qualify-cli verify` finds the PDF's
+#     signature valid (the release's own cairo wrote the PDF);
 #  6. purges the packages: nothing named after Qualify is left, and an install and purge of the
 #     two packages over the same dependencies leaves the file list exactly as it was (apart from
 #     apt's and dpkg's own records); then autoremove takes the dependencies away and what they
@@ -190,6 +192,28 @@ EOF
 r=$?
 note "rt step: $rt"
 ok $r "the rt step ran at real-time priority, or its result says why not"
+[ -s "$root/home/installer/session/report.pdf" ] && [ -s "$root/home/installer/session/report.html" ]
+ok $? "the run wrote report.pdf and report.html beside its session"
+
+# The user makes a signing certificate, signs the reports and checks the PDF: this release's
+# cairo wrote it, Qualify's incremental update has to read and extend what it wrote.
+as_user qualify-cli cert create --name "Test Installer" --org "Qualify packages test" \
+  >"$work/sign.log" 2>&1 &&
+  as_user qualify-cli report --sign /home/installer/session >>"$work/sign.log" 2>&1
+rc=$?
+ok $rc "qualify-cli cert create and report --sign sign the run's reports"
+[ $rc -eq 0 ] || sed 's/^/# sign: /' "$work/sign.log"
+as_user qualify-cli verify --json /home/installer/session/report.pdf >"$work/verify.json" 2>>"$work/sign.log"
+verified=$(python3 - "$work/verify.json" <<'EOF' 2>&1
+import json, sys
+v = json.load(open(sys.argv[1]))
+print(" ".join(f"{k}={v.get(k)}" for k in ("signed", "signature_valid", "covers_whole_document", "session_id", "verdict")))
+sys.exit(0 if v.get("signed") and v.get("signature_valid") and v.get("covers_whole_document") and v.get("session_id") else 1)
+EOF
+)
+r=$?
+note "verify: $verified"
+ok $r "qualify-cli verify finds the signature valid over the whole PDF and the embedded session"
 
 # 6. Purge. The dependencies' own maintainer scripts leave files of theirs (systemd and dbus,
 # which dconf-gsettings-backend pulls in, make /etc/machine-id and /var/lib/systemd/...), so

@@ -579,6 +579,30 @@ test_pdf_object_stream_loop (void)
   g_assert_error (error, QF_PDF_ERROR, QF_PDF_ERROR_PARSE);
 }
 
+/* A cross-reference stream whose /Index cannot be read is refused, not read as if it had none. */
+static void
+test_pdf_bad_xref_index (void)
+{
+  g_autoptr(GByteArray) pdf = g_byte_array_new ();
+  g_autoptr(GBytes) in = NULL, attachment = g_bytes_new_static ("{}", 2), updated = NULL;
+  g_autoptr(GError) error = NULL;
+  static const guint8 rows[14] = { 0, 0, 0, 0, 0, 0xff, 0xff, 1, 0, 0, 0, 9, 0, 0 };
+  const char *head = "%PDF-1.5\n";
+  g_autofree char *tail = g_strdup_printf ("\nendstream\nendobj\nstartxref\n%zu\n%%%%EOF\n", strlen (head));
+
+  g_byte_array_append (pdf, (const guint8 *) head, strlen (head));
+  /* "/Index [0 2" never closes: the rows could not be placed */
+  g_byte_array_append (pdf, (const guint8 *) "1 0 obj\n<< /Type /XRef /Size 2 /Root 1 0 R /W [1 4 2] /Index [0 2 /Length 14 >>\nstream\n",
+                       strlen ("1 0 obj\n<< /Type /XRef /Size 2 /Root 1 0 R /W [1 4 2] /Index [0 2 /Length 14 >>\nstream\n"));
+  g_byte_array_append (pdf, rows, sizeof rows);
+  g_byte_array_append (pdf, (const guint8 *) tail, strlen (tail));
+  in = g_bytes_new (pdf->data, pdf->len);
+  updated = qf_pdf_update (in, "session.json", attachment, "session", NULL, NULL, NULL, NULL, &error);
+  g_assert_null (updated);
+  g_assert_error (error, QF_PDF_ERROR, QF_PDF_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "/Index"));
+}
+
 /* Occurrences of needle in data[0..size). */
 static guint
 count_bytes (const char *data,
@@ -1710,6 +1734,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/pdf-signed-and-tampered", test_pdf_signed_and_tampered);
   g_test_add_func ("/core/report/pdf-update-after-xref-stream", test_pdf_update_after_xref_stream);
   g_test_add_func ("/core/report/pdf-object-stream-loop", test_pdf_object_stream_loop);
+  g_test_add_func ("/core/report/pdf-bad-xref-index", test_pdf_bad_xref_index);
   g_test_add_func ("/core/report/pdfsig-trusts-imported-root", test_pdfsig_trusts_imported_root);
   g_test_add_func ("/core/report/pdf-visible-signature", test_pdf_visible_signature);
   g_test_add_func ("/core/report/pdf-visible-signature-checked", test_pdf_visible_signature_checked);

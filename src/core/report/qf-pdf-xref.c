@@ -325,10 +325,16 @@ read_xref_rows (QfPdfFile  *pdf,
       !qf_pdf_dict_int (dict, strlen (dict), "/Size", &size))
     return qf_pdf_parse_error (error, _("a cross-reference stream without /W or /Size"));
   row_len = (gsize) (w[0] + w[1] + w[2]);
+  /* no /Index: one subsection of all objects; an /Index that cannot be read (or has more than
+   * 32 subsections) is refused rather than read as the default */
   n_index = dict_ints (dict, "/Index", index, G_N_ELEMENTS (index));
-  if (n_index < 0)
-    index[0] = 0, index[1] = size, n_index = 2;
-  if (row_len == 0 || n_index % 2 != 0)
+  if (n_index < 0 && strstr (dict, "/Index") == NULL)
+    {
+      index[0] = 0;
+      index[1] = size;
+      n_index = 2;
+    }
+  if (row_len == 0 || n_index < 0 || n_index % 2 != 0)
     return qf_pdf_parse_error (error, _("a cross-reference stream with a bad /W or /Index"));
   for (int s = 0; s < n_index; s += 2)
     for (gint64 i = 0; i < index[s + 1]; i++, pos += row_len)

@@ -492,23 +492,39 @@ object_in_stream (QfPdfFile *pdf,
   return g_strstrip (g_strndup ((const char *) d + start, (gsize) (stop - start)));
 }
 
+/* Where the uncompressed object num starts: the offset of its "num 0 obj", checked to be there,
+ * and in *body the offset just after it. */
+static gboolean
+object_offset (QfPdfFile *pdf,
+               gint64     num,
+               gsize     *offset,
+               gsize     *body,
+               GError   **error)
+{
+  gpointer value;
+  g_autofree char *header = g_strdup_printf ("%" G_GINT64_FORMAT " 0 obj", num);
+
+  if (num < 0 || num > G_MAXINT ||
+      !g_hash_table_lookup_extended (pdf->offsets, GINT_TO_POINTER ((gint) num), NULL, &value))
+    return qf_pdf_parse_error (error, _("an object is missing from the cross-reference table"));
+  *offset = GPOINTER_TO_SIZE (value);
+  if (*offset + strlen (header) > pdf->size ||
+      memcmp (pdf->data + *offset, header, strlen (header)) != 0)
+    return qf_pdf_parse_error (error, _("a cross-reference entry points to the wrong place"));
+  *body = *offset + strlen (header);
+  return TRUE;
+}
+
 char *
 qf_pdf_file_object (QfPdfFile *pdf,
                     gint64     num,
                     GError   **error)
 {
-  gpointer value;
-  gsize off;
+  gsize off, body;
   const guint8 *start, *stop;
-  g_autofree char *header = g_strdup_printf ("%" G_GINT64_FORMAT " 0 obj", num);
-  InStream *where;
+  InStream *where = num >= 0 && num <= G_MAXINT
+                    ? g_hash_table_lookup (pdf->compressed, GINT_TO_POINTER ((gint) num)) : NULL;
 
-  if (num < 0 || num > G_MAXINT)
-    {
-      qf_pdf_parse_error (error, _("an object is missing from the cross-reference table"));
-      return NULL;
-    }
-  where = g_hash_table_lookup (pdf->compressed, GINT_TO_POINTER ((gint) num));
   if (where != NULL)
     {
       char *text = NULL;
@@ -525,19 +541,9 @@ qf_pdf_file_object (QfPdfFile *pdf,
         }
       return text;
     }
-  if (!g_hash_table_lookup_extended (pdf->offsets, GINT_TO_POINTER ((gint) num), NULL, &value))
-    {
-      qf_pdf_parse_error (error, _("an object is missing from the cross-reference table"));
-      return NULL;
-    }
-  off = GPOINTER_TO_SIZE (value);
-  if (off + strlen (header) > pdf->size ||
-      memcmp (pdf->data + off, header, strlen (header)) != 0)
-    {
-      qf_pdf_parse_error (error, _("a cross-reference entry points to the wrong place"));
-      return NULL;
-    }
-  start = pdf->data + off + strlen (header);
+  if (!object_offset (pdf, num, &off, &body, error))
+    return NULL;
+  start = pdf->data + body;
   stop = qf_pdf_find_bytes (start, pdf->data + pdf->size - start, "endobj");
   if (stop == NULL)
     {
@@ -554,21 +560,9 @@ qf_pdf_file_stream (QfPdfFile *pdf,
                     char     **dict,
                     GError   **error)
 {
-  gpointer value;
-  gsize off;
-  g_autofree char *header = g_strdup_printf ("%" G_GINT64_FORMAT " 0 obj", num);
+  gsize off, body;
 
-  if (num < 0 || num > G_MAXINT ||
-      !g_hash_table_lookup_extended (pdf->offsets, GINT_TO_POINTER ((gint) num), NULL, &value))
-    {
-      qf_pdf_parse_error (error, _("an object is missing from the cross-reference table"));
-      return NULL;
-    }
-  off = GPOINTER_TO_SIZE (value);
-  if (off + strlen (header) > pdf->size || memcmp (pdf->data + off, header, strlen (header)) != 0)
-    {
-      qf_pdf_parse_error (error, _("a cross-reference entry points to the wrong place"));
-      return NULL;
-    }
+  if (!object_offset (pdf, num, &off, &body, error))
+    return NULL;
   return stream_at (pdf, off, length, dict, error);
 }

@@ -671,7 +671,11 @@ resume_session (const RunOptions *o)
                           o->resume), NULL;
   /* a new --only replaces the one the session was made with; without one, the stored choice holds */
   if (o->only_keys != NULL)
-    qf_session_set_only (session, (const char *const *) o->only_keys);
+    {
+      if (!qf_session_setup_check_only (session, (const char *const *) o->only_keys, &error))
+        return qf_cli_error ("run", error), NULL;
+      qf_session_set_only (session, (const char *const *) o->only_keys);
+    }
   remaining = qf_session_prepare_resume (session);
   g_printerr (g_dngettext (GETTEXT_PACKAGE, "Resuming %s: %u test left to run.\n",
                            "Resuming %s: %u tests left to run.\n", remaining),
@@ -762,9 +766,6 @@ run_session (const RunOptions       *o,
   g_autoptr(QfRunner) runner = NULL;
   int exit_code;
 
-  for (guint i = 0; o->only_keys != NULL && o->only_keys[i] != NULL; i++)
-    if (qf_session_find_step (session, o->only_keys[i]) < 0)
-      return qf_cli_errorf ("run", _("--only: the profile has no test “%s”"), o->only_keys[i]);
   if (o->token_file != NULL)
     {
       qf_session_set_pairing_code_used (session, FALSE);

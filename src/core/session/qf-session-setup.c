@@ -118,6 +118,24 @@ add_notes (QfSession              *session,
                          _("Only this test was run again; the other tests of the profile are in the earlier session, so this one cannot pass the PC on its own."));
 }
 
+gboolean
+qf_session_setup_check_only (QfSession          *session,
+                             const char *const  *only,
+                             GError            **error)
+{
+  g_return_val_if_fail (QF_IS_SESSION (session), FALSE);
+
+  for (guint i = 0; only != NULL && only[i] != NULL; i++)
+    if (qf_session_find_step (session, only[i]) < 0)
+      {
+        g_set_error (error, QF_SESSION_SETUP_ERROR, QF_SESSION_SETUP_ERROR_NO_TEST,
+                     _("profile “%s” has no test “%s”"),
+                     qf_profile_get_id (qf_session_get_profile (session)), only[i]);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 QfSession *
 qf_session_setup (const QfSessionChoices  *choices,
                   GError                 **error)
@@ -137,15 +155,10 @@ qf_session_setup (const QfSessionChoices  *choices,
     return NULL;
   session = qf_session_new (profile);
   qf_session_set_people (session, choices->operator_name, choices->customer, choices->site);
-  qf_session_set_only (session, choices->only);
   /* checked before the folder is made, like everything below: a refused run leaves nothing */
-  for (guint i = 0; choices->only != NULL && choices->only[i] != NULL; i++)
-    if (qf_session_find_step (session, choices->only[i]) < 0)
-      {
-        g_set_error (error, QF_SESSION_SETUP_ERROR, QF_SESSION_SETUP_ERROR_NO_TEST,
-                     _("profile “%s” has no test “%s”"), qf_profile_get_id (profile), choices->only[i]);
-        return NULL;
-      }
+  if (!qf_session_setup_check_only (session, choices->only, error))
+    return NULL;
+  qf_session_set_only (session, choices->only);
   if (!qf_session_capture_system (session, choices->root, error))
     return NULL;
   set_peer (session, choices);

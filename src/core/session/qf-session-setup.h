@@ -61,6 +61,11 @@ typedef struct
 QfProfile *qf_session_setup_run_profile (QfProfile               *profile,
                                          gboolean                 quick,
                                          GError                 **error);
+/* TRUE when every key of only (NULL: all tests) names a step of session's profile; else
+ * QF_SESSION_SETUP_ERROR_NO_TEST naming the first that does not. For new and resumed runs. */
+gboolean   qf_session_setup_check_only  (QfSession               *session,
+                                         const char *const       *only,
+                                         GError                 **error);
 /* A new session from the choices, saved in its folder; NULL with error when a choice cannot
  * be used (no quick variant, no such interface or test, unreadable PC or token file, folder;
  * QF_SESSION_ERROR_EXISTS when out_dir holds a session already). */

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gi18n.h>
 #include <math.h>
 #include <netinet/icmp6.h>
@@ -118,36 +119,91 @@ read_ping_group_range (void)
   return g_steal_pointer (&text);
 }
 
+int
+qf_ping_open_socket (int       family,
+                     gboolean *raw,
+                     GError  **error)
+{
+  int proto = family == AF_INET6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+  int fd, errsv;
+
+  g_return_val_if_fail (family == AF_INET || family == AF_INET6, -1);
+
+  fd = socket (family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
+  *raw = FALSE;
+  if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EPROTONOSUPPORT))
+    {
+      fd = socket (family, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
+      *raw = TRUE;
+    }
+  if (fd >= 0)
+    return fd;
+
+  errsv = errno;
+  if (errsv == EACCES || errsv == EPERM)
+    {
+      g_autofree char *range = read_ping_group_range ();
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,
+                   _("Cannot send ICMP echo requests: unprivileged ping sockets are off "
+                     "(net.ipv4.ping_group_range is “%s”) and this program has no "
+                     "CAP_NET_RAW. Fix: sudo sysctl -w net.ipv4.ping_group_range=\"0 "
+                     "2147483647\" (make it permanent in /etc/sysctl.d/), or run as root."),
+                   range);
+    }
+  else
+    qf_net_set_errno_error (error, errsv, _("Cannot open an ICMP socket"));
+  return -1;
+}
+
+/* A socket from config->open_socket must be what the engine would have opened: ICMP of the
+ * host's family, datagram or raw as the hook says. */
+static gboolean
+check_given_socket (QfPing  *self,
+                    GError **error)
+{
+  int domain = 0, type = 0, protocol = 0;
+  socklen_t len = sizeof (int);
+  int want_proto = self->family == AF_INET6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+
+  if (getsockopt (self->fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 ||
+      getsockopt (self->fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
+      getsockopt (self->fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &len) != 0 ||
+      domain != self->family || protocol != want_proto ||
+      type != (self->raw ? SOCK_RAW : SOCK_DGRAM))
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+                   _("The socket given for ping is not an ICMP socket for %s"), self->host);
+      return FALSE;
+    }
+  /* Handed over by another process, it may lack the engine's flags. */
+  if (fcntl (self->fd, F_SETFL, fcntl (self->fd, F_GETFL) | O_NONBLOCK) != 0 ||
+      fcntl (self->fd, F_SETFD, FD_CLOEXEC) != 0)
+    {
+      qf_net_set_errno_error (error, errno, _("Cannot use the socket given for ping"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 open_socket (QfPing  *self,
              GError **error)
 {
-  int proto = self->family == AF_INET6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
   int one = 1;
 
-  self->fd = socket (self->family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
-  self->raw = FALSE;
-  if (self->fd < 0 && (errno == EACCES || errno == EPERM || errno == EPROTONOSUPPORT))
+  if (self->config.open_socket != NULL)
     {
-      self->fd = socket (self->family, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
-      self->raw = TRUE;
+      self->raw = FALSE;
+      self->fd = self->config.open_socket (self->family, &self->raw,
+                                           self->config.open_socket_data, error);
+      if (self->fd < 0 || !check_given_socket (self, error))
+        return FALSE;
     }
-  if (self->fd < 0)
+  else
     {
-      int errsv = errno;
-      if (errsv == EACCES || errsv == EPERM)
-        {
-          g_autofree char *range = read_ping_group_range ();
-          g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,
-                       _("Cannot send ICMP echo requests: unprivileged ping sockets are off "
-                         "(net.ipv4.ping_group_range is “%s”) and this program has no "
-                         "CAP_NET_RAW. Fix: sudo sysctl -w net.ipv4.ping_group_range=\"0 "
-                         "2147483647\" (make it permanent in /etc/sysctl.d/), or run as root."),
-                       range);
-        }
-      else
-        qf_net_set_errno_error (error, errsv, _("Cannot open an ICMP socket"));
-      return FALSE;
+      self->fd = qf_ping_open_socket (self->family, &self->raw, error);
+      if (self->fd < 0)
+        return FALSE;
     }
 
   setsockopt (self->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);

@@ -3,8 +3,10 @@
  * Like iputils ping, with the procedure's `ping -i 0.001 -s 1024 -c 100` in mind: requests leave
  * on a fixed schedule whatever the replies do (a slow reply never stretches the interval), and
  * replies are received asynchronously. An unprivileged datagram ICMP socket is used when
- * net.ipv4.ping_group_range allows it, a raw socket when root or CAP_NET_RAW; on a datagram
- * socket the kernel rewrites the echo id, so replies are matched on sequence and payload.
+ * net.ipv4.ping_group_range allows it, a raw socket when root or CAP_NET_RAW, or whatever socket
+ * config->open_socket hands over (the core: one from the qualifyd system service, and the rule of
+ * who may ping how often; the engine itself knows nothing of either); on a datagram socket the
+ * kernel rewrites the echo id, so replies are matched on sequence and payload.
  * RTT = kernel receive timestamp (SO_TIMESTAMPNS) − the time read just before sendto.
  * min/avg/max/mdev are computed in integer microseconds exactly as iputils does (duplicates
  * included, as there); percentiles and the histogram come from the exact nanosecond samples.
@@ -23,6 +25,15 @@ G_BEGIN_DECLS
 #define QF_PING_HIST_BUCKET_NS (10 * 1000)   /* 10 µs */
 #define QF_PING_HIST_BUCKETS   100000        /* up to 1 s; slower replies count as overflow */
 
+/* Gives the engine its ICMP socket for `family` (AF_INET or AF_INET6, known once the host is
+ * resolved) in place of opening one itself. Returns the socket, which the engine then owns, and
+ * sets *raw (FALSE: a datagram ICMP socket); or -1 with error set, which qf_ping_new() returns.
+ * Called once, on the thread of qf_ping_new(). */
+typedef int (*QfPingSocketFunc) (int        family,
+                                 gboolean  *raw,
+                                 gpointer   user_data,
+                                 GError   **error);
+
 typedef struct
 {
   const char *host;
@@ -34,6 +45,8 @@ typedef struct
   const char *iface;         /* interface name, or a source address as iputils -I accepts */
   const char *source;        /* source address; may be NULL */
   int         ttl;           /* 0 = system default */
+  QfPingSocketFunc open_socket;   /* NULL: the engine opens its socket (qf_ping_open_socket) */
+  gpointer    open_socket_data;
 } QfPingConfig;
 
 typedef struct
@@ -60,8 +73,15 @@ typedef void (*QfPingProgressFunc) (gdouble  fraction,
 
 typedef struct QfPing QfPing;
 
-/* Resolves the host and opens the socket; fails with QF_NET_ERROR_PERMISSION naming the sysctl
- * when neither socket kind is allowed. */
+/* The engine's own way to get a socket: a datagram ICMP socket where net.ipv4.ping_group_range
+ * allows it, else a raw one (root, CAP_NET_RAW); nonblocking and close-on-exec. -1 with
+ * QF_NET_ERROR_PERMISSION naming the sysctl when neither is allowed. */
+int                qf_ping_open_socket   (int                 family,
+                                          gboolean           *raw,
+                                          GError            **error);
+
+/* Resolves the host and opens the socket, or takes it from config->open_socket; fails with
+ * QF_NET_ERROR_PERMISSION naming the sysctl when neither socket kind is allowed. */
 QfPing            *qf_ping_new           (const QfPingConfig *config,
                                           GError            **error);
 /* Runs on the calling thread. ring (may be NULL) gets one sample per reply: value = RTT ns,

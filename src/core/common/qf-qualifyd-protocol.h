@@ -1,0 +1,48 @@
+/* qf-qualifyd-protocol.h — the names of the qualifyd system service on the bus, shared by the
+ * daemon (src/daemon) and its client (src/core/system/qf-qualifyd.c); docs/privileges.md.
+ *
+ * io.github.qualify.Qualifyd1 at /io/github/qualify/Qualifyd on the system bus:
+ *
+ *   MakeThreadRealtime (t tid, u priority)  thread `tid` of the caller's own process becomes
+ *                                           SCHED_FIFO | SCHED_RESET_ON_FORK at `priority`
+ *                                           (1 … MaxRealtimePriority); the caller's
+ *                                           RLIMIT_RTTIME hard limit must be set, at most
+ *                                           RTTimeUSecMax
+ *   RaiseMemlockLimit () → (t bytes)        the caller's RLIMIT_MEMLOCK becomes `bytes` (soft and
+ *                                           hard; half the PC's RAM), so that mlockall works
+ *   OpenIcmpSocket (u ip_version) → (h fd)  a raw ICMP (4) or ICMPv6 (6) socket, for ping
+ *   GetAccess () → (s access)               what this caller would get, asking no one: one of
+ *                                           the QF_QUALIFYD_ACCESS_* words below
+ *   properties MaxRealtimePriority (i), RTTimeUSecMax (x), MemlockBytes (t), Version (s)
+ *
+ * Who is served is decided for every call from the bus's credentials of the caller (never from
+ * anything the caller says about itself): root; a member of the system group `qualify`; anyone
+ * else whom polkit authorises for QF_QUALIFYD_ACTION_MEASURE, interactively when the call allows
+ * it. Refusals are D-Bus errors with the names below, so the client can explain them in the
+ * user's language. Kernel tracing (issue #34) will be one more method and one more action
+ * (io.github.qualify.trace) on the same object.
+ */
+#pragma once
+
+#define QF_QUALIFYD_BUS_NAME   "io.github.qualify.Qualifyd"
+#define QF_QUALIFYD_PATH       "/io/github/qualify/Qualifyd"
+#define QF_QUALIFYD_INTERFACE  "io.github.qualify.Qualifyd1"
+
+#define QF_QUALIFYD_ACTION_MEASURE "io.github.qualify.measure"
+#define QF_QUALIFYD_GROUP          "qualify"
+
+/* GetAccess () */
+#define QF_QUALIFYD_ACCESS_ROOT        "root"         /* the caller is root */
+#define QF_QUALIFYD_ACCESS_GROUP       "group"        /* a member of the group qualify */
+#define QF_QUALIFYD_ACCESS_POLKIT      "polkit"       /* polkit authorises it without asking */
+#define QF_QUALIFYD_ACCESS_POLKIT_AUTH "polkit-auth"  /* polkit would ask for a password */
+#define QF_QUALIFYD_ACCESS_NONE        "none"         /* refused */
+
+/* Errors */
+#define QF_QUALIFYD_ERROR_NOT_AUTHORIZED   QF_QUALIFYD_INTERFACE ".Error.NotAuthorized"
+#define QF_QUALIFYD_ERROR_NOT_YOUR_THREAD  QF_QUALIFYD_INTERFACE ".Error.NotYourThread"
+#define QF_QUALIFYD_ERROR_RTTIME_NOT_SET   QF_QUALIFYD_INTERFACE ".Error.RTTimeNotSet"
+#define QF_QUALIFYD_ERROR_INVALID_PRIORITY QF_QUALIFYD_INTERFACE ".Error.InvalidPriority"
+#define QF_QUALIFYD_ERROR_TOO_MANY_THREADS QF_QUALIFYD_INTERFACE ".Error.TooManyThreads"
+#define QF_QUALIFYD_ERROR_UNSUPPORTED      QF_QUALIFYD_INTERFACE ".Error.Unsupported"
+#define QF_QUALIFYD_ERROR_FAILED           QF_QUALIFYD_INTERFACE ".Error.Failed"

@@ -1,0 +1,380 @@
+/* qualifyd.c — the qualifyd system service: real-time priority, memory locking and raw ICMP
+ * sockets for the measurements of authorised users (src/daemon; docs/privileges.md).
+ *
+ * Owns io.github.qualify.Qualifyd on the system bus (D-Bus activated; systemd's
+ * qualifyd.service, Type=dbus) and serves io.github.qualify.Qualifyd1 (qf-qualifyd-protocol.h).
+ * For every call: who is calling comes from the bus (qf-daemon-caller), whether they may from
+ * root, the group qualify or polkit (qf-daemon-auth), and the grant itself is checked and made
+ * by qf-daemon-rt or qf-daemon-icmp. Every grant and refusal is logged (the journal, under
+ * systemd). Exits after --idle-timeout seconds without calls while nobody holds a real-time
+ * thread; the bus starts it again on the next call.
+ *
+ * Uses src/core/common (the protocol's names, translations) and nothing else of Qualify: no
+ * GTK, no libnm, no engine. */
+#include "config.h"
+
+#include <gio/gio.h>
+#include <gio/gunixfdlist.h>
+#include <glib-unix.h>
+#include <glib/gi18n.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "qf-daemon-auth.h"
+#include "qf-daemon-caller.h"
+#include "qf-daemon-error.h"
+#include "qf-daemon-icmp.h"
+#include "qf-daemon-rt.h"
+#include "qf-paths.h"
+#include "qf-qualifyd-protocol.h"
+
+#define DEFAULT_IDLE_TIMEOUT_S 30
+#define IDLE_CHECK_S           5
+
+static const char introspection_xml[] =
+  "<node>"
+  "  <interface name='" QF_QUALIFYD_INTERFACE "'>"
+  "    <method name='MakeThreadRealtime'>"
+  "      <arg type='t' name='tid' direction='in'/>"
+  "      <arg type='u' name='priority' direction='in'/>"
+  "    </method>"
+  "    <method name='RaiseMemlockLimit'>"
+  "      <arg type='t' name='bytes' direction='out'/>"
+  "    </method>"
+  "    <method name='OpenIcmpSocket'>"
+  "      <arg type='u' name='ip_version' direction='in'/>"
+  "      <arg type='h' name='fd' direction='out'/>"
+  "    </method>"
+  "    <method name='GetAccess'>"
+  "      <arg type='s' name='access' direction='out'/>"
+  "    </method>"
+  "    <property name='MaxRealtimePriority' type='i' access='read'/>"
+  "    <property name='RTTimeUSecMax' type='x' access='read'/>"
+  "    <property name='MemlockBytes' type='t' access='read'/>"
+  "    <property name='Version' type='s' access='read'/>"
+  "  </interface>"
+  "</node>";
+
+typedef struct
+{
+  GMainLoop       *loop;
+  GDBusConnection *bus;
+  QfCallers       *callers;
+  guint            registration_id;
+  guint            pending;
+  gint64           last_call_us;
+  gint             idle_timeout_s;
+  int              exit_status;
+} Daemon;
+
+typedef struct
+{
+  Daemon                *daemon;
+  GDBusMethodInvocation *invocation;
+  QfCaller              *caller;
+} Call;
+
+static void
+call_free (Call *call)
+{
+  g_object_unref (call->invocation);
+  qf_caller_unref (call->caller);
+  g_free (call);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Call, call_free)
+
+static void
+return_error (Call        *call,
+              const char  *what,
+              GError      *error)
+{
+  g_message ("%s for %s (uid %u, pid %d) refused: %s", what, qf_caller_name (call->caller),
+             (guint) qf_caller_uid (call->caller), (int) qf_caller_pid (call->caller),
+             error->message);
+  g_dbus_method_invocation_return_gerror (call->invocation, error);
+}
+
+static void
+make_thread_realtime (Call     *call,
+                      GVariant *parameters)
+{
+  g_autoptr(GError) error = NULL;
+  guint64 tid = 0;
+  guint32 priority = 0;
+
+  g_variant_get (parameters, "(tu)", &tid, &priority);
+  if (!qf_daemon_make_thread_realtime (call->caller, tid, priority, &error))
+    {
+      return_error (call, "MakeThreadRealtime", error);
+      return;
+    }
+  g_message ("thread %" G_GUINT64_FORMAT " of pid %d (uid %u) is SCHED_FIFO %u", tid,
+             (int) qf_caller_pid (call->caller), (guint) qf_caller_uid (call->caller), priority);
+  g_dbus_method_invocation_return_value (call->invocation, NULL);
+}
+
+static void
+raise_memlock (Call *call)
+{
+  g_autoptr(GError) error = NULL;
+  guint64 bytes = 0;
+
+  if (!qf_daemon_raise_memlock (call->caller, &bytes, &error))
+    {
+      return_error (call, "RaiseMemlockLimit", error);
+      return;
+    }
+  g_message ("RLIMIT_MEMLOCK of pid %d (uid %u) is %" G_GUINT64_FORMAT " bytes",
+             (int) qf_caller_pid (call->caller), (guint) qf_caller_uid (call->caller), bytes);
+  g_dbus_method_invocation_return_value (call->invocation, g_variant_new ("(t)", bytes));
+}
+
+static void
+open_icmp_socket (Call     *call,
+                  GVariant *parameters)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUnixFDList) fds = g_unix_fd_list_new ();
+  guint32 version = 0;
+  int fd;
+
+  g_variant_get (parameters, "(u)", &version);
+  fd = qf_daemon_open_icmp_socket (version, &error);
+  if (fd < 0 || g_unix_fd_list_append (fds, fd, &error) < 0)
+    {
+      if (fd >= 0)
+        close (fd);
+      return_error (call, "OpenIcmpSocket", error);
+      return;
+    }
+  close (fd);
+  g_message ("raw ICMPv%u socket for pid %d (uid %u)", version,
+             (int) qf_caller_pid (call->caller), (guint) qf_caller_uid (call->caller));
+  g_dbus_method_invocation_return_value_with_unix_fd_list (call->invocation,
+                                                           g_variant_new ("(h)", 0), fds);
+}
+
+static void
+on_authorized (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(Call) call = user_data;
+  const char *method = g_dbus_method_invocation_get_method_name (call->invocation);
+  GVariant *parameters = g_dbus_method_invocation_get_parameters (call->invocation);
+  g_autofree char *why = NULL;
+  QfAccess access = qf_daemon_authorize_finish (result, &why);
+
+  call->daemon->pending--;
+  call->daemon->last_call_us = g_get_monotonic_time ();
+
+  if (g_str_equal (method, "GetAccess"))
+    {
+      g_dbus_method_invocation_return_value (call->invocation,
+                                             g_variant_new ("(s)", qf_access_to_string (access)));
+      return;
+    }
+  if (access < QF_ACCESS_POLKIT)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_set_error (&error, QF_DAEMON_ERROR, QF_DAEMON_ERROR_NOT_AUTHORIZED,
+                   _("User %u is neither root nor a member of the group %s, and polkit did not "
+                     "authorise %s (%s)"),
+                   (guint) qf_caller_uid (call->caller), QF_QUALIFYD_GROUP,
+                   QF_QUALIFYD_ACTION_MEASURE, why ? why : "");
+      return_error (call, method, error);
+      return;
+    }
+  if (g_str_equal (method, "MakeThreadRealtime"))
+    make_thread_realtime (call, parameters);
+  else if (g_str_equal (method, "RaiseMemlockLimit"))
+    raise_memlock (call);
+  else if (g_str_equal (method, "OpenIcmpSocket"))
+    open_icmp_socket (call, parameters);
+  else
+    g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR,
+                                           G_DBUS_ERROR_UNKNOWN_METHOD,
+                                           "No method %s", method);
+}
+
+static void
+handle_method_call (GDBusConnection       *bus,
+                    const char            *sender,
+                    const char            *object_path,
+                    const char            *interface_name,
+                    const char            *method_name,
+                    GVariant              *parameters,
+                    GDBusMethodInvocation *invocation,
+                    gpointer               user_data)
+{
+  Daemon *daemon = user_data;
+  g_autoptr(GError) error = NULL;
+  GDBusMessage *message = g_dbus_method_invocation_get_message (invocation);
+  QfCaller *caller;
+  gboolean interactive;
+  Call *call;
+
+  daemon->last_call_us = g_get_monotonic_time ();
+  caller = qf_callers_lookup (daemon->callers, sender, &error);
+  if (caller == NULL)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  /* Only a call that allows it may make polkit ask a person; GetAccess never asks. */
+  interactive = !g_str_equal (method_name, "GetAccess") &&
+                (g_dbus_message_get_flags (message) &
+                 G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
+  call = g_new0 (Call, 1);
+  call->daemon = daemon;
+  call->invocation = g_object_ref (invocation);
+  call->caller = qf_caller_ref (caller);
+  daemon->pending++;
+  qf_daemon_authorize (bus, caller, QF_QUALIFYD_ACTION_MEASURE, interactive, on_authorized, call);
+}
+
+static GVariant *
+handle_get_property (GDBusConnection  *bus,
+                     const char       *sender,
+                     const char       *object_path,
+                     const char       *interface_name,
+                     const char       *property_name,
+                     GError          **error,
+                     gpointer          user_data)
+{
+  Daemon *daemon = user_data;
+
+  daemon->last_call_us = g_get_monotonic_time ();
+  if (g_str_equal (property_name, "MaxRealtimePriority"))
+    return g_variant_new_int32 (QF_DAEMON_MAX_PRIORITY);
+  if (g_str_equal (property_name, "RTTimeUSecMax"))
+    return g_variant_new_int64 (QF_DAEMON_RTTIME_MAX_US);
+  if (g_str_equal (property_name, "MemlockBytes"))
+    return g_variant_new_uint64 (qf_daemon_memlock_bytes ());
+  if (g_str_equal (property_name, "Version"))
+    return g_variant_new_string (PACKAGE_VERSION);
+  g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_PROPERTY, "No property %s",
+               property_name);
+  return NULL;
+}
+
+static const GDBusInterfaceVTable vtable = { handle_method_call, handle_get_property, NULL, { 0 } };
+
+static void
+on_bus_acquired (GDBusConnection *bus,
+                 const char      *name,
+                 gpointer         user_data)
+{
+  Daemon *daemon = user_data;
+  g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml (introspection_xml, NULL);
+  g_autoptr(GError) error = NULL;
+
+  daemon->bus = g_object_ref (bus);
+  daemon->callers = qf_callers_new (bus);
+  daemon->registration_id = g_dbus_connection_register_object (bus, QF_QUALIFYD_PATH,
+                                                               info->interfaces[0], &vtable,
+                                                               daemon, NULL, &error);
+  if (daemon->registration_id == 0)
+    {
+      g_warning ("Cannot export %s: %s", QF_QUALIFYD_PATH, error->message);
+      daemon->exit_status = EXIT_FAILURE;
+      g_main_loop_quit (daemon->loop);
+    }
+}
+
+static void
+on_name_lost (GDBusConnection *bus,
+              const char      *name,
+              gpointer         user_data)
+{
+  Daemon *daemon = user_data;
+
+  g_warning ("Lost or could not own the name %s on the system bus (is another qualifyd "
+             "running, or does the bus policy not let root own it?)", name);
+  daemon->exit_status = EXIT_FAILURE;
+  g_main_loop_quit (daemon->loop);
+}
+
+static gboolean
+on_idle_check (gpointer user_data)
+{
+  Daemon *daemon = user_data;
+  gint64 idle_us = g_get_monotonic_time () - daemon->last_call_us;
+
+  if (daemon->idle_timeout_s > 0 && daemon->pending == 0 &&
+      idle_us >= (gint64) daemon->idle_timeout_s * G_USEC_PER_SEC &&
+      (daemon->callers == NULL || !qf_callers_hold_anything (daemon->callers)))
+    {
+      g_message ("idle for %d s: exiting", daemon->idle_timeout_s);
+      g_main_loop_quit (daemon->loop);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_signal (gpointer user_data)
+{
+  Daemon *daemon = user_data;
+
+  g_main_loop_quit (daemon->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  Daemon daemon = { 0 };
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean version = FALSE;
+  guint owner_id;
+  const GOptionEntry entries[] = {
+    { "idle-timeout", 0, 0, G_OPTION_ARG_INT, &daemon.idle_timeout_s,
+      N_("Exit after this many seconds without calls while nobody holds a grant (0: never)"),
+      N_("SECONDS") },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
+    { NULL }
+  };
+
+  qf_i18n_init ();
+  daemon.idle_timeout_s = DEFAULT_IDLE_TIMEOUT_S;
+  context = g_option_context_new (NULL);
+  g_option_context_set_summary (context,
+                                _("Qualify’s system service: real-time priority, memory locking "
+                                  "and raw ICMP sockets for authorised users. Started by the "
+                                  "system bus; see docs/privileges.md."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("qualifyd: %s\n", error->message);
+      return 2;
+    }
+  if (version)
+    {
+      g_print ("qualifyd %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  if (daemon.idle_timeout_s < 0)
+    daemon.idle_timeout_s = 0;
+
+  daemon.loop = g_main_loop_new (NULL, FALSE);
+  daemon.last_call_us = g_get_monotonic_time ();
+  owner_id = g_bus_own_name (G_BUS_TYPE_SYSTEM, QF_QUALIFYD_BUS_NAME, G_BUS_NAME_OWNER_FLAGS_NONE,
+                             on_bus_acquired, NULL, on_name_lost, &daemon, NULL);
+  g_timeout_add_seconds (IDLE_CHECK_S, on_idle_check, &daemon);
+  g_unix_signal_add (SIGTERM, on_signal, &daemon);
+  g_unix_signal_add (SIGINT, on_signal, &daemon);
+
+  g_main_loop_run (daemon.loop);
+
+  g_bus_unown_name (owner_id);
+  if (daemon.registration_id != 0)
+    g_dbus_connection_unregister_object (daemon.bus, daemon.registration_id);
+  qf_callers_free (daemon.callers);
+  g_clear_object (&daemon.bus);
+  g_main_loop_unref (daemon.loop);
+  return daemon.exit_status;
+}

@@ -40,16 +40,16 @@ qf_access_to_string (QfAccess access)
   switch (access)
     {
     case QF_ACCESS_ROOT:
-      return QF_QUALIFYD_ACCESS_ROOT;
+      return QF_QUALIFYD_WORD_ROOT;
     case QF_ACCESS_GROUP:
-      return QF_QUALIFYD_ACCESS_GROUP;
+      return QF_QUALIFYD_WORD_GROUP;
     case QF_ACCESS_POLKIT:
-      return QF_QUALIFYD_ACCESS_POLKIT;
+      return QF_QUALIFYD_WORD_POLKIT;
     case QF_ACCESS_POLKIT_AUTH:
-      return QF_QUALIFYD_ACCESS_POLKIT_AUTH;
+      return QF_QUALIFYD_WORD_POLKIT_AUTH;
     case QF_ACCESS_NONE:
     default:
-      return QF_QUALIFYD_ACCESS_NONE;
+      return QF_QUALIFYD_WORD_NONE;
     }
 }
 

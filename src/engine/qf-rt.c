@@ -284,6 +284,28 @@ setup_thread (QfRtThread *t)
     t->result.via_acquire = FALSE;
 }
 
+/* Measurement thread, after its loop: a priority granted by someone else can be taken back
+ * while the thread measures (qualifyd demotes the threads of a caller that left the bus); a
+ * thread that did not keep its real-time policy to the end did not measure with it. */
+static void
+check_still_rt (QfRtThread *t)
+{
+  struct sched_param param = { 0 };
+  int policy = SCHED_OTHER;
+
+  if (t->result.priority == 0 || pthread_getschedparam (pthread_self (), &policy, &param) != 0)
+    return;
+  policy &= ~SCHED_RESET_ON_FORK;
+  if (policy != t->result.policy || param.sched_priority != t->result.priority)
+    {
+      t->result.policy = policy;
+      t->result.priority = (policy == SCHED_FIFO || policy == SCHED_RR)
+                           ? MIN (param.sched_priority, t->result.priority) : 0;
+      if (t->result.priority == 0)
+        t->result.via_acquire = FALSE;
+    }
+}
+
 /* Touch the stack the loop will use and the histogram, so no page fault lands in the loop even
  * when mlockall was refused. */
 static void
@@ -359,6 +381,7 @@ measure_thread (void *data)
     }
 
   t->result.overruns = overruns;
+  check_still_rt (t);
   atomic_store_explicit (&t->done, 1, memory_order_release);
   return NULL;
 }

@@ -81,8 +81,11 @@ typedef struct
   guint        index;
   int          cpu;                  /* pinned CPU or -1 */
   pid_t        tid;
-  int          policy;               /* SCHED_FIFO, SCHED_RR (rtkit) or SCHED_OTHER, read back */
-  int          priority;             /* obtained, read back (0 for SCHED_OTHER) */
+  int          policy;               /* SCHED_FIFO, SCHED_RR (rtkit) or SCHED_OTHER, read back
+                                        before and after measuring (a policy taken away while
+                                        measuring counts as never had) */
+  int          priority;             /* obtained, read back (0 for SCHED_OTHER); the lower of
+                                        before and after */
   gboolean     via_acquire;          /* RT priority came through config->acquire_rt */
   gint64       interval_us;
   guint64      overruns;             /* deadlines skipped because the thread woke too late */

@@ -12,7 +12,7 @@
  *                                           hard; half the PC's RAM), so that mlockall works
  *   OpenIcmpSocket (u ip_version) → (h fd)  a raw ICMP (4) or ICMPv6 (6) socket, for ping
  *   GetAccess () → (s access)               what this caller would get, asking no one: one of
- *                                           the QF_QUALIFYD_ACCESS_* words below
+ *                                           the QF_QUALIFYD_WORD_* words below
  *   properties MaxRealtimePriority (i), RTTimeUSecMax (x), MemlockBytes (t), Version (s)
  *
  * Who is served is decided for every call from the bus's credentials of the caller (never from
@@ -31,18 +31,18 @@
 #define QF_QUALIFYD_ACTION_MEASURE "io.github.qualify.measure"
 #define QF_QUALIFYD_GROUP          "qualify"
 
-/* GetAccess () */
-#define QF_QUALIFYD_ACCESS_ROOT        "root"         /* the caller is root */
-#define QF_QUALIFYD_ACCESS_GROUP       "group"        /* a member of the group qualify */
-#define QF_QUALIFYD_ACCESS_POLKIT      "polkit"       /* polkit authorises it without asking */
-#define QF_QUALIFYD_ACCESS_POLKIT_AUTH "polkit-auth"  /* polkit would ask for a password */
-#define QF_QUALIFYD_ACCESS_NONE        "none"         /* refused */
+/* GetAccess () answers one of these words */
+#define QF_QUALIFYD_WORD_ROOT        "root"         /* the caller is root */
+#define QF_QUALIFYD_WORD_GROUP       "group"        /* a member of the group qualify */
+#define QF_QUALIFYD_WORD_POLKIT      "polkit"       /* polkit authorises it without asking */
+#define QF_QUALIFYD_WORD_POLKIT_AUTH "polkit-auth"  /* polkit would ask for a password */
+#define QF_QUALIFYD_WORD_NONE        "none"         /* refused */
 
 /* Errors */
-#define QF_QUALIFYD_ERROR_NOT_AUTHORIZED   QF_QUALIFYD_INTERFACE ".Error.NotAuthorized"
-#define QF_QUALIFYD_ERROR_NOT_YOUR_THREAD  QF_QUALIFYD_INTERFACE ".Error.NotYourThread"
-#define QF_QUALIFYD_ERROR_RTTIME_NOT_SET   QF_QUALIFYD_INTERFACE ".Error.RTTimeNotSet"
-#define QF_QUALIFYD_ERROR_INVALID_PRIORITY QF_QUALIFYD_INTERFACE ".Error.InvalidPriority"
-#define QF_QUALIFYD_ERROR_TOO_MANY_THREADS QF_QUALIFYD_INTERFACE ".Error.TooManyThreads"
-#define QF_QUALIFYD_ERROR_UNSUPPORTED      QF_QUALIFYD_INTERFACE ".Error.Unsupported"
-#define QF_QUALIFYD_ERROR_FAILED           QF_QUALIFYD_INTERFACE ".Error.Failed"
+#define QF_QUALIFYD_DBUS_ERROR_NOT_AUTHORIZED   QF_QUALIFYD_INTERFACE ".Error.NotAuthorized"
+#define QF_QUALIFYD_DBUS_ERROR_NOT_YOUR_THREAD  QF_QUALIFYD_INTERFACE ".Error.NotYourThread"
+#define QF_QUALIFYD_DBUS_ERROR_RTTIME_NOT_SET   QF_QUALIFYD_INTERFACE ".Error.RTTimeNotSet"
+#define QF_QUALIFYD_DBUS_ERROR_INVALID_PRIORITY QF_QUALIFYD_INTERFACE ".Error.InvalidPriority"
+#define QF_QUALIFYD_DBUS_ERROR_TOO_MANY_THREADS QF_QUALIFYD_INTERFACE ".Error.TooManyThreads"
+#define QF_QUALIFYD_DBUS_ERROR_UNSUPPORTED      QF_QUALIFYD_INTERFACE ".Error.Unsupported"
+#define QF_QUALIFYD_DBUS_ERROR_FAILED           QF_QUALIFYD_INTERFACE ".Error.Failed"

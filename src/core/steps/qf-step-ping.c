@@ -10,9 +10,27 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "qf-ping.h"
+#include "qf-privileges.h"
+#include "qf-qualifyd.h"
 #include "qf-step-net-private.h"
 #include "qf-steps.h"
+
+/* Who may ping how often (docs/privileges.md): like iputils, a user without privilege no faster
+ * than every 2 ms; an authorised one (a member of the group qualify, whom polkit allows, or a
+ * binary an administrator gave CAP_NET_RAW) every 1 ms, the procedure's ping -i 0.001, and no
+ * faster; root down to the engine's 0.1 ms. */
+#define MIN_USER_INTERVAL_MS       2.0
+#define MIN_AUTHORISED_INTERVAL_MS 1.0
+
+typedef struct
+{
+  gdouble  interval_ms;
+  gboolean needs_grant;   /* faster than a user may: only qualifyd's raw socket will do */
+} PingAccess;
 
 typedef struct
 {
@@ -72,6 +90,70 @@ build_result (const char         *host,
   return obj;
 }
 
+/* Root pings as fast as it likes; below 2 ms anyone else needs a grant, below 1 ms root. */
+static gboolean
+interval_allowed (PingAccess  *access,
+                  GError     **error)
+{
+  access->needs_grant = FALSE;
+  if (geteuid () == 0 || access->interval_ms >= MIN_USER_INTERVAL_MS)
+    return TRUE;
+  if (access->interval_ms < MIN_AUTHORISED_INTERVAL_MS)
+    {
+      g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_PERMISSION,
+                   _("Pinging every %g ms needs root: without it Qualify pings every %g ms at "
+                     "most (the procedure’s interval), members of the group qualify included. "
+                     "Use an interval of %g ms or more, or run qualify-cli as root."),
+                   access->interval_ms, MIN_AUTHORISED_INTERVAL_MS, MIN_AUTHORISED_INTERVAL_MS);
+      return FALSE;
+    }
+  access->needs_grant = !qf_privileges_has_net_raw ();
+  return TRUE;
+}
+
+/* The engine's socket: its own where the interval allows, else (or when the system allows no
+ * ICMP socket at all) a raw one from qualifyd. Runs on the step's thread. */
+static int
+open_ping_socket (int        family,
+                  gboolean  *raw,
+                  gpointer   user_data,
+                  GError   **error)
+{
+  PingAccess *access = user_data;
+  g_autoptr(GError) own_error = NULL;
+  g_autoptr(GError) qualifyd_error = NULL;
+  int fd;
+
+  if (!access->needs_grant)
+    {
+      fd = qf_ping_open_socket (family, raw, &own_error);
+      if (fd >= 0 || !g_error_matches (own_error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION))
+        {
+          if (fd < 0)
+            g_propagate_error (error, g_steal_pointer (&own_error));
+          return fd;
+        }
+    }
+  fd = qf_qualifyd_open_icmp_socket (family, &qualifyd_error);
+  if (fd >= 0)
+    {
+      *raw = TRUE;
+      return fd;
+    }
+  if (access->needs_grant)
+    /* TRANSLATORS: the second %s is qualifyd's refusal, with its fix */
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,
+                 _("Pinging every %g ms is faster than a user may ping (every %g ms at most, as "
+                   "iputils ping allows): %s"),
+                 access->interval_ms, MIN_USER_INTERVAL_MS, qualifyd_error->message);
+  else if (g_error_matches (qualifyd_error, QF_QUALIFYD_ERROR, QF_QUALIFYD_ERROR_NOT_AVAILABLE))
+    g_propagate_error (error, g_steal_pointer (&own_error));
+  else
+    g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION, "%s %s", own_error->message,
+                 qualifyd_error->message);
+  return -1;
+}
+
 static gboolean
 ping_run (JsonObject     *params,
           QfStepContext  *ctx,
@@ -83,6 +165,7 @@ ping_run (JsonObject     *params,
   QfPingConfig config = { 0 };
   QfPingResult r;
   PingProgress progress = { ctx, 0, 0 };
+  PingAccess access = { 0 };
   const char *host, *iface, *source;
   gdouble interval_ms, deadline_s, timeout_s;
   gint64 size, count, ttl;
@@ -108,8 +191,14 @@ ping_run (JsonObject     *params,
       return FALSE;
     }
 
+  access.interval_ms = interval_ms;
+  if (!interval_allowed (&access, error))
+    return FALSE;
+
   config.host = host;
   config.interval_ms = interval_ms;
+  config.open_socket = open_ping_socket;
+  config.open_socket_data = &access;
   config.size = (guint) size;
   config.count = (guint64) count;
   config.deadline_s = deadline_s;

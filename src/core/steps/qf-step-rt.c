@@ -17,10 +17,12 @@
 #include <glib/gi18n.h>
 #include <math.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include "qf-clock.h"
+#include "qf-privileges.h"
 #include "qf-rt.h"
-#include "qf-rtkit.h"
+#include "qf-rt-grant.h"
 #include "qf-step.h"
 #include "qf-step-stress.h"
 #include "qf-steps.h"
@@ -120,6 +122,26 @@ parse_params (JsonObject  *params,
   return parse_cpus (params, &p->cpus, error);
 }
 
+/* Below root, the shortest interval at real-time priority: a thread per CPU waking every
+ * 100 µs leaves the PC most of its time, one waking every microsecond would hold every CPU
+ * (docs/privileges.md). Root keeps cyclictest's freedom. */
+#define MIN_USER_INTERVAL_US 100
+
+static gboolean
+interval_allowed (const RtParams  *p,
+                  GError         **error)
+{
+  if (p->priority == 0 || p->interval_us >= MIN_USER_INTERVAL_US || geteuid () == 0)
+    return TRUE;
+  g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS,
+               _("An interval of %lld µs at real-time priority needs root: below %d µs a "
+                 "measuring thread on every CPU would leave the PC almost no time for anything "
+                 "else. Use an interval of %d µs or more (the procedure uses 1000), or run "
+                 "qualify-cli as root."),
+               (long long) p->interval_us, MIN_USER_INTERVAL_US, MIN_USER_INTERVAL_US);
+  return FALSE;
+}
+
 static double
 ns_to_us (gint64 ns)
 {
@@ -160,7 +182,7 @@ set_latency_members (JsonObject        *obj,
 static JsonObject *
 build_result (const RtParams *p,
               QfRtEngine     *engine,
-              QfRtkit        *rtkit,
+              QfRtGrant      *grant,
               gdouble         measured_s)
 {
   JsonObject *obj = json_object_new ();
@@ -168,7 +190,8 @@ build_result (const RtParams *p,
   const QfHistogram *total = qf_rt_engine_total (engine);
   guint n_threads = qf_rt_engine_n_threads (engine);
   gboolean all_rt = qf_rt_engine_all_rt (engine);
-  gboolean via_rtkit = FALSE;
+  gboolean via_grant = FALSE;
+  const char *source = qf_rt_grant_source (grant);
   int policy = SCHED_FIFO, priority = 99;
   guint64 overruns = 0;
   g_autofree char *reason = NULL;
@@ -192,7 +215,7 @@ build_result (const RtParams *p,
       json_array_add_object_element (threads, tobj);
 
       overruns += t->overruns;
-      via_rtkit |= t->via_acquire;
+      via_grant |= t->via_acquire;
       /* The weakest thread decides: one thread without RT makes the whole run unfit. */
       if (t->policy != SCHED_FIFO && t->policy != SCHED_RR)
         policy = t->policy;
@@ -203,16 +226,16 @@ build_result (const RtParams *p,
 
   if (!all_rt)
     {
-      const char *why = rtkit && qf_rtkit_error (rtkit) ? qf_rtkit_error (rtkit) : NULL;
+      const char *why = qf_rt_grant_error (grant);
 
       if (p->priority == 0)
         reason = g_strdup (_("measured without real-time priority (priority 0 was asked for)"));
       else if (why != NULL)
-        /* TRANSLATORS: the %s after the semicolon is rtkit's own explanation */
-        reason = g_strdup_printf (_("measured without real-time priority; run as root or allow "
-                                    "rtkit (%s)"), why);
+        /* TRANSLATORS: %s is the explanation of qualifyd or rtkit, with its fix */
+        reason = g_strdup_printf (_("measured without real-time priority: %s"), why);
       else
-        reason = g_strdup (_("measured without real-time priority; run as root or allow rtkit"));
+        reason = g_strdup (_("measured without real-time priority; run as root, or join the "
+                             "group qualify"));
     }
   else if (total->count == 0)
     reason = g_strdup (_("stopped before the first cycle was measured"));
@@ -221,7 +244,11 @@ build_result (const RtParams *p,
   json_object_set_string_member (obj, "policy", policy_name (policy));
   json_object_set_int_member (obj, "priority", priority);
   json_object_set_int_member (obj, "priority_requested", p->priority);
-  json_object_set_boolean_member (obj, "rtkit", via_rtkit);
+  json_object_set_boolean_member (obj, "rtkit", via_grant && g_strcmp0 (source, "rtkit") == 0);
+  /* Who made the threads real-time: the process itself ("self": root, CAP_SYS_NICE, a limits.d
+   * rule), qualifyd, rtkit, or nobody ("none"). */
+  json_object_set_string_member (obj, "rt_source",
+                                 !all_rt ? "none" : via_grant && source ? source : "self");
   json_object_set_boolean_member (obj, "valid", reason == NULL);
   json_object_set_string_member (obj, "reason", reason ? reason : "");
   json_object_set_int_member (obj, "interval_us", p->interval_us);
@@ -266,7 +293,7 @@ rt_run (JsonObject     *params,
         GError        **error)
 {
   g_auto(RtParams) p = { 0 };
-  g_autoptr(QfRtkit) rtkit = NULL;
+  g_autoptr(QfRtGrant) grant = NULL;
   g_autoptr(QfRtEngine) engine = NULL;
   g_autoptr(GError) local_error = NULL;
   QfRtConfig config = { 0 };
@@ -279,10 +306,10 @@ rt_run (JsonObject     *params,
   g_return_val_if_fail (result != NULL, FALSE);
   *result = NULL;
 
-  if (!parse_params (params, &p, error))
+  if (!parse_params (params, &p, error) || !interval_allowed (&p, error))
     return FALSE;
 
-  rtkit = qf_rtkit_new ();
+  grant = qf_rt_grant_new ();
   config.n_threads = (guint) p.threads;
   config.cpus = p.cpus ? (const int *) p.cpus->data : NULL;
   config.n_cpus = p.cpus ? p.cpus->len : 0;
@@ -290,8 +317,8 @@ rt_run (JsonObject     *params,
   config.interval_us = p.interval_us;
   config.loops = (guint64) p.loops;
   config.duration_s = p.duration_s;
-  config.acquire_rt = qf_rtkit_acquire;
-  config.acquire_data = rtkit;
+  config.acquire_rt = qf_rt_grant_acquire;
+  config.acquire_data = grant;
   if (ctx != NULL && ctx->progress != NULL)
     {
       config.progress = on_progress;
@@ -314,6 +341,8 @@ rt_run (JsonObject     *params,
       if (load == NULL)
         return FALSE;
     }
+  if (!qf_privileges_can_set_rt ((int) p.priority) || !qf_privileges_can_lock_memory ())
+    qf_rt_grant_prepare (grant, (int) p.priority);
   t0_ns = qf_clock_now_ns ();
   run_ok = qf_rt_engine_run (engine, ctx ? ctx->samples : NULL, ctx ? ctx->cancel : NULL,
                              &local_error);
@@ -326,7 +355,7 @@ rt_run (JsonObject     *params,
       return FALSE;
     }
 
-  *result = build_result (&p, engine, rtkit, measured_s);
+  *result = build_result (&p, engine, grant, measured_s);
   if (under_load != NULL)
     json_object_set_object_member (*result, "under_load", g_steal_pointer (&under_load));
   if (qf_rt_engine_stopped_early (engine))

@@ -1,9 +1,10 @@
 /* qf-privileges.c — which way this process gets real-time priority, locked memory and ICMP
  * sockets (src/core); see qf-privileges.h for the API and docs/privileges.md for the choices.
  *
- * Capabilities come from the calling thread's CapEff in /proc, limits from getrlimit(), rtkit from
- * its MaxRealtimePriority property on the system bus, and ICMP by opening (and closing) the
- * sockets the ping engine would use: the only answer that is never wrong about the last one. */
+ * Capabilities come from the calling thread's CapEff in /proc, limits from getrlimit(), qualifyd
+ * from its GetAccess (which asks nobody), rtkit from its MaxRealtimePriority property on the
+ * system bus, and ICMP by opening (and closing) the sockets the ping engine would use: the only
+ * answer that is never wrong about the last one. */
 #include "config.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "qf-privileges.h"
+#include "qf-qualifyd.h"
 
 /* Bits of the kernel's capability sets (linux/capability.h). */
 #define CAP_BIT_IPC_LOCK 14
@@ -27,6 +29,15 @@
 #define WANTED_PRIORITY 99
 
 #define RTKIT_TIMEOUT_MS 1000
+
+/* What was learnt once for all three checks. */
+typedef struct
+{
+  guint64          caps;
+  gboolean         qualifyd_known;     /* qualifyd answered */
+  QfQualifydAccess qualifyd;
+  char            *user;
+} Facts;
 
 static QfAuditCheck *
 check_new (const char    *id,
@@ -68,13 +79,36 @@ has_capability (guint64 caps,
   return (caps >> bit) & 1;
 }
 
-/* This program's own file, for the setcap command in the advice. */
-static char *
-own_binary (void)
+static int
+rlimit_rtprio (void)
 {
-  char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  struct rlimit rl = { 0, 0 };
 
-  return exe != NULL ? exe : g_strdup ("/usr/bin/qualify-cli");
+  if (getrlimit (RLIMIT_RTPRIO, &rl) != 0)
+    return 0;
+  return rl.rlim_cur == RLIM_INFINITY ? WANTED_PRIORITY : (int) MIN (rl.rlim_cur, 99);
+}
+
+gboolean
+qf_privileges_can_set_rt (int priority)
+{
+  return has_capability (effective_capabilities (), CAP_BIT_SYS_NICE) ||
+         rlimit_rtprio () >= priority;
+}
+
+gboolean
+qf_privileges_can_lock_memory (void)
+{
+  struct rlimit rl = { 0, 0 };
+
+  return has_capability (effective_capabilities (), CAP_BIT_IPC_LOCK) ||
+         (getrlimit (RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY);
+}
+
+gboolean
+qf_privileges_has_net_raw (void)
+{
+  return has_capability (effective_capabilities (), CAP_BIT_NET_RAW);
 }
 
 /* rtkit's MaxRealtimePriority, or 0 when rtkit does not answer (no system bus, not installed). */
@@ -103,74 +137,115 @@ rtkit_max_priority (void)
   return MAX (g_variant_get_int32 (value), 0);
 }
 
-static QfAuditCheck *
-check_rt (guint64 caps)
+/* qualifyd grants this user (without asking, or after an administrator's password). */
+static gboolean
+qualifyd_grants (const Facts *facts)
 {
-  const char *title = _("Real-time priority");
-  g_autofree char *exe = own_binary ();
-  struct rlimit rl = { 0, 0 };
-  int rlimit_prio = 0;
-  int rtkit_prio;
+  return facts->qualifyd_known && facts->qualifyd >= QF_QUALIFYD_ACCESS_POLKIT_AUTH;
+}
 
-  if (geteuid () == 0)
-    return check_new ("privilege.rt", title, QF_AUDIT_OK, g_strdup (_("root")),
-                      g_strdup (_("Running as root: the real-time test gets priority 99. Run only "
-                                  "qualify-cli as root, never the graphical application.")));
-  if (has_capability (caps, CAP_BIT_SYS_NICE))
-    return check_new ("privilege.rt", title, QF_AUDIT_OK,
-                      g_strdup (_("CAP_SYS_NICE (file capabilities)")),
-                      g_strdup (_("This program may use real-time priority 99 through its file "
-                                  "capabilities (installed with -Dcapabilities=true).")));
+/* The row's value and advice when qualifyd grants; status WARN when a password will be asked. */
+static QfAuditCheck *
+check_by_qualifyd (const char  *id,
+                   const char  *title,
+                   const Facts *facts,
+                   const char  *what)
+{
+  switch (facts->qualifyd)
+    {
+    case QF_QUALIFYD_ACCESS_GROUP:
+    case QF_QUALIFYD_ACCESS_ROOT:
+      return check_new (id, title, QF_AUDIT_OK,
+                        g_strdup (_("qualifyd (member of the group qualify)")),
+                        /* TRANSLATORS: %s says what is granted, e.g. "priority 99" */
+                        g_strdup_printf (_("Qualify’s system service qualifyd grants %s: you are "
+                                           "a member of the group qualify."), what));
+    case QF_QUALIFYD_ACCESS_POLKIT:
+      return check_new (id, title, QF_AUDIT_OK, g_strdup (_("qualifyd (polkit)")),
+                        g_strdup_printf (_("Qualify’s system service qualifyd grants %s: polkit "
+                                           "allows it for you."), what));
+    case QF_QUALIFYD_ACCESS_POLKIT_AUTH:
+    case QF_QUALIFYD_ACCESS_NONE:
+    default:
+      return check_new (id, title, QF_AUDIT_WARN,
+                        g_strdup (_("qualifyd, after an administrator’s password")),
+                        g_strdup_printf (_("Qualify’s system service qualifyd grants %s once an "
+                                           "administrator types the password in this desktop’s "
+                                           "own dialog when the test starts. To be asked "
+                                           "nothing: sudo adduser %s qualify."),
+                                         what, facts->user));
+    }
+}
 
-  if (getrlimit (RLIMIT_RTPRIO, &rl) == 0)
-    rlimit_prio = rl.rlim_cur == RLIM_INFINITY ? WANTED_PRIORITY : (int) MIN (rl.rlim_cur, 99);
-  if (rlimit_prio >= WANTED_PRIORITY)
-    return check_new ("privilege.rt", title, QF_AUDIT_OK,
-                      g_strdup_printf (_("RLIMIT_RTPRIO %d (limits.d)"), rlimit_prio),
-                      g_strdup (_("Your login allows real-time priority 99 (a limits.d rule, for "
-                                  "example for the qualify group).")));
+/* Every way but root, capabilities and limits failed: rtkit's partial grant, or nothing. */
+static QfAuditCheck *
+check_rt_fallback (const Facts *facts,
+                   const char  *title,
+                   int          rlimit_prio)
+{
+  int rtkit_prio = rtkit_max_priority ();
+  g_autofree char *fix = NULL;
 
-  rtkit_prio = rtkit_max_priority ();
+  if (facts->qualifyd_known)
+    /* TRANSLATORS: the fix for real-time priority 99; %s is the user's login name */
+    fix = g_strdup_printf (_("sudo adduser %s qualify (Qualify’s system service qualifyd then "
+                             "grants it), or run qualify-cli as root"), facts->user);
+  else
+    fix = g_strdup (_("install Qualify’s packages (they bring its system service qualifyd) and "
+                      "join the group qualify, or run qualify-cli as root"));
+
   if (rlimit_prio > 0 && rlimit_prio >= rtkit_prio)
     return check_new ("privilege.rt", title, QF_AUDIT_WARN,
                       g_strdup_printf (_("RLIMIT_RTPRIO %d (limits.d)"), rlimit_prio),
                       g_strdup_printf (_("The real-time test runs at priority %d instead of 99; "
-                                         "the result is valid. For 99, raise rtprio to 99 in "
-                                         "/etc/security/limits.d/ or run sudo setcap "
-                                         "cap_sys_nice,cap_ipc_lock,cap_net_raw+ep %s."),
-                                       rlimit_prio, exe));
+                                         "the result is valid. For 99: %s."), rlimit_prio, fix));
   if (rtkit_prio > 0)
     return check_new ("privilege.rt", title, QF_AUDIT_WARN,
                       g_strdup_printf (_("rtkit, priority up to %d"), rtkit_prio),
                       g_strdup_printf (_("RealtimeKit grants priority %d at most (the procedure "
                                          "uses 99); the result is valid. It refuses SSH "
-                                         "sessions. For 99: sudo setcap "
-                                         "cap_sys_nice,cap_ipc_lock,cap_net_raw+ep %s, or join "
-                                         "the qualify group (Qualify installed with "
-                                         "-Drtprio_limits=true)."),
-                                       rtkit_prio, exe));
+                                         "sessions. For 99: %s."), rtkit_prio, fix));
   return check_new ("privilege.rt", title, QF_AUDIT_FAIL, g_strdup (_("none")),
                     g_strdup_printf (_("The real-time test would run without real-time priority "
-                                       "and its result would be invalid. Fix: run qualify-cli "
-                                       "as root, or sudo setcap "
-                                       "cap_sys_nice,cap_ipc_lock,cap_net_raw+ep %s, or a "
-                                       "limits.d rule (rtprio 99) for your group, or start "
-                                       "rtkit (systemctl start rtkit-daemon)."),
-                                     exe));
+                                       "and its result would be invalid. Fix: %s."), fix));
 }
 
 static QfAuditCheck *
-check_memlock (guint64 caps)
+check_rt (const Facts *facts)
+{
+  const char *title = _("Real-time priority");
+  int rlimit_prio = rlimit_rtprio ();
+
+  if (geteuid () == 0)
+    return check_new ("privilege.rt", title, QF_AUDIT_OK, g_strdup (_("root")),
+                      g_strdup (_("Running as root: the real-time test gets priority 99. Run only "
+                                  "qualify-cli as root, never the graphical application.")));
+  if (has_capability (facts->caps, CAP_BIT_SYS_NICE))
+    return check_new ("privilege.rt", title, QF_AUDIT_OK,
+                      g_strdup (_("CAP_SYS_NICE (file capabilities)")),
+                      g_strdup (_("This program may use real-time priority 99 through its file "
+                                  "capabilities (installed with -Dcapabilities=true).")));
+  if (rlimit_prio >= WANTED_PRIORITY)
+    return check_new ("privilege.rt", title, QF_AUDIT_OK,
+                      g_strdup_printf (_("RLIMIT_RTPRIO %d (limits.d)"), rlimit_prio),
+                      g_strdup (_("Your login allows real-time priority 99 (a limits.d rule, for "
+                                  "example for the qualify group).")));
+  if (qualifyd_grants (facts))
+    return check_by_qualifyd ("privilege.rt", title, facts, _("real-time priority 99"));
+  return check_rt_fallback (facts, title, rlimit_prio);
+}
+
+static QfAuditCheck *
+check_memlock (const Facts *facts)
 {
   const char *title = _("Memory locking");
-  g_autofree char *exe = own_binary ();
   struct rlimit rl = { 0, 0 };
 
   if (geteuid () == 0)
     return check_new ("privilege.memlock", title, QF_AUDIT_OK, g_strdup (_("root")),
                       g_strdup (_("The real-time test locks its memory, so page faults cannot "
                                   "delay it.")));
-  if (has_capability (caps, CAP_BIT_IPC_LOCK))
+  if (has_capability (facts->caps, CAP_BIT_IPC_LOCK))
     return check_new ("privilege.memlock", title, QF_AUDIT_OK,
                       g_strdup (_("CAP_IPC_LOCK (file capabilities)")),
                       g_strdup (_("The real-time test locks its memory, so page faults cannot "
@@ -180,15 +255,17 @@ check_memlock (guint64 caps)
                       g_strdup (_("RLIMIT_MEMLOCK unlimited (limits.d)")),
                       g_strdup (_("The real-time test locks its memory, so page faults cannot "
                                   "delay it.")));
+  if (qualifyd_grants (facts))
+    return check_by_qualifyd ("privilege.memlock", title, facts,
+                              _("the memory locking limit (half the RAM)"));
   return check_new ("privilege.memlock", title, QF_AUDIT_WARN,
                     g_strdup_printf (_("RLIMIT_MEMLOCK %llu KiB"),
                                      (unsigned long long) (rl.rlim_cur / 1024)),
                     g_strdup_printf (_("The real-time test cannot lock all its memory, so a page "
-                                       "fault can add latency. Fix: sudo setcap "
-                                       "cap_sys_nice,cap_ipc_lock,cap_net_raw+ep %s, or a "
-                                       "limits.d rule (memlock unlimited) for your group, or "
-                                       "run qualify-cli as root."),
-                                     exe));
+                                       "fault can add latency. Fix: sudo adduser %s qualify "
+                                       "(Qualify’s system service qualifyd then raises the "
+                                       "limit), or run qualify-cli as root."),
+                                     facts->user));
 }
 
 static gboolean
@@ -214,40 +291,52 @@ ping_group_range (void)
 }
 
 static QfAuditCheck *
-check_icmp (guint64 caps)
+check_icmp (const Facts *facts)
 {
   const char *title = _("ICMP sockets");
   g_autofree char *range = ping_group_range ();
-  g_autofree char *exe = own_binary ();
 
-  if (can_open (SOCK_DGRAM))
+  if (geteuid () == 0 || (has_capability (facts->caps, CAP_BIT_NET_RAW) && can_open (SOCK_RAW)))
     return check_new ("privilege.icmp", title, QF_AUDIT_OK,
+                      g_strdup (geteuid () != 0 ? _("raw sockets (CAP_NET_RAW)")
+                                                : _("raw sockets (root)")),
+                      g_strdup (_("The ping test uses raw ICMP sockets and may send every "
+                                  "millisecond, as the procedure’s ping -i 0.001 does.")));
+  if (qualifyd_grants (facts))
+    return check_by_qualifyd ("privilege.icmp", title, facts,
+                              _("raw ICMP sockets, so the ping test may send every millisecond"));
+  if (can_open (SOCK_DGRAM))
+    return check_new ("privilege.icmp", title, QF_AUDIT_WARN,
                       g_strdup_printf (_("datagram sockets (net.ipv4.ping_group_range %s)"),
                                        range),
-                      g_strdup (_("The ping test can run without any privilege.")));
-  if (can_open (SOCK_RAW))
-    return check_new ("privilege.icmp", title, QF_AUDIT_OK,
-                      g_strdup (has_capability (caps, CAP_BIT_NET_RAW) && geteuid () != 0
-                                ? _("raw sockets (CAP_NET_RAW)") : _("raw sockets (root)")),
-                      g_strdup (_("The ping test uses raw ICMP sockets.")));
+                      g_strdup_printf (_("The ping test runs without privilege, but like iputils "
+                                         "ping for a user it sends every 2 ms at most, not every "
+                                         "millisecond as the procedure does. Fix: sudo adduser "
+                                         "%s qualify, or run qualify-cli as root."),
+                                       facts->user));
   return check_new ("privilege.icmp", title, QF_AUDIT_FAIL, g_strdup (_("none")),
                     g_strdup_printf (_("The ping test cannot send ICMP echo requests: "
                                        "net.ipv4.ping_group_range is “%s” and this program "
-                                       "has no CAP_NET_RAW. Fix: sudo sysctl -w "
-                                       "net.ipv4.ping_group_range=\"0 2147483647\" (keep it in "
-                                       "/etc/sysctl.d/), or sudo setcap "
-                                       "cap_sys_nice,cap_ipc_lock,cap_net_raw+ep %s."),
-                                     range, exe));
+                                       "has no CAP_NET_RAW. Fix: sudo adduser %s qualify "
+                                       "(Qualify’s system service qualifyd then hands it a "
+                                       "socket), or run qualify-cli as root."),
+                                     range, facts->user));
 }
 
 GPtrArray *
 qf_privileges_check (void)
 {
   GPtrArray *checks = g_ptr_array_new_with_free_func ((GDestroyNotify) qf_audit_check_free);
-  guint64 caps = effective_capabilities ();
+  Facts facts = { 0 };
 
-  g_ptr_array_add (checks, check_rt (caps));
-  g_ptr_array_add (checks, check_memlock (caps));
-  g_ptr_array_add (checks, check_icmp (caps));
+  facts.caps = effective_capabilities ();
+  facts.user = g_strdup (g_get_user_name ());
+  if (geteuid () != 0)
+    facts.qualifyd_known = qf_qualifyd_get_access (&facts.qualifyd, NULL);
+
+  g_ptr_array_add (checks, check_rt (&facts));
+  g_ptr_array_add (checks, check_memlock (&facts));
+  g_ptr_array_add (checks, check_icmp (&facts));
+  g_free (facts.user);
   return checks;
 }

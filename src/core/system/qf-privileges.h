@@ -9,15 +9,20 @@
  *
  * Check ids, in the order returned:
  *   privilege.rt       root, CAP_SYS_NICE (file capabilities), RLIMIT_RTPRIO (a limits.d rule),
- *                      rtkit (priority limited to its maximum), or none (FAIL: an rt result would
- *                      be invalid)
- *   privilege.memlock  root, CAP_IPC_LOCK, an unlimited RLIMIT_MEMLOCK, or a limited one (WARN)
- *   privilege.icmp     datagram ICMP sockets (net.ipv4.ping_group_range), raw ones (CAP_NET_RAW),
+ *                      qualifyd (the group qualify, polkit, or polkit after an administrator's
+ *                      password: WARN), rtkit (priority limited to its maximum: WARN), or none
+ *                      (FAIL: an rt result would be invalid)
+ *   privilege.memlock  root, CAP_IPC_LOCK, an unlimited RLIMIT_MEMLOCK, qualifyd, or a limited
+ *                      one (WARN)
+ *   privilege.icmp     raw sockets (root, CAP_NET_RAW, qualifyd: pings every millisecond),
+ *                      datagram ICMP sockets (net.ipv4.ping_group_range: every 2 ms at most, WARN),
  *                      or none (FAIL)
- * Every advice names the exact fix, with this program's own path in the setcap command.
+ * Every advice names the exact fix: `sudo adduser USER qualify` with the user's login name, or
+ * root.
  *
- * It opens and closes ICMP sockets (no packet is sent) and may wait up to one second for rtkit
- * on the system bus: call it from a worker thread (GTask), never from the main loop.
+ * It opens and closes ICMP sockets (no packet is sent) and may wait up to a few seconds for
+ * qualifyd and rtkit on the system bus (asking nobody for a password): call it from a worker
+ * thread (GTask), never from the main loop.
  */
 #pragma once
 
@@ -27,6 +32,13 @@
 
 G_BEGIN_DECLS
 
-GPtrArray *qf_privileges_check (void);
+GPtrArray *qf_privileges_check           (void);
+
+/* What this process may do by itself, without asking qualifyd or rtkit: SCHED_FIFO at
+ * `priority` (CAP_SYS_NICE or RLIMIT_RTPRIO), mlockall of any size (CAP_IPC_LOCK or an unlimited
+ * RLIMIT_MEMLOCK), raw sockets (CAP_NET_RAW). Root has all three through its capabilities. */
+gboolean   qf_privileges_can_set_rt      (int priority);
+gboolean   qf_privileges_can_lock_memory (void);
+gboolean   qf_privileges_has_net_raw     (void);
 
 G_END_DECLS

@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 
 #include "qf-rtkit.h"
+#include "qf-rttime.h"
 
 #define RTKIT_NAME      "org.freedesktop.RealtimeKit1"
 #define RTKIT_PATH      "/org/freedesktop/RealtimeKit1"
@@ -96,7 +97,6 @@ qf_rtkit_make_thread_realtime (pid_t     tid,
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) local_error = NULL;
   gint64 max_priority = 0, rttime_max_us = 0;
-  struct rlimit rttime;
 
   *granted_priority = 0;
   bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &local_error);
@@ -121,20 +121,8 @@ qf_rtkit_make_thread_realtime (pid_t     tid,
     }
   priority = (int) MIN ((gint64) priority, max_priority);
 
-  if (getrlimit (RLIMIT_RTTIME, &rttime) != 0)
-    rttime.rlim_max = RLIM_INFINITY;
-  if (rttime.rlim_max == RLIM_INFINITY || rttime.rlim_max > (rlim_t) rttime_max_us)
-    {
-      rttime.rlim_cur = rttime.rlim_max = (rlim_t) rttime_max_us;
-      if (setrlimit (RLIMIT_RTTIME, &rttime) != 0)
-        {
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
-                       _("cannot set RLIMIT_RTTIME to %lld µs as rtkit demands: %s"),
-                       (long long) rttime_max_us, g_strerror (errno));
-          return FALSE;
-        }
-      *rttime_changed = TRUE;
-    }
+  if (!qf_rttime_bound (rttime_max_us, rttime_changed, error))
+    return FALSE;
 
   reply = g_dbus_connection_call_sync (bus, RTKIT_NAME, RTKIT_PATH, RTKIT_INTERFACE,
                                        "MakeThreadRealtime",

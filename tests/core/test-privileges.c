@@ -185,7 +185,7 @@ test_nothing (void)
   if ((report = run_in (&s)) == NULL)
     return;
   assert_check (report, "privilege.rt", "fail", "none");
-  assert_check (report, "privilege.rt", "fail", "setcap cap_sys_nice,cap_ipc_lock,cap_net_raw+ep /");
+  assert_check (report, "privilege.rt", "fail", "run qualify-cli as root");
   assert_check (report, "privilege.memlock", "warn", "64 KiB");
   assert_check (report, "privilege.icmp", "fail", "ping_group_range=\"0 2147483647\"");
 }
@@ -236,8 +236,11 @@ test_ping_sockets (void)
     return;
   if ((report = run_in (&s)) == NULL)
     return;
-  assert_check (report, "privilege.icmp", "ok", "datagram sockets");
-  assert_check (report, "privilege.icmp", "ok", "0 2147483647");
+  /* Datagram sockets work, but a user pings every 2 ms at most: the procedure's 1 ms needs the
+   * group qualify (qualifyd) or root. */
+  assert_check (report, "privilege.icmp", "warn", "datagram sockets");
+  assert_check (report, "privilege.icmp", "warn", "0 2147483647");
+  assert_check (report, "privilege.icmp", "warn", "every 2 ms at most");
 }
 
 int

@@ -254,6 +254,10 @@ format_word (QfReport   *report,
     { "raw", N_("raw socket") }, { "datagram", N_("datagram socket") },
     { "blocking", N_("blocking") }, { "spin", N_("busy polling") },
     { "direct", N_("direct I/O") }, { "fsync", N_("written and synced") },
+    /* rt's rt_source: who made the measuring threads real-time */
+    { "self", N_("the test itself (root, capabilities or limits.d)") },
+    { "qualifyd", N_("qualifyd, Qualify’s system service") }, { "rtkit", "rtkit" },
+    { "none", N_("nobody") },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (words); i++)

@@ -430,6 +430,7 @@ static const QfStepFigure rt_figures[] = {
   { "interval_us", N_("Interval"), "µs" },
   { "loops", N_("Cycles per thread"), NULL },
   { "samples_dropped", N_("Live samples dropped"), NULL },
+  { "rt_source", N_("Real-time priority granted by"), NULL, QF_FIGURE_WORD },
   { "policy", N_("Scheduling policy"), NULL, QF_FIGURE_HIDDEN },
   { "reason", N_("Why the result is not valid"), NULL, QF_FIGURE_HIDDEN },
   { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },

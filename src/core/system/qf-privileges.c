@@ -319,7 +319,10 @@ check_icmp (const Facts *facts)
                                        "net.ipv4.ping_group_range is “%s” and this program "
                                        "has no CAP_NET_RAW. Fix: sudo adduser %s qualify "
                                        "(Qualify’s system service qualifyd then hands it a "
-                                       "socket), or run qualify-cli as root."),
+                                       "socket), or run qualify-cli as root; for pings every "
+                                       "2 ms or slower, sudo sysctl -w "
+                                       "net.ipv4.ping_group_range=\"0 2147483647\" is enough "
+                                       "(keep it in /etc/sysctl.d/)."),
                                      range, facts->user));
 }
 

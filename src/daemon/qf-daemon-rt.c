@@ -134,7 +134,7 @@ qf_daemon_make_thread_realtime (QfCaller  *caller,
   if (tid64 == 0 || tid64 > G_MAXINT32)
     {
       g_set_error (error, QF_DAEMON_ERROR, QF_DAEMON_ERROR_NOT_YOUR_THREAD,
-                   _("%" G_GUINT64_FORMAT " is not a thread id"), tid64);
+                   _("%llu is not a thread id"), (unsigned long long) tid64);
       return FALSE;
     }
   if (!thread_is_callers (caller, tid, &start_time, error) || !rttime_bounded (caller, error) ||

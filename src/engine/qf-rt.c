@@ -291,9 +291,12 @@ static void
 check_still_rt (QfRtThread *t)
 {
   struct sched_param param = { 0 };
-  int policy = SCHED_OTHER;
+  int policy;
 
-  if (t->result.priority == 0 || pthread_getschedparam (pthread_self (), &policy, &param) != 0)
+  /* The kernel's view (0 = this thread): glibc's pthread_getschedparam() answers from its own
+   * copy once the thread set its policy itself, and would miss a change made from outside. */
+  if (t->result.priority == 0 || (policy = sched_getscheduler (0)) < 0 ||
+      sched_getparam (0, &param) != 0)
     return;
   policy &= ~SCHED_RESET_ON_FORK;
   if (policy != t->result.policy || param.sched_priority != t->result.priority)

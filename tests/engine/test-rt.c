@@ -342,6 +342,55 @@ test_unprivileged (void)
   g_test_trap_assert_passed ();
 }
 
+typedef struct
+{
+  QfRtEngine *engine;
+  gint        demoted;
+} TakeBack;
+
+/* Supervisor thread, a quarter second into the run: what qualifyd does to a caller that left the
+ * bus, from outside the measuring thread. */
+static void
+take_back_rt (const QfRtLive *live,
+              gpointer        user_data)
+{
+  TakeBack *take = user_data;
+  struct sched_param normal = { 0 };
+
+  if (g_atomic_int_get (&take->demoted))
+    return;
+  g_assert_cmpint (sched_setscheduler (qf_rt_engine_thread (take->engine, 0)->tid, SCHED_OTHER,
+                                       &normal), ==, 0);
+  g_atomic_int_set (&take->demoted, 1);
+}
+
+/* A thread whose real-time policy is taken away while it measures did not measure with it: the
+ * result says SCHED_OTHER, not the policy it started with. */
+static void
+test_policy_taken_back (void)
+{
+  QfRtConfig config = short_config ();
+  TakeBack take = { 0 };
+  g_autoptr(QfRtEngine) engine = NULL;
+  const QfRtThreadResult *thread;
+
+  if (!can_fifo ())
+    {
+      g_test_skip ("needs the right to SCHED_FIFO");
+      return;
+    }
+  config.loops = 2000;   /* 1 s: the progress callback first runs after 250 ms */
+  config.progress = take_back_rt;
+  config.progress_data = &take;
+  engine = take.engine = qf_rt_engine_new (&config, NULL);
+  g_assert_true (qf_rt_engine_run (engine, NULL, NULL, NULL));
+  g_assert_true (g_atomic_int_get (&take.demoted));
+  thread = qf_rt_engine_thread (engine, 0);
+  g_assert_cmpint (thread->policy, ==, SCHED_OTHER);
+  g_assert_cmpint (thread->priority, ==, 0);
+  g_assert_false (qf_rt_engine_all_rt (engine));
+}
+
 static void
 test_invalid_config (void)
 {
@@ -381,6 +430,7 @@ main (int   argc,
   g_test_add_func ("/engine/rt/stop-in-time", test_stop_in_time);
   g_test_add_func ("/engine/rt/two-engines", test_two_engines);
   g_test_add_func ("/engine/rt/unprivileged", test_unprivileged);
+  g_test_add_func ("/engine/rt/policy-taken-back", test_policy_taken_back);
   g_test_add_func ("/engine/rt/invalid-config", test_invalid_config);
 
   return g_test_run ();

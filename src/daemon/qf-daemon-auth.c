@@ -6,6 +6,7 @@
  * asynchronous, and other callers are served meanwhile. */
 #include "config.h"
 
+#include <errno.h>
 #include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
@@ -53,20 +54,43 @@ qf_access_to_string (QfAccess access)
     }
 }
 
+/* getgrnam_r with a buffer that grows for large groups (ERANGE), up to 4 MiB. */
+static gboolean
+lookup_group (const char    *name,
+              struct group  *gr,
+              char         **buf)
+{
+  struct group *found = NULL;
+
+  for (gsize size = 16384; size <= 4 * 1024 * 1024; size *= 4)
+    {
+      int err;
+
+      g_free (*buf);
+      *buf = g_malloc (size);
+      err = getgrnam_r (name, gr, *buf, size, &found);
+      if (err == 0)
+        return found != NULL;
+      if (err != ERANGE)
+        return FALSE;
+    }
+  return FALSE;
+}
+
 gboolean
 qf_daemon_in_group (uid_t       uid,
                     const char *group)
 {
   struct passwd pw, *pw_found = NULL;
-  struct group gr, *gr_found = NULL;
+  struct group gr;
   g_autofree char *pw_buf = g_malloc (16384);
-  g_autofree char *gr_buf = g_malloc (65536);
+  g_autofree char *gr_buf = NULL;
   g_autofree gid_t *groups = g_new (gid_t, MAX_GROUPS);
   int n = MAX_GROUPS;
 
   if (getpwuid_r (uid, &pw, pw_buf, 16384, &pw_found) != 0 || pw_found == NULL)
     return FALSE;
-  if (getgrnam_r (group, &gr, gr_buf, 65536, &gr_found) != 0 || gr_found == NULL)
+  if (!lookup_group (group, &gr, &gr_buf))
     return FALSE;
   if (pw.pw_gid == gr.gr_gid)
     return TRUE;

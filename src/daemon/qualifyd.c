@@ -115,7 +115,8 @@ make_thread_realtime (Call     *call,
 }
 
 static void
-raise_memlock (Call *call)
+raise_memlock (Call     *call,
+               GVariant *parameters)
 {
   g_autoptr(GError) error = NULL;
   guint64 bytes = 0;
@@ -155,6 +156,33 @@ open_icmp_socket (Call     *call,
                                                            g_variant_new ("(h)", 0), fds);
 }
 
+/* Each method and the polkit action that authorises it. Kernel tracing (issue 34) is one more
+ * row: its method, action io.github.qualify.trace, and a QfHoldClass for the trace instance so
+ * that it goes when its caller leaves the bus. GetAccess answers with the access itself. */
+typedef void (*MethodFunc) (Call     *call,
+                            GVariant *parameters);
+
+static const struct
+{
+  const char *name;
+  const char *action;
+  MethodFunc  run;
+} methods[] = {
+  { "MakeThreadRealtime", QF_QUALIFYD_ACTION_MEASURE, make_thread_realtime },
+  { "RaiseMemlockLimit", QF_QUALIFYD_ACTION_MEASURE, raise_memlock },
+  { "OpenIcmpSocket", QF_QUALIFYD_ACTION_MEASURE, open_icmp_socket },
+  { "GetAccess", QF_QUALIFYD_ACTION_MEASURE, NULL },
+};
+
+static guint
+method_index (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
+    if (g_str_equal (methods[i].name, name))
+      return i;
+  return G_N_ELEMENTS (methods);
+}
+
 static void
 on_authorized (GObject      *source,
                GAsyncResult *result,
@@ -165,11 +193,13 @@ on_authorized (GObject      *source,
   GVariant *parameters = g_dbus_method_invocation_get_parameters (call->invocation);
   g_autofree char *why = NULL;
   QfAccess access = qf_daemon_authorize_finish (result, &why);
+  guint i = method_index (method);
 
   call->daemon->pending--;
   call->daemon->last_call_us = g_get_monotonic_time ();
 
-  if (g_str_equal (method, "GetAccess"))
+  g_assert (i < G_N_ELEMENTS (methods));
+  if (methods[i].run == NULL)
     {
       g_dbus_method_invocation_return_value (call->invocation,
                                              g_variant_new ("(s)", qf_access_to_string (access)));
@@ -183,20 +213,11 @@ on_authorized (GObject      *source,
                    _("User %u is neither root nor a member of the group %s, and polkit did not "
                      "authorise %s (%s)"),
                    (guint) qf_caller_uid (call->caller), QF_QUALIFYD_GROUP,
-                   QF_QUALIFYD_ACTION_MEASURE, why ? why : "");
+                   methods[i].action, why ? why : "");
       return_error (call, method, error);
       return;
     }
-  if (g_str_equal (method, "MakeThreadRealtime"))
-    make_thread_realtime (call, parameters);
-  else if (g_str_equal (method, "RaiseMemlockLimit"))
-    raise_memlock (call);
-  else if (g_str_equal (method, "OpenIcmpSocket"))
-    open_icmp_socket (call, parameters);
-  else
-    g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR,
-                                           G_DBUS_ERROR_UNKNOWN_METHOD,
-                                           "No method %s", method);
+  methods[i].run (call, parameters);
 }
 
 static void
@@ -217,6 +238,13 @@ handle_method_call (GDBusConnection       *bus,
   Call *call;
 
   daemon->last_call_us = g_get_monotonic_time ();
+  if (method_index (method_name) == G_N_ELEMENTS (methods))
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR,
+                                             G_DBUS_ERROR_UNKNOWN_METHOD, "No method %s",
+                                             method_name);
+      return;
+    }
   caller = qf_callers_lookup (daemon->callers, sender, &error);
   if (caller == NULL)
     {
@@ -232,7 +260,8 @@ handle_method_call (GDBusConnection       *bus,
   call->invocation = g_object_ref (invocation);
   call->caller = qf_caller_ref (caller);
   daemon->pending++;
-  qf_daemon_authorize (bus, caller, QF_QUALIFYD_ACTION_MEASURE, interactive, on_authorized, call);
+  qf_daemon_authorize (bus, caller, methods[method_index (method_name)].action, interactive,
+                       on_authorized, call);
 }
 
 static GVariant *

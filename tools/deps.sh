@@ -9,10 +9,11 @@ QF_TEST_PACKAGES="xvfb xauth dbus dbus-x11 at-spi2-core gir1.2-atspi-2.0 python3
   python3-pyatspi python3-dbusmock poppler-utils qpdf imagemagick libnss3-tools jq
   rt-tests stress stress-ng iperf3 sockperf sysstat fio clang libclang-rt-14-dev cppcheck clang-tidy
   flatpak-builder locales util-linux universal-ctags x11-utils avahi-daemon avahi-utils
-  network-manager ethtool udev groff-base"
+  network-manager ethtool udev groff-base polkitd acl"
 # Only for ./run-tests --packages (tests/packages): building and checking the Debian packages.
 QF_PACKAGE_TEST_PACKAGES="devscripts debhelper dpkg-dev fakeroot lintian mmdebstrap
-  binutils libcap2-bin python3 iproute2 gnupg curl xz-utils debian-archive-keyring"
+  binutils libcap2-bin python3 iproute2 gnupg curl xz-utils debian-archive-keyring
+  systemd-container"
 
 qf_install_packages() {
   local missing=() pkg

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "qf-auth.h"
@@ -20,6 +21,64 @@
 #define TCP_TIMEOUT_NS    (5 * QF_NSEC_PER_SEC)
 #define UDP_WAIT_NS       (400 * QF_NSEC_PER_MSEC)
 #define UDP_ATTEMPTS      5
+
+/* POSIX ACL entries as the kernel stores them in system.posix_acl_access (little-endian). */
+#define ACL_XATTR_VERSION 2
+#define ACL_USER          0x02
+#define ACL_GROUP_OBJ     0x04
+#define ACL_GROUP         0x08
+#define ACL_MASK          0x10
+#define ACL_OTHER         0x20
+#define ACL_MAX_ENTRIES   64
+
+static guint32
+acl_word (const guint8 *at,
+          gsize         size)
+{
+  guint32 v32 = 0;
+  guint16 v16 = 0;
+
+  if (size == 2)
+    {
+      memcpy (&v16, at, 2);
+      return GUINT16_FROM_LE (v16);
+    }
+  memcpy (&v32, at, 4);
+  return GUINT32_FROM_LE (v32);
+}
+
+/* Whether anyone but the file's owner and this process's user may read or write it. Without an
+ * ACL the mode says it (no group or other bits). With one, the group bits of the mode are the
+ * ACL's mask, so the entries are read: systemd 254 and later hand a service its credentials as
+ * root-owned files, mode 0440, that an ACL lets the service's user alone read. */
+static gboolean
+readable_by_others (int                fd,
+                    const struct stat *st)
+{
+  guint8 acl[4 + 8 * ACL_MAX_ENTRIES];
+  ssize_t n = fgetxattr (fd, "system.posix_acl_access", acl, sizeof acl);
+  guint32 mask = 07;
+
+  if (n < 0)
+    return errno == ERANGE || (st->st_mode & 077) != 0;
+  if (n < 4 || (n - 4) % 8 != 0 || acl_word (acl, 4) != ACL_XATTR_VERSION)
+    return TRUE;
+  for (ssize_t i = 4; i < n; i += 8)
+    if (acl_word (acl + i, 2) == ACL_MASK)
+      mask = acl_word (acl + i + 2, 2);
+  for (ssize_t i = 4; i < n; i += 8)
+    {
+      guint32 tag = acl_word (acl + i, 2);
+      guint32 perm = acl_word (acl + i + 2, 2) & 06;
+      guint32 id = acl_word (acl + i + 4, 4);
+
+      if ((tag == ACL_OTHER && perm != 0) ||
+          ((tag == ACL_GROUP_OBJ || tag == ACL_GROUP) && (perm & mask) != 0) ||
+          (tag == ACL_USER && (perm & mask) != 0 && id != geteuid ()))
+        return TRUE;
+    }
+  return FALSE;
+}
 
 GBytes *
 qf_auth_token_load (const char  *path,
@@ -49,7 +108,7 @@ qf_auth_token_load (const char  *path,
                    _("The access token file %s is not a regular file."), path);
       return NULL;
     }
-  if ((st.st_mode & 077) != 0)
+  if (readable_by_others (fd, &st))
     {
       close (fd);
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,

@@ -146,6 +146,37 @@ def flood(port, payload, n=200):
             closed_by(s, time.monotonic() + 3 * SCALE)
 
 
+def acl_token_cases(tmp, port):
+    """A token given as systemd 254 and later give a service its credentials (issue 30: the
+    helper unit failed on Ubuntu 24.04): owned by root, mode 0440, an ACL granting the service's
+    user alone. Read as that user it is private; an ACL that also lets the group or another user
+    read it is not. Root and setfacl needed."""
+    if os.geteuid() != 0 or not shutil.which("setfacl"):
+        for _ in range(3):
+            print("ok - # SKIP needs root and setfacl (package acl)")
+        return
+    os.chmod(tmp, 0o755)
+    cred = os.path.join(tmp, "credential")
+    with open(cred, "w") as f:
+        f.write(TOKEN + "\n")
+    os.chmod(cred, 0o400)
+    subprocess.run(["setfacl", "-m", "u:65534:r", cred], check=True)
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CLI, "latency",
+                 "127.0.0.1", "-p", str(port), "-t", "0.3", "--token-file", cred]
+    p = subprocess.run(as_nobody, capture_output=True, text=True, timeout=60)
+    tap(p.returncode == 0 and oct(os.stat(cred).st_mode & 0o777) == "0o440",
+        "a root-owned 0440 token whose ACL lets only this user read it is accepted (systemd's "
+        "credentials)", p.stderr)
+    subprocess.run(["setfacl", "-m", "g::r", cred], check=True)
+    p = subprocess.run(as_nobody, capture_output=True, text=True, timeout=60)
+    tap(p.returncode == 2 and "chmod 600" in p.stderr,
+        "… but not when its ACL also lets the group read it", p.stderr)
+    subprocess.run(["setfacl", "-b", cred], check=True)
+    subprocess.run(["setfacl", "-m", "u:1:r", cred], check=True)
+    rc, out, err = cli("latency", "127.0.0.1", "-p", str(port), "-t", "0.3", "--token-file", cred)
+    tap(rc == 2 and "chmod 600" in err, "… nor when it lets another user read it", err)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="qf-cli-token-")
     try:
@@ -217,6 +248,7 @@ def main():
                            "--token-file", public)
         tap(rc == 2 and "chmod 600" in err and one_line(err),
             "latency refuses a client token file others can read", err)
+        acl_token_cases(tmp, port)
 
         if shutil.which("sockperf"):
             s = subprocess.run(["sockperf", "pp", "-i", "127.0.0.1", "-p", str(port), "--tcp",

@@ -2,10 +2,10 @@
  * certificate (src/cli). The private key stays in $XDG_DATA_HOME/qualify/keys/ (mode 0600). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cert.h"
 #include "qf-cli.h"
+#include "qf-i18n.h"
 
 /* The words a person reads first (holder, company, the fingerprint to read aloud, validity),
  * then what an expert checks. */

@@ -2,11 +2,11 @@
  * (src/cli). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cli.h"
 #include "qf-cli-net.h"
 #include "qf-cli-step.h"
+#include "qf-i18n.h"
 #include "qf-steps.h"
 
 static void

@@ -8,12 +8,12 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 
 #include "qf-cli.h"
 #include "qf-discovery.h"
+#include "qf-i18n.h"
 #include "qf-netifaces.h"
 #include "qf-sysinfo.h"
 

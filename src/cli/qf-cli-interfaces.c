@@ -3,10 +3,10 @@
  * audit of one interface that `sysinfo --iface` prints and `run --iface` records (src/cli). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <NetworkManager.h>
 
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-net-audit.h"
 #include "qf-netifaces.h"
 

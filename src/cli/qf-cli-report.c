@@ -2,11 +2,11 @@
  * (src/cli). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
 #include "qf-cert.h"
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-report.h"
 
 /* The signer the options ask for: --p12, --cert/--key, else the store's unless --no-sign.

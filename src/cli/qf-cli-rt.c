@@ -8,13 +8,13 @@
  * result object. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "qf-cli.h"
 #include "qf-cli-step.h"
+#include "qf-i18n.h"
 #include "qf-step.h"
 #include "qf-steps.h"
 

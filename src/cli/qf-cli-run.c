@@ -7,11 +7,11 @@
 #include "config.h"
 
 #include <glib-unix.h>
-#include <glib/gi18n.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-profile.h"
 #include "qf-runner.h"
@@ -257,7 +257,7 @@ append_overall (GString   *out,
 
   g_string_append_printf (out, "\n%s %s", _("Overall verdict:"), qf_overall_to_label (overall));
   if (warnings > 0)
-    g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, " (%u warning)", " (%u warnings)", warnings),
+    g_string_append_printf (out, qf_ngettext (" (%u warning)", " (%u warnings)", warnings),
                             warnings);
   g_string_append_c (out, '\n');
 }
@@ -677,7 +677,7 @@ resume_session (const RunOptions *o)
       qf_session_set_only (session, (const char *const *) o->only_keys);
     }
   remaining = qf_session_prepare_resume (session);
-  g_printerr (g_dngettext (GETTEXT_PACKAGE, "Resuming %s: %u test left to run.\n",
+  g_printerr (qf_ngettext ("Resuming %s: %u test left to run.\n",
                            "Resuming %s: %u tests left to run.\n", remaining),
               qf_session_get_dir (session), remaining);
   return g_steal_pointer (&session);

@@ -3,9 +3,9 @@
  * signer of a report; `trust add` a certificate file the installer handed over. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-trust.h"
 
 static JsonObject *

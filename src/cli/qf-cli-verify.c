@@ -4,9 +4,9 @@
  * The outcome line is the status the wizard's verify view shows for the same file. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-trust.h"
 #include "qf-verify.h"
 

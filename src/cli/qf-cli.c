@@ -4,11 +4,11 @@
  * this build yet says so and exits 2; nothing here pretends to measure. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-paths.h"
 
 typedef int (*QfCliFunc) (int argc, char **argv);

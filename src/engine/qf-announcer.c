@@ -21,7 +21,6 @@
 #include "config.h"
 
 #include <arpa/inet.h>
-#include <glib/gi18n.h>
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +28,7 @@
 #include "qf-admission.h"
 #include "qf-clock.h"
 #include "qf-discovery-private.h"
+#include "qf-i18n.h"
 #include "qf-mdns.h"
 #include "qf-net.h"
 

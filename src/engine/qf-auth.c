@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glib/gi18n.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 
 #include "qf-auth.h"
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
 
 #define TCP_TIMEOUT_NS    (5 * QF_NSEC_PER_SEC)
@@ -263,7 +263,7 @@ qf_auth_refusal (const guint8  *buf,
       break;
     case QF_AUTH_REASON_BUSY:
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
-                   ngettext ("Responder %s busy: %u client at most (serve --max-clients); try "
+                   qf_ngettext ("Responder %s busy: %u client at most (serve --max-clients); try "
                              "again later, or raise --max-clients on the helper machine.",
                              "Responder %s busy: %u clients at most (serve --max-clients); try "
                              "again later, or raise --max-clients on the helper machine.",

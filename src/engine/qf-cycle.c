@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -19,6 +18,7 @@
 #include "qf-auth.h"
 #include "qf-clock.h"
 #include "qf-cycle.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
 
 #define DEFAULT_PORT      11111

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <glib/gi18n.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netdb.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
 
 G_DEFINE_QUARK (qf-net-error-quark, qf_net_error)

@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <math.h>
 #include <netinet/icmp6.h>
 #include <netinet/in.h>
@@ -22,6 +21,7 @@
 #include <unistd.h>
 
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
 #include "qf-ping.h"
 

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glib/gi18n.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -25,6 +24,7 @@
 #include "qf-auth.h"
 #include "qf-clock.h"
 #include "qf-cycle.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
 #include "qf-responder.h"
 #include "qf-sockperf.h"

@@ -13,7 +13,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -24,6 +23,7 @@
 #include <unistd.h>
 
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-rt.h"
 
 G_DEFINE_QUARK (qf-rt-error-quark, qf_rt_error)

@@ -4,9 +4,9 @@
  * AdwStyleManager's default scheme. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-application.h"
+#include "qf-i18n.h"
 #include "qf-verify-window.h"
 #include "qf-window.h"
 

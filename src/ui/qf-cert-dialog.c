@@ -6,11 +6,11 @@
  * ui/qf-cert-dialog.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <string.h>
 
 #include "qf-cert.h"
 #include "qf-cert-dialog.h"
+#include "qf-i18n.h"
 
 struct _QfCertDialog
 {

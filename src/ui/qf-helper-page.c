@@ -8,10 +8,10 @@
  * running after the window closes. Template: ui/qf-helper-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-helper-page.h"
 #include "qf-helper.h"
+#include "qf-i18n.h"
 #include "qf-netifaces.h"
 #include "qf-step.h"
 #include "qf-verdict.h"
@@ -196,7 +196,7 @@ update_state (QfHelperPage *self,
   else if (n_clients == 0)
     title = g_strdup (_("Running: waiting for the PC under test"));
   else
-    title = g_strdup_printf (g_dngettext (NULL, "Running: %u test in progress",
+    title = g_strdup_printf (qf_ngettext ("Running: %u test in progress",
                                           "Running: %u tests in progress", n_clients), n_clients);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->state_row), title);
   adw_action_row_set_subtitle (self->state_row, announce_text (self, running));

@@ -11,11 +11,11 @@
  * Template: ui/qf-network-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include <string.h>
 
 #include "qf-discover.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-net-audit-group.h"
 #include "qf-network-page.h"
@@ -633,7 +633,7 @@ update_helpers_status (QfNetworkPage *self,
   else if (heard == 1)
     text = g_strdup_printf (_("One helper machine answers on %s."), iface);
   else
-    text = g_strdup_printf (ngettext ("%u helper machine answers on %s: choose one.",
+    text = g_strdup_printf (qf_ngettext ("%u helper machine answers on %s: choose one.",
                                       "%u helper machines answer on %s: choose one.", heard),
                             heard, iface);
   set_label (self->helpers_status, text);

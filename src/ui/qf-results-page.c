@@ -5,8 +5,8 @@
  * Template: ui/qf-results-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-results-page.h"
 
@@ -246,7 +246,7 @@ qf_results_page_show (QfResultsPage *self,
     }
   if (warnings > 0)
     {
-      g_autofree char *with = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s %u warning.", "%s %u warnings.", warnings),
+      g_autofree char *with = g_strdup_printf (qf_ngettext ("%s %u warning.", "%s %u warnings.", warnings),
                                                detail, warnings);
       g_free (detail);
       detail = g_steal_pointer (&with);

@@ -7,9 +7,9 @@
  * Template: ui/qf-verify-window.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cert.h"
+#include "qf-i18n.h"
 #include "qf-trust.h"
 #include "qf-verdict.h"
 #include "qf-verify-window.h"

@@ -6,8 +6,8 @@
  * session exists (found by a worker thread reading the sessions folder). Template: ui/qf-welcome-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
+#include "qf-i18n.h"
 #include "qf-session-check.h"
 #include "qf-session.h"
 #include "qf-verdict.h"

@@ -4,11 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 
 JsonNode *

@@ -6,10 +6,10 @@
  * (./run and the tests). Translations follow the same order. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <locale.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-paths.h"
 
 /* "bin" for the usual bindir; an absolute bindir under the prefix becomes relative. */

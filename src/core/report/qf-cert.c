@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <gnutls/abstract.h>
 #include <gnutls/crypto.h>
@@ -18,6 +17,7 @@
 #include <string.h>
 
 #include "qf-cert.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 
 G_DEFINE_QUARK (qf-cert-error-quark, qf_cert_error)

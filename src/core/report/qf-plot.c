@@ -6,11 +6,11 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-plot.h"
 

@@ -8,8 +8,8 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
+#include "qf-i18n.h"
 #include "qf-report-figures.h"
 #include "qf-report-format.h"
 #include "qf-report-json.h"

@@ -7,11 +7,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <gnutls/gnutls.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-trust.h"
 

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/pkcs7.h>
@@ -18,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-pdf-sign.h"
 #include "qf-report-private.h"

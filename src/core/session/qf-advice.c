@@ -8,10 +8,10 @@
  * preemption model first, then deep idle states and frequency scaling, then the rest. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <string.h>
 
 #include "qf-advice.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-load-rules.h"
 #include "qf-step.h"

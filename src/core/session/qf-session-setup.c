@@ -3,8 +3,8 @@
  * (profile, built-in peer, quick, re-run), so the wizard and the CLI write the same file. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
+#include "qf-i18n.h"
 #include "qf-pairing.h"
 #include "qf-session-check.h"
 #include "qf-net-audit.h"

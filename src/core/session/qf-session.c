@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include "qf-advice.h"
 #include "qf-audit.h"
 #include "qf-auth.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-netifaces.h"
 #include "qf-peer-check.h"
@@ -1357,8 +1357,7 @@ qf_session_prepare_resume (QfSession *self)
   if (kept > 0)
     {
       g_autofree char *text =
-        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                      "This session was resumed after an interruption; %u finished step was kept.",
+        g_strdup_printf (qf_ngettext ("This session was resumed after an interruption; %u finished step was kept.",
                                       "This session was resumed after an interruption; %u finished steps were kept.",
                                       kept), kept);
       qf_session_add_note (self, "resumed", text);

@@ -7,9 +7,9 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-discovery.h"
+#include "qf-i18n.h"
 #include "qf-iperf3.h"
 #include "qf-peer-services.h"
 

@@ -14,11 +14,11 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 #include <sched.h>
 
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-rt.h"
 #include "qf-rtkit.h"
 #include "qf-step.h"

@@ -9,11 +9,11 @@
  * name or kind. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <netdb.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "qf-i18n.h"
 #include "qf-net-audit.h"
 #include "qf-nic.h"
 #include "qf-sysinfo.h"

@@ -8,9 +8,9 @@
  * writes from them — are exactly those of before. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-net-audit.h"
 #include "qf-nm-fix.h"
 

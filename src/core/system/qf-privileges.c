@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <gio/gio.h>
-#include <glib/gi18n.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "qf-i18n.h"
 #include "qf-privileges.h"
 
 /* Bits of the kernel's capability sets (linux/capability.h). */

@@ -7,10 +7,10 @@
 #include "config.h"
 
 #include <gio/gio.h>
-#include <glib/gi18n.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-sysinfo.h"
 

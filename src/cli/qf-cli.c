@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "qf-cli.h"
+#include "qf-env.h"
 #include "qf-i18n.h"
 #include "qf-paths.h"
 
@@ -70,6 +71,7 @@ main (int   argc,
 {
   const QfCliCommand *command;
 
+  qf_env_init ();
   qf_i18n_init ();
   g_set_prgname ("qualify-cli");
 

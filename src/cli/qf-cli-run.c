@@ -18,6 +18,7 @@
 #include "qf-session-check.h"
 #include "qf-session-setup.h"
 #include "qf-session.h"
+#include "qf-text.h"
 #include "qf-verdict.h"
 
 typedef struct
@@ -372,6 +373,7 @@ run_loop (QfRunner  *runner,
 {
   QfSession *session = qf_runner_get_session (runner);
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autofree char *shown = NULL, *word = NULL;
   RunState state = { 0 };
   guint sigint_id, sigterm_id;
 
@@ -402,13 +404,15 @@ run_loop (QfRunner  *runner,
   g_source_remove (sigterm_id);
   g_signal_handlers_disconnect_by_data (runner, &state);
 
+  /* The folder in prose, cleaned; in the command to paste, one shell word. */
+  shown = qf_session_get_dir (session) != NULL ? qf_text_clean (qf_session_get_dir (session), -1) : NULL;
+  word = qf_session_get_dir (session) != NULL ? qf_text_shell_word (qf_session_get_dir (session)) : NULL;
   if (qf_runner_get_save_error (runner) != NULL)
     {
       /* the runner stopped at the first failed save; session.json is the last good one */
       g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
                    _("%s. The run stopped there; %s/session.json keeps what was saved before. Make room on that disk (or make the folder writable again), then continue with “qualify-cli run --resume %s”."),
-                   qf_runner_get_save_error (runner)->message, qf_session_get_dir (session),
-                   qf_session_get_dir (session));
+                   qf_runner_get_save_error (runner)->message, shown, word);
       return QF_CLI_EXIT_ERROR;
     }
   if (state.interrupted)
@@ -416,7 +420,7 @@ run_loop (QfRunner  *runner,
       if (qf_session_get_dir (session) != NULL)
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                      _("cancelled; the session is saved in %s. Continue it with “qualify-cli run --resume %s”."),
-                     qf_session_get_dir (session), qf_session_get_dir (session));
+                     shown, word);
       else
         g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("cancelled."));
       return QF_CLI_EXIT_ERROR;
@@ -691,12 +695,13 @@ warn_network_kind (QfSession  *session,
   QfProfile *profile = qf_session_get_profile (session);
   const char *kind = qf_json_get_string (qf_json_get_object (qf_session_get_json (session), "network"), "kind", "");
   const char *wanted = qf_profile_get_network_kind (profile);
+  g_autofree char *shown = qf_text_clean (iface, -1);
 
   if ((g_str_equal (kind, "wired") || g_str_equal (kind, "wireless")) &&
       (g_str_equal (wanted, "wired") || g_str_equal (wanted, "wireless")) && !g_str_equal (kind, wanted))
     g_printerr (_("Note: profile “%s” is for a %s network, but %s is %s. Choose the matching profile for a fair verdict.\n"),
                 qf_profile_get_id (profile),
-                g_str_equal (wanted, "wired") ? C_("network", "wired") : C_("network", "wireless"), iface,
+                g_str_equal (wanted, "wired") ? C_("network", "wired") : C_("network", "wireless"), shown,
                 g_str_equal (kind, "wired") ? C_("network", "wired") : C_("network", "wireless"));
 }
 
@@ -745,8 +750,13 @@ new_session (const RunOptions *o,
     return qf_cli_errorf ("run", _("profile “%s” has no quick variant; run it without --quick"),
                           qf_profile_get_id (profile)), NULL;
   if (g_error_matches (error, QF_SESSION_ERROR, QF_SESSION_ERROR_EXISTS))
-    return qf_cli_errorf ("run", _("%s already holds a session, left as it is; continue it with “qualify-cli run --resume %s”, or choose another folder with --out"),
-                          o->out, o->out), NULL;
+    {
+      g_autofree char *shown = qf_text_clean (o->out, -1);
+      g_autofree char *word = qf_text_shell_word (o->out);
+
+      return qf_cli_errorf ("run", _("%s already holds a session, left as it is; continue it with “qualify-cli run --resume %s”, or choose another folder with --out"),
+                            shown, word), NULL;
+    }
   if (session == NULL)
     return qf_cli_error ("run", error), NULL;
   if (o->iface != NULL)

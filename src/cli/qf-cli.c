@@ -11,6 +11,7 @@
 #include "qf-env.h"
 #include "qf-i18n.h"
 #include "qf-paths.h"
+#include "qf-text.h"
 
 typedef int (*QfCliFunc) (int argc, char **argv);
 
@@ -101,8 +102,10 @@ main (int   argc,
   command = find_command (argv[1]);
   if (command == NULL)
     {
+      g_autofree char *shown = qf_text_clean (argv[1], -1);
+
       g_printerr (_("qualify-cli: unknown command “%s”. Run “qualify-cli --help” to see the commands.\n"),
-                  argv[1]);
+                  shown);
       return QF_CLI_EXIT_ERROR;
     }
   if (command->func == NULL)

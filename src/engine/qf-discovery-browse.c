@@ -430,20 +430,19 @@ browse_open (Browse      *self,
 {
   g_autoptr(GError) error6 = NULL;
 
-  if (iface != NULL && if_nametoindex (iface) == 0)
-    {
-      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
-                   _("There is no network interface “%s”. List them with “ip link”."), iface);
-      return FALSE;
-    }
+  if (iface != NULL && !qf_net_iface_exists (iface, error))
+    return FALSE;
   self->links = _qf_mdns_links_scan (iface, error);
   if (self->links == NULL)
     return FALSE;
   if (iface != NULL && self->links->len == 0)
     {
+      g_autofree char *shown = qf_text_clean (iface, -1);
+      g_autofree char *word = qf_text_shell_word (iface);
+
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
                    _("The network interface “%s” is down. Plug the cable in, or turn the "
-                     "interface on (“ip link set %s up”)."), iface, iface);
+                     "interface on (“ip link set %s up”)."), shown, word);
       return FALSE;
     }
   self->fd6 = _qf_mdns_socket_open (AF_INET6, 0, &error6);

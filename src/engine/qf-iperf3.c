@@ -24,6 +24,7 @@
 #include "qf-iperf3-private.h"
 #include "qf-iperf3-proto-private.h"
 #include "qf-net.h"
+#include "qf-text.h"
 
 /* "fe80::1%eth0": an IPv6 literal, "%" and an interface name. */
 #define PEER_NAME_MAX (INET6_ADDRSTRLEN + IF_NAMESIZE + 1)
@@ -236,11 +237,16 @@ bind_iface (int          fd,
             const char  *iface,
             GError     **error)
 {
+  g_autofree char *shown = NULL;
+  int errsv;
+
   if (iface == NULL || setsockopt (fd, SOL_SOCKET, SO_BINDTODEVICE, iface, strlen (iface) + 1) == 0)
     return TRUE;
+  errsv = errno;
+  shown = qf_text_clean (iface, -1);
   g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO,
                _("Cannot serve on interface %s only: %s. Check its name, or run as root."),
-               iface, g_strerror (errno));
+               shown, g_strerror (errsv));
   return FALSE;
 }
 

@@ -14,6 +14,7 @@
 #include "qf-i18n.h"
 #include "qf-netifaces.h"
 #include "qf-step.h"
+#include "qf-text.h"
 #include "qf-verdict.h"
 
 #define CLIENT_POLL_MS 500
@@ -318,9 +319,13 @@ format_address (const char *address,
                 const char *iface)
 {
   g_autofree char *bare = g_strndup (address, strcspn (address, "/"));
+  g_autofree char *name = NULL;
 
   if (g_ascii_strncasecmp (bare, "fe80:", 5) == 0)
-    return g_strdup_printf (_("%s%%%s (link-local)"), bare, iface);
+    {
+      name = qf_text_clean (iface, -1);
+      return g_strdup_printf (_("%s%%%s (link-local)"), bare, name);
+    }
   return g_strdup (address);
 }
 

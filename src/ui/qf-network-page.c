@@ -21,6 +21,7 @@
 #include "qf-network-page.h"
 #include "qf-pairing.h"
 #include "qf-peer-check.h"
+#include "qf-text.h"
 
 /* One browse listens this long; the next starts this long after it ended. */
 #define BROWSE_MS         3000
@@ -165,11 +166,14 @@ describe (QfNetIface *iface)
   g_ptr_array_add (parts, g_strdup (qf_net_iface_state_to_string (qf_net_iface_get_state (iface))));
   if (qf_net_iface_get_ssid (iface) != NULL)
     {
+      /* A network's name is whatever anyone in radio range announces. */
+      g_autofree char *ssid = qf_text_clean (qf_net_iface_get_ssid (iface), -1);
+
       if (qf_net_iface_get_signal (iface) >= 0)
-        g_ptr_array_add (parts, g_strdup_printf (_("“%s”, signal %d %%"), qf_net_iface_get_ssid (iface),
+        g_ptr_array_add (parts, g_strdup_printf (_("“%s”, signal %d %%"), ssid,
                                                  qf_net_iface_get_signal (iface)));
       else
-        g_ptr_array_add (parts, g_strdup_printf ("“%s”", qf_net_iface_get_ssid (iface)));
+        g_ptr_array_add (parts, g_strdup_printf ("“%s”", ssid));
     }
   else if (qf_net_iface_get_signal (iface) >= 0)
     g_ptr_array_add (parts, g_strdup_printf (_("signal %d %%"), qf_net_iface_get_signal (iface)));
@@ -209,9 +213,10 @@ create_row (gpointer item,
   g_autofree char *title = NULL;
   g_autofree char *subtitle = describe (iface);
   g_autofree char *accessible = NULL;
+  g_autofree char *name = qf_text_clean (qf_net_iface_get_name (iface), -1);
   gboolean wireless = qf_net_iface_get_kind (iface) == QF_NET_IFACE_WIRELESS;
 
-  title = g_strdup_printf ("%s — %s", qf_net_iface_get_name (iface), wireless ? _("Wireless") : _("Wired"));
+  title = g_strdup_printf ("%s — %s", name, wireless ? _("Wireless") : _("Wired"));
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
@@ -385,13 +390,14 @@ update_direct_note (QfNetworkPage *self)
 {
   QfNetIface *iface = qf_network_page_get_iface (self);
   g_autofree char *text = NULL;
+  g_autofree char *name = iface != NULL ? qf_text_clean (qf_net_iface_get_name (iface), -1) : NULL;
 
   if (iface_is_direct (self, iface))
     text = g_strdup_printf (_("%s has no address of its own: no DHCP server answers, as on a direct cable "
                               "between two PCs. That is fine: a direct cable needs no DHCP and no "
                               "address setting. Qualify finds the helper machine on the cable and uses "
                               "its link-local address (fe80::…%%%s)."),
-                            qf_net_iface_get_name (iface), qf_net_iface_get_name (iface));
+                            name, name);
   set_label (self->direct_label, text);
 }
 
@@ -613,7 +619,7 @@ static void
 update_helpers_status (QfNetworkPage *self,
                        const GError  *error)
 {
-  const char *iface = self->browse_iface;
+  g_autofree char *iface = self->browse_iface != NULL ? qf_text_clean (self->browse_iface, -1) : NULL;
   g_autofree char *text = NULL;
   guint heard = self->helpers != NULL ? self->helpers->len : 0;
 

@@ -13,6 +13,7 @@
 
 #include "qf-i18n.h"
 #include "qf-json.h"
+#include "qf-text.h"
 #include "qf-trust.h"
 
 G_DEFINE_QUARK (qf-trust-error-quark, qf_trust_error)
@@ -56,7 +57,7 @@ subject_part (gnutls_x509_crt_t crt,
 
   if (gnutls_x509_crt_get_dn_by_oid (crt, oid, 0, 0, buf, &size) < 0)
     return NULL;
-  return g_strndup (buf, size);
+  return qf_text_clean (buf, size);
 }
 
 QfTrustedSigner *
@@ -68,9 +69,10 @@ qf_trusted_signer_new_from_crt (gnutls_x509_crt_t crt)
   g_autoptr(GDateTime) dt = expires > 0 ? g_date_time_new_from_unix_utc (expires) : NULL;
 
   s->fingerprint = qf_trust_fingerprint (crt);
+  /* Names from a certificate anyone can make: cleaned before anything prints them. */
   if (gnutls_x509_crt_get_dn3 (crt, &dn, 0) >= 0)
     {
-      s->subject = g_strndup ((const char *) dn.data, dn.size);
+      s->subject = qf_text_clean ((const char *) dn.data, dn.size);
       gnutls_free (dn.data);
     }
   s->name = subject_part (crt, GNUTLS_OID_X520_COMMON_NAME);

@@ -21,6 +21,7 @@
 #include "qf-json.h"
 #include "qf-pdf-sign.h"
 #include "qf-report-private.h"
+#include "qf-text.h"
 #include "qf-trust.h"
 #include "qf-verify.h"
 
@@ -110,19 +111,6 @@ qf_verify_outcome_text (QfVerifyOutcome outcome)
 
   g_return_val_if_fail ((guint) outcome < G_N_ELEMENTS (texts), "");
   return _(texts[outcome]);
-}
-
-static char *
-dn_of (gnutls_x509_crt_t crt)
-{
-  gnutls_datum_t dn = { NULL, 0 };
-  char *s;
-
-  if (gnutls_x509_crt_get_dn3 (crt, &dn, 0) < 0)
-    return NULL;
-  s = g_strndup ((const char *) dn.data, dn.size);
-  gnutls_free (dn.data);
-  return s;
 }
 
 /* The certificates carried in a CMS structure, and which one is the signer's (-1: none). */
@@ -320,7 +308,8 @@ check_trust (QfVerifyResult    *r,
   gnutls_x509_trust_list_deinit (tl, 1);
 }
 
-/* The signer's name, company, fingerprint and certificate. */
+/* The signer's subject, name, company (cleaned of control characters by qf-trust),
+ * fingerprint and certificate. */
 static void
 note_signer (QfVerifyResult    *r,
              gnutls_x509_crt_t  crt)
@@ -328,6 +317,7 @@ note_signer (QfVerifyResult    *r,
   g_autoptr(QfTrustedSigner) s = qf_trusted_signer_new_from_crt (crt);
   gnutls_datum_t der = { NULL, 0 };
 
+  r->signer = g_steal_pointer (&s->subject);
   r->signer_fingerprint = g_steal_pointer (&s->fingerprint);
   r->signer_name = g_steal_pointer (&s->name);
   r->signer_organization = g_steal_pointer (&s->organization);
@@ -365,7 +355,6 @@ verify_cms (QfVerifyResult    *r,
       problem (r, _("The signer's certificate is not included in the signature."));
       goto out;
     }
-  r->signer = dn_of (c.certs[c.signer]);
   note_signer (r, c.certs[c.signer]);
 
   ret = gnutls_pkcs7_verify_direct (p7, c.certs[c.signer], 0, &content, 0);
@@ -395,15 +384,20 @@ note_pc_and_profile (QfVerifyResult *r,
   const char *name = profile ? qf_json_get_string (profile, "name", NULL) : NULL;
   const char *id = profile ? qf_json_get_string (profile, "id", NULL) : NULL;
 
+  g_autofree char *shown_pc = NULL, *shown_profile = NULL;
+
+  /* Names from the file being checked, which anyone can write: cleaned before they are shown. */
   if (host != NULL && (vendor != NULL || product != NULL))
-    r->pc = g_strdup_printf ("%s (%s%s%s)", host, vendor ? vendor : "", vendor && product ? " " : "",
-                             product ? product : "");
+    shown_pc = g_strdup_printf ("%s (%s%s%s)", host, vendor ? vendor : "", vendor && product ? " " : "",
+                                product ? product : "");
   else
-    r->pc = g_strdup (host);
+    shown_pc = g_strdup (host);
   if (name != NULL && id != NULL && g_strcmp0 (name, id) != 0)
-    r->profile = g_strdup_printf ("%s (%s)", name, id);
+    shown_profile = g_strdup_printf ("%s (%s)", name, id);
   else
-    r->profile = g_strdup (name ? name : id);
+    shown_profile = g_strdup (name ? name : id);
+  r->pc = shown_pc != NULL ? qf_text_clean (shown_pc, -1) : NULL;
+  r->profile = shown_profile != NULL ? qf_text_clean (shown_profile, -1) : NULL;
 }
 
 static void

@@ -9,6 +9,7 @@
 #include "qf-session-check.h"
 #include "qf-net-audit.h"
 #include "qf-session-setup.h"
+#include "qf-text.h"
 
 G_DEFINE_QUARK (qf-session-setup-error-quark, qf_session_setup_error)
 
@@ -94,8 +95,10 @@ set_network (QfSession               *session,
 
       if (!qf_net_iface_read_sysfs (choices->root, choices->iface_name, &facts))
         {
+          g_autofree char *shown = qf_text_clean (choices->iface_name, -1);
+
           g_set_error (error, QF_SESSION_SETUP_ERROR, QF_SESSION_SETUP_ERROR_NO_IFACE,
-                       _("there is no network interface “%s” (see “ip link”)"), choices->iface_name);
+                       _("there is no network interface “%s” (see “ip link”)"), shown);
           return FALSE;
         }
       qf_session_set_network (session, choices->iface_name, facts.kind, facts.speed_mbps,

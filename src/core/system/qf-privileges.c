@@ -17,6 +17,7 @@
 
 #include "qf-i18n.h"
 #include "qf-privileges.h"
+#include "qf-text.h"
 
 /* Bits of the kernel's capability sets (linux/capability.h). */
 #define CAP_BIT_IPC_LOCK 14
@@ -68,13 +69,14 @@ has_capability (guint64 caps,
   return (caps >> bit) & 1;
 }
 
-/* This program's own file, for the setcap command in the advice. */
+/* This program's own file as a word of the setcap command in the advice: a path with spaces or
+ * shell characters ("/opt/My Tools/qualify-cli") is quoted, so the command pastes as shown. */
 static char *
 own_binary (void)
 {
-  char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
 
-  return exe != NULL ? exe : g_strdup ("/usr/bin/qualify-cli");
+  return qf_text_shell_word (exe != NULL ? exe : "/usr/bin/qualify-cli");
 }
 
 /* rtkit's MaxRealtimePriority, or 0 when rtkit does not answer (no system bus, not installed). */

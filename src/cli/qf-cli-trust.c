@@ -27,7 +27,10 @@ trust_list (gboolean json)
 {
   g_autoptr(GPtrArray) list = qf_trust_list ();
   g_autofree char *dir = qf_trust_get_dir ();
+  g_autoptr(GError) unsafe = NULL;
 
+  if (!qf_trust_check_store (&unsafe))
+    return qf_cli_error ("trust list", unsafe);
   if (json)
     {
       g_autoptr(JsonObject) o = json_object_new ();

@@ -12,6 +12,7 @@
 #include <net/if.h>
 
 #include "qf-cli.h"
+#include "qf-discover.h"
 #include "qf-discovery.h"
 #include "qf-i18n.h"
 #include "qf-netifaces.h"
@@ -72,6 +73,17 @@ print_nothing_heard (const char *iface,
                      "are up (“ip link”), and that no firewall drops UDP port 5353 (mDNS)."));
 }
 
+/* Names that several machines announce on one link, loudly, after the list. */
+static void
+print_conflicts (GPtrArray *helpers)
+{
+  g_autofree char *conflicts = qf_discover_describe_conflicts (helpers);
+  g_auto(GStrv) lines = conflicts != NULL ? g_strsplit (conflicts, "\n", -1) : NULL;
+
+  for (guint i = 0; lines != NULL && lines[i] != NULL; i++)
+    g_print ("\n%s %s\n", _("CONFLICT:"), lines[i]);
+}
+
 int
 qf_cli_discover (int    argc,
                  char **argv)
@@ -111,7 +123,14 @@ qf_cli_discover (int    argc,
       JsonArray *list = json_array_new ();
 
       for (guint i = 0; i < helpers->len; i++)
-        json_array_add_object_element (list, helper_to_json (g_ptr_array_index (helpers, i)));
+        {
+          const QfHelperInfo *helper = g_ptr_array_index (helpers, i);
+          JsonObject *one = helper_to_json (helper);
+
+          json_object_set_boolean_member (one, "name_conflict",
+                                          qf_discover_name_in_conflict (helpers, helper));
+          json_array_add_object_element (list, one);
+        }
       json_object_set_array_member (obj, "helpers", list);
       qf_cli_print_json (obj);
       return QF_CLI_EXIT_OK;
@@ -120,6 +139,7 @@ qf_cli_discover (int    argc,
     print_helper (g_ptr_array_index (helpers, i));
   if (helpers->len == 0)
     print_nothing_heard (iface, seconds);
+  print_conflicts (helpers);
   return QF_CLI_EXIT_OK;
 }
 

@@ -642,6 +642,19 @@ update_helpers_status (QfNetworkPage *self,
     text = g_strdup_printf (qf_ngettext ("%u helper machine answers on %s: choose one.",
                                       "%u helper machines answer on %s: choose one.", heard),
                             heard, iface);
+  if (self->helpers != NULL && error == NULL)
+    {
+      /* two hosts claiming one name: said as loudly as the CLI does (qf-discover.h) */
+      g_autofree char *conflicts = qf_discover_describe_conflicts (self->helpers);
+
+      if (conflicts != NULL)
+        {
+          char *both = g_strconcat (text, "\n", conflicts, NULL);
+
+          g_free (text);
+          text = both;
+        }
+    }
   set_label (self->helpers_status, text);
 }
 

@@ -10,8 +10,8 @@
  *   qf-responder-clients.c  the list of clients served now, for other threads
  *   qf-responder-emulate.c  the emulated poor link: delay, jitter, loss and the held replies
  *   qf-responder-log.c      the log: through the log limit, to the thread that called run()
- * new/free call conn, udp and emulate; the loop calls all but new/free; conn and udp call
- * emulate and log; clients, emulate and log call none of the others.
+ * new/free call conn, udp, emulate and clients; the loop calls all but new/free; conn and udp
+ * call emulate and log; clients, emulate and log call none of the others.
  *
  * Threads: new/free on the owner's thread; everything else on run()'s loop thread, which alone
  * touches the tables, except qf_responder_list_clients (any thread, under clients_lock). The

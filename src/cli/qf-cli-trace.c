@@ -68,3 +68,23 @@ qf_cli_print_latency_causes (JsonObject *result)
                        json_object_get_double_member_with_default (cause, "latency_us", 0));
     }
 }
+
+void
+qf_cli_print_worst_cause (const char *indent,
+                          JsonObject *result)
+{
+  const char *why = qf_step_trace_not_recorded (result);
+  JsonArray *causes;
+
+  if (why != NULL)
+    {
+      g_printerr ("%s%s %s\n", indent, _("Not traced:"), why);
+      return;
+    }
+  causes = result != NULL && json_object_has_member (result, "latency_causes")
+             ? json_object_get_array_member (result, "latency_causes") : NULL;
+  if (causes != NULL && json_array_get_length (causes) > 0)
+    g_printerr ("%s%s\n", indent,
+                json_object_get_string_member_with_default (json_array_get_object_element (causes, 0),
+                                                            "sentence", ""));
+}

@@ -104,129 +104,109 @@ softirq_work (const char     *vec,
   return T (N_("deferred interrupt work"));
 }
 
-/* The body sentence and the fix for a softirq item. */
-static void
-tell_softirq (GString        *s,
-              JsonObject     *item,
-              const char     *share,
-              gint64          cpu,
-              QfStepTranslate tr,
-              gpointer        tr_data)
+static gboolean
+is_rt_policy (const char *policy)
 {
-  const char *vec = str (item, "name");
-
-  g_string_append_printf (s, T (N_("%s of it was spent in the kernel’s %s (softirq %s).")),
-                          share, softirq_work (vec, tr, tr_data), vec);
-  g_string_append_c (s, ' ');
-  if (g_str_equal (vec, "NET_RX") || g_str_equal (vec, "NET_TX"))
-    g_string_append_printf (s, T (N_("Fix: steer the network card’s interrupts and its receive "
-                                     "processing (RPS) away from CPU %lld.")), (long long) cpu);
-  else if (g_str_equal (vec, "BLOCK"))
-    g_string_append_printf (s, T (N_("Fix: move the disk’s interrupts away from CPU %lld.")),
-                            (long long) cpu);
-  else if (g_str_equal (vec, "RCU"))
-    g_string_append_printf (s, T (N_("Fix: rcu_nocbs=%lld on the kernel command line moves RCU "
-                                     "callbacks off that CPU.")), (long long) cpu);
-  else
-    g_string_append_printf (s, T (N_("Fix: move the interrupts that raise it away from CPU %lld; "
-                                     "a PREEMPT_RT kernel runs softirqs in threads the "
-                                     "measurement can preempt.")), (long long) cpu);
+  return g_str_has_prefix (policy, "SCHED_FIFO") || g_str_has_prefix (policy, "SCHED_RR")
+         || g_str_has_prefix (policy, "SCHED_DEADLINE");
 }
 
-/* The body sentence and the fix for a task or an interrupt item. */
+/* What the largest item did with the time: "2.8 ms of it was spent running …". */
 static void
-tell_task_or_irq (GString        *s,
-                  JsonObject     *item,
-                  const char     *share,
-                  gint64          cpu,
-                  QfStepTranslate tr,
-                  gpointer        tr_data)
-{
-  g_autofree char *label = qf_step_trace_item_label (item, tr, tr_data);
-  const char *name = str (item, "name");
-  const char *policy = str (item, "policy");
-
-  if (g_str_equal (str (item, "kind"), "task")
-      && (g_str_has_prefix (policy, "SCHED_FIFO") || g_str_has_prefix (policy, "SCHED_RR")
-          || g_str_has_prefix (policy, "SCHED_DEADLINE")))
-    {
-      g_string_append_printf (s, T (N_("%s of it was spent running %s, a program with real-time "
-                                       "priority that the measurement cannot preempt.")),
-                              share, label);
-      g_string_append_c (s, ' ');
-      g_string_append_printf (s, T (N_("Fix: lower its priority, or keep it off CPU %lld "
-                                       "(taskset, isolcpus).")), (long long) cpu);
-    }
-  else if (g_str_equal (str (item, "kind"), "task"))
-    {
-      g_string_append_printf (s, T (N_("%s of it was spent in %s, which kept the CPU after the "
-                                       "measurement woke: it was in a part of the kernel that "
-                                       "cannot be preempted.")), share, label);
-      g_string_append_c (s, ' ');
-      g_string_append_printf (s, T (N_("Fix: a PREEMPT_RT kernel, or keep this program off CPU "
-                                       "%lld (isolcpus, taskset).")), (long long) cpu);
-    }
-  else if (g_str_equal (name, "local timer"))
-    {
-      g_string_append_printf (s, T (N_("%s of it was spent in the timer interrupt running other "
-                                       "timers (the scheduler tick and its work).")), share);
-      g_string_append_c (s, ' ');
-      g_string_append_printf (s, T (N_("Fix: nohz_full=%lld on the kernel command line stops the "
-                                       "tick on that CPU while one task runs.")), (long long) cpu);
-    }
-  else
-    {
-      g_string_append_printf (s, T (N_("%s of it was spent in the %s handler.")), share, label);
-      g_string_append_c (s, ' ');
-      g_string_append_printf (s, T (N_("Fix: move this interrupt to another CPU "
-                                       "(/proc/irq/N/smp_affinity_list), or keep interrupts off "
-                                       "CPU %lld (irqaffinity=).")), (long long) cpu);
-    }
-}
-
-/* The body sentence and the fix for the scheduler's or unexplained time. */
-static void
-tell_rest (GString        *s,
+tell_body (GString        *s,
            JsonObject     *item,
            const char     *share,
-           gint64          cpu,
            QfStepTranslate tr,
            gpointer        tr_data)
 {
-  const char *name = str (item, "name");
+  const char *kind = str (item, "kind"), *name = str (item, "name");
+  g_autofree char *label = qf_step_trace_item_label (item, tr, tr_data);
 
-  if (g_str_equal (str (item, "kind"), "sched-delay"))
-    {
-      g_string_append_printf (s, T (N_("%s of it was spent by the scheduler switching to the "
-                                       "measurement after it woke.")), share);
-      g_string_append_c (s, ' ');
-      g_string_append (s, T (N_("Fix: a PREEMPT_RT kernel and a CPU reserved for real-time work "
-                                "(isolcpus) shorten it.")));
-    }
+  if (g_str_equal (kind, "softirq"))
+    g_string_append_printf (s, T (N_("%s of it was spent in the kernel’s %s (softirq %s).")),
+                            share, softirq_work (name, tr, tr_data), name);
+  else if (g_str_equal (kind, "task") && is_rt_policy (str (item, "policy")))
+    g_string_append_printf (s, T (N_("%s of it was spent running %s, a program with real-time "
+                                     "priority that the measurement cannot preempt.")),
+                            share, label);
+  else if (g_str_equal (kind, "task"))
+    g_string_append_printf (s, T (N_("%s of it was spent in %s, which kept the CPU after the "
+                                     "measurement woke: it was in a part of the kernel that "
+                                     "cannot be preempted.")), share, label);
+  else if (g_str_equal (kind, "irq") && g_str_equal (name, "local timer"))
+    g_string_append_printf (s, T (N_("%s of it was spent in the timer interrupt running other "
+                                     "timers (the scheduler tick and its work).")), share);
+  else if (g_str_equal (kind, "irq"))
+    g_string_append_printf (s, T (N_("%s of it was spent in the %s handler.")), share, label);
+  else if (g_str_equal (kind, "sched-delay"))
+    g_string_append_printf (s, T (N_("%s of it was spent by the scheduler switching to the "
+                                     "measurement after it woke.")), share);
   else if (g_str_equal (name, "network"))
-    {
-      g_string_append_printf (s, T (N_("%s of it passed before the reply reached this PC: on the "
-                                       "cable, the switch or the helper machine.")), share);
-      g_string_append_c (s, ' ');
-      g_string_append (s, T (N_("Fix: check the link (the network readiness audit) and the "
-                                "helper machine’s own load.")));
-    }
+    g_string_append_printf (s, T (N_("%s of it passed before the reply reached this PC: on the "
+                                     "cable, the switch or the helper machine.")), share);
+  else if (g_str_equal (name, "idle"))
+    g_string_append_printf (s, T (N_("%s of it passed with no event in the trace while the CPU "
+                                     "was idle: waking from a deep idle state, the firmware "
+                                     "(SMI) or, on a virtual machine, the hypervisor.")), share);
   else
-    {
-      g_string_append_printf (s, g_str_equal (name, "idle")
-                                   ? T (N_("%s of it passed with no event in the trace while the "
-                                           "CPU was idle: waking from a deep idle state, the "
-                                           "firmware (SMI) or, on a virtual machine, the "
-                                           "hypervisor."))
-                                   : T (N_("%s of it passed with no event in the trace: time "
-                                           "taken outside the kernel’s view, by the firmware "
-                                           "(SMI) or, on a virtual machine, the hypervisor.")),
-                              share);
-      g_string_append_c (s, ' ');
-      g_string_append (s, T (N_("Fix: limit deep idle states (in the BIOS, or "
-                                "processor.max_cstate=1), check the BIOS for SMI sources, and "
-                                "qualify the real PC, not a virtual machine.")));
-    }
+    g_string_append_printf (s, T (N_("%s of it passed with no event in the trace: time taken "
+                                     "outside the kernel’s view, by the firmware (SMI) or, on a "
+                                     "virtual machine, the hypervisor.")), share);
+}
+
+/* The fix of a softirq: where its work comes from. */
+static char *
+softirq_fix (const char     *vec,
+             gint64          cpu,
+             QfStepTranslate tr,
+             gpointer        tr_data)
+{
+  if (g_str_equal (vec, "NET_RX") || g_str_equal (vec, "NET_TX"))
+    return g_strdup_printf (T (N_("Fix: steer the network card’s interrupts and its receive "
+                                  "processing (RPS) away from CPU %lld.")), (long long) cpu);
+  if (g_str_equal (vec, "BLOCK"))
+    return g_strdup_printf (T (N_("Fix: move the disk’s interrupts away from CPU %lld.")),
+                            (long long) cpu);
+  if (g_str_equal (vec, "RCU"))
+    return g_strdup_printf (T (N_("Fix: rcu_nocbs=%lld on the kernel command line moves RCU "
+                                  "callbacks off that CPU.")), (long long) cpu);
+  return g_strdup_printf (T (N_("Fix: move the interrupts that raise it away from CPU %lld; a "
+                                "PREEMPT_RT kernel runs softirqs in threads the measurement can "
+                                "preempt.")), (long long) cpu);
+}
+
+char *
+qf_step_trace_item_fix (JsonObject      *item,
+                        gint64           cpu,
+                        QfStepTranslate  tr,
+                        gpointer         tr_data)
+{
+  const char *kind = str (item, "kind"), *name = str (item, "name");
+
+  if (g_str_equal (kind, "softirq"))
+    return softirq_fix (name, cpu, tr, tr_data);
+  if (g_str_equal (kind, "task") && is_rt_policy (str (item, "policy")))
+    return g_strdup_printf (T (N_("Fix: lower its priority, or keep it off CPU %lld (taskset, "
+                                  "isolcpus).")), (long long) cpu);
+  if (g_str_equal (kind, "task"))
+    return g_strdup_printf (T (N_("Fix: a PREEMPT_RT kernel, or keep this program off CPU %lld "
+                                  "(isolcpus, taskset).")), (long long) cpu);
+  if (g_str_equal (kind, "irq") && g_str_equal (name, "local timer"))
+    return g_strdup_printf (T (N_("Fix: nohz_full=%lld on the kernel command line stops the tick "
+                                  "on that CPU while one task runs.")), (long long) cpu);
+  if (g_str_equal (kind, "irq"))
+    return g_strdup_printf (T (N_("Fix: move this interrupt to another CPU "
+                                  "(/proc/irq/N/smp_affinity_list), or keep interrupts off CPU "
+                                  "%lld (irqaffinity=).")), (long long) cpu);
+  if (g_str_equal (kind, "sched-delay"))
+    return g_strdup (T (N_("Fix: a PREEMPT_RT kernel and a CPU reserved for real-time work "
+                           "(isolcpus) shorten it.")));
+  if (g_str_equal (name, "network"))
+    return g_strdup (T (N_("Fix: check the link (the network readiness audit) and the helper "
+                           "machine’s own load.")));
+  return g_strdup (T (N_("Fix: limit deep idle states (in the BIOS, or processor.max_cstate=1), "
+                         "check the BIOS for SMI sources, and qualify the real PC, not a virtual "
+                         "machine.")));
 }
 
 /* "14:03:07" from the stored ISO time. */
@@ -251,7 +231,7 @@ qf_step_trace_sentence (const QfStepInfo *info,
   gint64 cpu = json_object_get_int_member_with_default (cause, "cpu", 0);
   g_autofree char *latency = qf_step_trace_format_us (
     json_object_get_double_member_with_default (cause, "latency_us", 0));
-  g_autofree char *share = NULL, *when = clock_time (str (cause, "at"));
+  g_autofree char *share = NULL, *fix = NULL, *when = clock_time (str (cause, "at"));
   gboolean round_trip = info != NULL && info->spikes == QF_STEP_SPIKES_ROUND_TRIP;
   GString *s = g_string_new (NULL);
 
@@ -265,12 +245,10 @@ qf_step_trace_sentence (const QfStepInfo *info,
   if (item == NULL)
     return g_string_free (s, FALSE);
   share = qf_step_trace_format_us (json_object_get_double_member_with_default (item, "duration_us", 0));
+  fix = qf_step_trace_item_fix (item, cpu, tr, tr_data);
   g_string_append_c (s, ' ');
-  if (g_str_equal (str (item, "kind"), "softirq"))
-    tell_softirq (s, item, share, cpu, tr, tr_data);
-  else if (g_str_equal (str (item, "kind"), "task") || g_str_equal (str (item, "kind"), "irq"))
-    tell_task_or_irq (s, item, share, cpu, tr, tr_data);
-  else
-    tell_rest (s, item, share, cpu, tr, tr_data);
+  tell_body (s, item, share, tr, tr_data);
+  g_string_append_c (s, ' ');
+  g_string_append (s, fix);
   return g_string_free (s, FALSE);
 }

@@ -69,6 +69,11 @@ char               *qf_step_trace_sentence   (const QfStepInfo *info,
 char               *qf_step_trace_item_label (JsonObject       *item,
                                               QfStepTranslate   tr,
                                               gpointer          tr_data);
+/* The fix of one breakdown item ("Fix: …") on that CPU. */
+char               *qf_step_trace_item_fix   (JsonObject       *item,
+                                              gint64            cpu,
+                                              QfStepTranslate   tr,
+                                              gpointer          tr_data);
 /* A duration in µs as a person reads it: "850 µs", "2.9 ms". */
 char               *qf_step_trace_format_us  (gdouble           us);
 

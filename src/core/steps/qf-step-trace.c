@@ -118,6 +118,27 @@ task_policy (gint32      pid,
   return prio < 100 ? "SCHED_FIFO/SCHED_RR" : "SCHED_OTHER";
 }
 
+/* A task's or an interrupt's name as the kernel holds it (any bytes a program chose), made safe
+ * to print in a terminal and a report: valid UTF-8, with control and bidirectional formatting
+ * characters (which could reorder the text around it) replaced by U+FFFD. */
+static char *
+kernel_name (const char *name)
+{
+  g_autofree char *valid = g_utf8_make_valid (name, -1);
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_iscntrl (c) || g_unichar_type (c) == G_UNICODE_FORMAT)
+        g_string_append_unichar (out, 0xFFFD);
+      else
+        g_string_append_unichar (out, c);
+    }
+  return g_string_free (out, FALSE);
+}
+
 static gdouble
 round_us (gint64 ns)
 {
@@ -129,14 +150,16 @@ item_json (const QfCauseItem *item)
 {
   JsonObject *o = json_object_new ();
 
+  g_autofree char *name = kernel_name (item->name);
+
   json_object_set_string_member (o, "kind", kind_ids[item->kind]);
   if (item->kind == QF_CAUSE_IRQ && item->irq >= 0)
     {
-      g_autofree char *name = g_strdup_printf ("IRQ %d %s", item->irq, item->name);
-      json_object_set_string_member (o, "name", g_strstrip (name));
+      g_autofree char *numbered = g_strdup_printf ("IRQ %d %s", item->irq, name);
+      json_object_set_string_member (o, "name", g_strstrip (numbered));
     }
   else
-    json_object_set_string_member (o, "name", item->name);
+    json_object_set_string_member (o, "name", name);
   if (item->kind == QF_CAUSE_TASK)
     {
       const char *policy = task_policy (item->pid, item->name, item->prio);
@@ -189,12 +212,14 @@ cause_json (const QfStepInfo      *info,
 /* The worst spike's pieces in time order, for the timeline. */
 static JsonObject *
 timeline_json (const QfSpikeAnalysis *a,
+               QfSpikeWait            wait,
                gint64                 real_minus_mono_ns)
 {
   JsonObject *o = json_object_new ();
   JsonArray *segments = json_array_new ();
   g_autofree char *at = iso_time (a->start_ns, real_minus_mono_ns);
 
+  json_object_set_string_member (o, "wait", wait == QF_SPIKE_WAIT_REPLY ? "reply" : "timer");
   json_object_set_int_member (o, "cpu", a->cpu);
   json_object_set_string_member (o, "at", at);
   json_object_set_int_member (o, "tid", a->tid);
@@ -285,7 +310,7 @@ explain_spikes (QfStepTrace      *trace,
       json_array_add_object_element (causes, cause_json (info, a, real_minus_mono_ns,
                                                          json_array_get_length (causes) == 0));
       if (!json_object_has_member (trace_obj, "timeline"))
-        json_object_set_object_member (trace_obj, "timeline", timeline_json (a, real_minus_mono_ns));
+        json_object_set_object_member (trace_obj, "timeline", timeline_json (a, wait, real_minus_mono_ns));
     }
   return causes;
 }

@@ -424,7 +424,10 @@ parse_mark (const char   *buf,
     return FALSE;
   p = end + strlen (" latency=");
   latency = g_ascii_strtoll (p, &end, 10);
-  if (end == p || errno != 0 || start < 0 || latency < 0)
+  /* a deadline on a monotonic clock and a latency of at most an hour: anything else is not ours
+   * (and would overflow the window's end) */
+  if (end == p || errno != 0 || start < 0 || start > G_MAXINT64 / 2 || latency < 0
+      || latency > G_GINT64_CONSTANT (3600000000000))
     return FALSE;
   ev->mark.start_ns = start;
   ev->mark.latency_ns = latency;

@@ -166,6 +166,7 @@ typedef struct
   gboolean  under_load;
   gboolean  trace;
   int       trace_threshold_us;
+  int       trace_spikes;
   int       load_cpu;
   int       load_io;
   int       load_vm;
@@ -219,8 +220,10 @@ parse_rt_options (RtOptions  *o,
     { "trace", 0, 0, G_OPTION_ARG_NONE, &o->trace,
       N_("Record the kernel’s trace and name the cause of the worst spikes (needs root)"), NULL },
     { "trace-threshold", 0, 0, G_OPTION_ARG_INT, &o->trace_threshold_us,
-      N_("With --trace: also mark every cycle at least US late (default: those at least half as "
-         "late as the worst so far), as cyclictest --tracemark -b"), N_("US") },
+      N_("With --trace: also mark every cycle at least US late, as cyclictest --tracemark -b "
+         "(the worst cycles are always marked)"), N_("US") },
+    { "trace-spikes", 0, 0, G_OPTION_ARG_INT, &o->trace_spikes,
+      N_("With --trace: explain the N worst spikes, 1…16 (default 8)"), N_("N") },
     { "under-load", 0, 0, G_OPTION_ARG_NONE, &o->under_load,
       N_("Measure while stressors load the PC (default: one cpu worker per CPU)"), NULL },
     { "cpu", 0, 0, G_OPTION_ARG_INT, &o->load_cpu, N_("Under load: workers spinning on sqrt()"), N_("N") },
@@ -305,6 +308,8 @@ build_rt_params (const RtOptions *o)
     json_object_set_boolean_member (params, "trace", TRUE);
   if (o->trace_threshold_us > 0)
     json_object_set_int_member (params, "trace_threshold_us", o->trace_threshold_us);
+  if (o->trace_spikes > 0)
+    json_object_set_int_member (params, "trace_spikes", o->trace_spikes);
   return params;
 }
 

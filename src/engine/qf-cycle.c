@@ -38,7 +38,7 @@ struct QfCycleTest
   gint64                  *rtt_ns;   /* -1 = no reply (yet) */
   int                      fd;
   char                    *where;    /* the peer, for messages */
-  gint64                   worst_rtt_ns;
+  QfTraceWorst             worst;     /* the marks' bookkeeping (qf-trace.h) */
 };
 
 QfCycleTest *
@@ -155,9 +155,8 @@ drain (QfCycleTest   *self,
       rtt = rx - self->tx_ns[seq - 1];
       self->rtt_ns[seq - 1] = rtt;
       r->replies++;
-      if (qf_trace_mark_wanted (self->config.marks, rtt, self->worst_rtt_ns))
+      if (qf_trace_mark_wanted (self->config.marks, &self->worst, rtt))
         qf_trace_mark (self->config.marks, self->tx_ns[seq - 1], rtt);
-      self->worst_rtt_ns = MAX (self->worst_rtt_ns, rtt);
       if (ring != NULL)
         {
           QfSample s = { rx, rtt, 0, rtt > period_ns ? 1u : 0u };

@@ -308,7 +308,8 @@ measure_thread (void *data)
   const gint64 end_ns = engine->end_ns;
   const QfTraceMarks *marks = engine->config.marks;
   guint64 overruns = 0;
-  gint64 now_ns, next_ns, worst_ns;
+  QfTraceWorst worst = { .n = 0 };
+  gint64 now_ns, next_ns;
 
   setup_thread (t);
   prefault (t);
@@ -328,9 +329,8 @@ measure_thread (void *data)
 
       now_ns = qf_clock_now_ns ();
       sample.value_ns = now_ns - next_ns;
-      worst_ns = hist->count > 0 ? hist->max_ns : 0;
       qf_histogram_add (hist, sample.value_ns);
-      if (qf_trace_mark_wanted (marks, sample.value_ns, worst_ns))
+      if (qf_trace_mark_wanted (marks, &worst, sample.value_ns))
         qf_trace_mark (marks, next_ns, sample.value_ns);
 
       atomic_store_explicit (&t->live_cycles, hist->count, memory_order_relaxed);

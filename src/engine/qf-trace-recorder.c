@@ -29,6 +29,7 @@
 #define COMM_CACHE             4096u          /* pids, direct-mapped */
 #define SETTLE_MARGIN_NS       (2 * QF_NSEC_PER_MSEC)
 #define MAX_PAGES_PER_ROUND    8192
+#define BUSY_PAGES             128
 #define WAKE_SLACK_NS          (100 * QF_NSEC_PER_USEC)  /* a timer of SCHED_OTHER may fire late by its slack */
 
 typedef struct
@@ -481,17 +482,20 @@ qf_trace_recorder_flush (QfTraceRecorder *self)
   settle (self, G_MAXINT64);
 }
 
-/* Reads every CPU until its buffer is empty (at most MAX_PAGES_PER_ROUND pages each). */
-static void
+/* Reads every CPU until its buffer is empty (at most MAX_PAGES_PER_ROUND pages each). Returns
+ * the most pages one CPU had. */
+static guint
 read_round (QfTraceRecorder *self)
 {
   gsize page_size = qf_trace_formats_page_size (self->formats);
+  guint most = 0;
 
   for (guint cpu = 0; cpu < self->n_cpus && cpu < self->fds->n_cpus; cpu++)
     {
       int fd = self->fds->cpu_fd[cpu];
+      guint n = 0;
 
-      for (guint n = 0; fd >= 0 && n < MAX_PAGES_PER_ROUND; n++)
+      while (fd >= 0 && n < MAX_PAGES_PER_ROUND)
         {
           ssize_t got = read (fd, self->page, page_size);
 
@@ -500,14 +504,22 @@ read_round (QfTraceRecorder *self)
           if (got <= 0)
             break;
           qf_trace_recorder_feed_page (self, cpu, self->page, (gsize) got);
+          n++;
         }
+      most = MAX (most, n);
     }
+  return most;
 }
 
-/* Keeps the reading thread off the measured CPUs when another CPU is allowed. */
+/* Keeps the reading thread off the measured CPUs when another CPU is allowed, and ahead of
+ * ordinary tasks when it may (SCHED_FIFO 1: below any measuring thread), so a busy PC does not
+ * starve it into losing events. */
 static void
 avoid_measured_cpus (QfTraceRecorder *self)
 {
+  struct sched_param low = { .sched_priority = 1 };
+
+  pthread_setschedparam (pthread_self (), SCHED_FIFO, &low);
   cpu_set_t set;
   gboolean any = FALSE;
 
@@ -543,11 +555,15 @@ reader_thread (void *data)
       gboolean last = atomic_load (&self->stop) != 0;
       gint64 round_start = qf_clock_now_ns ();
 
-      read_round (self);
+      guint pages = read_round (self);
+
       settle (self, last ? G_MAXINT64 : round_start - SETTLE_MARGIN_NS);
       if (last)
         break;
-      clock_nanosleep (CLOCK_MONOTONIC, 0, &pause, NULL);
+      /* a CPU that filled a quarter of a 2 MiB buffer since the last round is read again at
+       * once: the events come faster than the interval allows */
+      if (pages < BUSY_PAGES)
+        clock_nanosleep (CLOCK_MONOTONIC, 0, &pause, NULL);
     }
   self->stats.read_cpu_ns = thread_cpu_ns ();
   return NULL;

@@ -119,28 +119,52 @@ typedef struct
 } QfTraceEvent;
 
 /* How a measuring thread marks a spike: the instance's trace_marker (opened before the run)
- * and the threshold. Shared read-only by the measuring threads. */
+ * and when. Shared read-only by the measuring threads. */
 typedef struct
 {
   int    fd;              /* trace_marker, or -1: no marks */
-  gint64 threshold_ns;    /* mark a cycle at least this late; 0 = only relative to the worst */
+  gint64 threshold_ns;    /* also mark every cycle at least this late; 0 = none */
+  guint  n_worst;         /* mark a cycle among the thread's n_worst worst so far (≤ 16) */
 } QfTraceMarks;
 
 #define QF_TRACE_MARK_PREFIX "qualify-spike"
+#define QF_TRACE_MAX_WORST   16
 
-/* Whether a cycle of latency_ns is worth a mark, given the worst latency this thread saw before
- * it: at least the threshold, or at least half the worst so far (so the worst spike of a run is
- * always marked, and the marks stay few once the worst is known). */
+/* A measuring thread's worst latencies so far, smallest first; on its own stack or state. */
+typedef struct
+{
+  gint64 ns[QF_TRACE_MAX_WORST];
+  guint  n;
+} QfTraceWorst;
+
+/* Whether a cycle of latency_ns is worth a mark: at least the threshold, or among the thread's
+ * n_worst worst so far (then it is taken into worst). So the spikes the recorder keeps (the
+ * worst n_worst, qf-trace-recorder.h) are always marked, and the marks stay few once the worst
+ * are known: about n_worst × ln (cycles / n_worst) in a run. No allocation, at most 16 moves. */
 static inline gboolean
 qf_trace_mark_wanted (const QfTraceMarks *marks,
-                      gint64              latency_ns,
-                      gint64              worst_before_ns)
+                      QfTraceWorst       *worst,
+                      gint64              latency_ns)
 {
+  guint n_worst, i;
+
   if (marks == NULL || marks->fd < 0 || latency_ns <= 0)
     return FALSE;
-  if (marks->threshold_ns > 0 && latency_ns >= marks->threshold_ns)
-    return TRUE;
-  return latency_ns >= worst_before_ns / 2 + 1;
+  n_worst = MIN (MAX (marks->n_worst, 1), QF_TRACE_MAX_WORST);
+  if (worst->n == n_worst && latency_ns <= worst->ns[0])
+    return marks->threshold_ns > 0 && latency_ns >= marks->threshold_ns;
+  /* drop the smallest when full, then insert in order */
+  if (worst->n == n_worst)
+    {
+      for (i = 1; i < worst->n; i++)
+        worst->ns[i - 1] = worst->ns[i];
+      worst->n--;
+    }
+  for (i = worst->n; i > 0 && worst->ns[i - 1] > latency_ns; i--)
+    worst->ns[i] = worst->ns[i - 1];
+  worst->ns[i] = latency_ns;
+  worst->n++;
+  return TRUE;
 }
 
 /* Appends the decimal digits of v (≥ 0) at p; returns the end. */

@@ -170,6 +170,7 @@ static const QfStepFigure cycle_params[] = {
   { "token_file", N_("Access token file"), NULL, QF_FIGURE_TEXT },
   { "trace", N_("Kernel trace recorded"), NULL },
   { "trace_threshold_us", N_("Trace mark threshold"), "µs" },
+  { "trace_spikes", N_("Worst spikes explained"), NULL },
   { NULL }
 };
 

@@ -435,6 +435,7 @@ static const QfStepFigure rt_params[] = {
   { "under_load", N_("Load during the test"), NULL, QF_FIGURE_UNDER_LOAD },
   { "trace", N_("Kernel trace recorded"), NULL },
   { "trace_threshold_us", N_("Trace mark threshold"), "µs" },
+  { "trace_spikes", N_("Worst spikes explained"), NULL },
   { NULL }
 };
 

@@ -49,12 +49,14 @@ qf_step_trace_start (JsonObject *params,
   g_autoptr(GError) error = NULL;
   QfTraceRecorderConfig config = { .avoid_cpus = measured_cpus, .n_avoid_cpus = n_measured_cpus };
   gboolean wanted = FALSE;
-  gint64 threshold_us = 0;
+  gint64 threshold_us = 0, spikes = 8;
   QfStepTrace *trace;
 
   if (!qf_step_param_bool (params, "trace", FALSE, &wanted, NULL) || !wanted)
     return NULL;
   qf_step_param_int (params, "trace_threshold_us", 0, 0, 10 * G_USEC_PER_SEC, &threshold_us, NULL);
+  qf_step_param_int (params, "trace_spikes", 8, 1, QF_TRACE_MAX_WORST, &spikes, NULL);
+  config.n_worst = (guint) spikes;
   trace = g_new0 (QfStepTrace, 1);
   qf_trace_fds_init (&trace->fds);
   trace->threshold_ns = threshold_us * QF_NSEC_PER_USEC;
@@ -73,6 +75,7 @@ qf_step_trace_start (JsonObject *params,
     }
   trace->marks.fd = trace->fds.marker_fd;
   trace->marks.threshold_ns = trace->threshold_ns;
+  trace->marks.n_worst = qf_trace_recorder_stats (trace->recorder)->n_worst;
   return trace;
 }
 
@@ -300,18 +303,24 @@ explain_spikes (QfStepTrace      *trace,
   QfSpikeWait wait = info->spikes == QF_STEP_SPIKES_ROUND_TRIP ? QF_SPIKE_WAIT_REPLY
                                                                 : QF_SPIKE_WAIT_TIMER;
 
+  guint incomplete = 0;
+
   for (guint i = 0; i < qf_trace_recorder_n_spikes (trace->recorder); i++)
     {
       g_autoptr(QfSpikeAnalysis) a = qf_trace_analyze (qf_trace_recorder_spike (trace->recorder, i),
                                                        wait, measuring_prio);
 
-      if (a->n_items == 0)
+      /* events of its window were lost: its time would show as unexplained, which it was not */
+      if (a->incomplete)
+        incomplete++;
+      if (a->n_items == 0 || a->incomplete)
         continue;
       json_array_add_object_element (causes, cause_json (info, a, real_minus_mono_ns,
                                                          json_array_get_length (causes) == 0));
       if (!json_object_has_member (trace_obj, "timeline"))
         json_object_set_object_member (trace_obj, "timeline", timeline_json (a, wait, real_minus_mono_ns));
     }
+  json_object_set_int_member (trace_obj, "spikes_incomplete", incomplete);
   return causes;
 }
 

@@ -1,8 +1,9 @@
 /* qf-step-trace.h — a step's latency causes from the kernel's trace (src/core/steps).
  *
  * The rt step (and so rt under load) and the cycle step trace when their params say
- * "trace": true (and "trace_threshold_us": mark cycles at least this late; 0, the default,
- * marks each cycle at least half as late as the worst so far). Around the measurement:
+ * "trace": true (and "trace_threshold_us": also mark every cycle at least this late; each
+ * measuring thread marks its worst cycles so far anyway, qf-trace.h; "trace_spikes": how many
+ * of the worst spikes are explained, 1…16, default 8). Around the measurement:
  *   trace = qf_step_trace_start (params, measured_cpus, n);   before the engine runs
  *   config.marks = qf_step_trace_marks (trace);              the engine marks late cycles
  *   qf_step_trace_finish (trace, info, prio, result);         adds the two members below
@@ -10,7 +11,9 @@
  *   "latency_causes": [{"cpu", "at" (ISO 8601, local time), "latency_us", "sentence",
  *                       "breakdown": [{"kind" (irq, softirq, task, sched-delay, unexplained),
  *                                      "name", "pid", "policy", "priority", "duration_us"}]}]
- *     one per spike explained, worst first; "pid", "policy" and "priority" only for a task
+ *     one per spike explained, worst first; "pid", "policy" and "priority" only for a task. A
+ *     spike in whose window the kernel dropped events is not explained (its missing time would
+ *     read as unexplained) but counted in "trace"."spikes_incomplete".
  *   "trace": what was recorded — "recorded", "reason" (why nothing was), the instance, clock,
  *     events, tracers available and used, buffer and window sizes, events read and lost,
  *     marks — and "timeline", the worst spike's pieces in time order with its expiry, wake-up

@@ -609,8 +609,7 @@ add_trace_causes (GPtrArray  *causes,
                                                "%s took %.0f %% of the worst delay (kernel trace)",
                                                "%s took %.0f %% of the %u worst delays (kernel trace)",
                                                n), label, 100 * c->us / total, n),
-                 /* the item's fix starts with "Fix: ", as the advice adds its own */
-                 g_str_has_prefix (fix, _("Fix: ")) ? fix + strlen (_("Fix: ")) : fix);
+                 fix);
     }
 }
 

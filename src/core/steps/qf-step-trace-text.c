@@ -162,15 +162,15 @@ softirq_fix (const char     *vec,
              gpointer        tr_data)
 {
   if (g_str_equal (vec, "NET_RX") || g_str_equal (vec, "NET_TX"))
-    return g_strdup_printf (T (N_("Fix: steer the network card’s interrupts and its receive "
+    return g_strdup_printf (T (N_("Steer the network card’s interrupts and its receive "
                                   "processing (RPS) away from CPU %lld.")), (long long) cpu);
   if (g_str_equal (vec, "BLOCK"))
-    return g_strdup_printf (T (N_("Fix: move the disk’s interrupts away from CPU %lld.")),
+    return g_strdup_printf (T (N_("Move the disk’s interrupts away from CPU %lld.")),
                             (long long) cpu);
   if (g_str_equal (vec, "RCU"))
-    return g_strdup_printf (T (N_("Fix: rcu_nocbs=%lld on the kernel command line moves RCU "
-                                  "callbacks off that CPU.")), (long long) cpu);
-  return g_strdup_printf (T (N_("Fix: move the interrupts that raise it away from CPU %lld; a "
+    return g_strdup_printf (T (N_("Boot with rcu_nocbs=%lld on the kernel command line: it "
+                                  "moves RCU callbacks off that CPU.")), (long long) cpu);
+  return g_strdup_printf (T (N_("Move the interrupts that raise it away from CPU %lld; a "
                                 "PREEMPT_RT kernel runs softirqs in threads the measurement can "
                                 "preempt.")), (long long) cpu);
 }
@@ -186,25 +186,26 @@ qf_step_trace_item_fix (JsonObject      *item,
   if (g_str_equal (kind, "softirq"))
     return softirq_fix (name, cpu, tr, tr_data);
   if (g_str_equal (kind, "task") && is_rt_policy (str (item, "policy")))
-    return g_strdup_printf (T (N_("Fix: lower its priority, or keep it off CPU %lld (taskset, "
+    return g_strdup_printf (T (N_("Lower its priority, or keep it off CPU %lld (taskset, "
                                   "isolcpus).")), (long long) cpu);
   if (g_str_equal (kind, "task"))
-    return g_strdup_printf (T (N_("Fix: a PREEMPT_RT kernel, or keep this program off CPU %lld "
+    return g_strdup_printf (T (N_("Use a PREEMPT_RT kernel, or keep this program off CPU %lld "
                                   "(isolcpus, taskset).")), (long long) cpu);
   if (g_str_equal (kind, "irq") && g_str_equal (name, "local timer"))
-    return g_strdup_printf (T (N_("Fix: nohz_full=%lld on the kernel command line stops the tick "
-                                  "on that CPU while one task runs.")), (long long) cpu);
+    return g_strdup_printf (T (N_("Boot with nohz_full=%lld on the kernel command line: it "
+                                  "stops the tick on that CPU while one task runs.")),
+                            (long long) cpu);
   if (g_str_equal (kind, "irq"))
-    return g_strdup_printf (T (N_("Fix: move this interrupt to another CPU "
+    return g_strdup_printf (T (N_("Move this interrupt to another CPU "
                                   "(/proc/irq/N/smp_affinity_list), or keep interrupts off CPU "
                                   "%lld (irqaffinity=).")), (long long) cpu);
   if (g_str_equal (kind, "sched-delay"))
-    return g_strdup (T (N_("Fix: a PREEMPT_RT kernel and a CPU reserved for real-time work "
+    return g_strdup (T (N_("A PREEMPT_RT kernel and a CPU reserved for real-time work "
                            "(isolcpus) shorten it.")));
   if (g_str_equal (name, "network"))
-    return g_strdup (T (N_("Fix: check the link (the network readiness audit) and the helper "
+    return g_strdup (T (N_("Check the link (the network readiness audit) and the helper "
                            "machine’s own load.")));
-  return g_strdup (T (N_("Fix: limit deep idle states (in the BIOS, or processor.max_cstate=1), "
+  return g_strdup (T (N_("Limit deep idle states (in the BIOS, or processor.max_cstate=1), "
                          "check the BIOS for SMI sources, and qualify the real PC, not a virtual "
                          "machine.")));
 }
@@ -249,6 +250,7 @@ qf_step_trace_sentence (const QfStepInfo *info,
   g_string_append_c (s, ' ');
   tell_body (s, item, share, tr, tr_data);
   g_string_append_c (s, ' ');
-  g_string_append (s, fix);
+  /* TRANSLATORS: followed by one or two sentences saying what to change */
+  g_string_append_printf (s, T (N_("Fix: %s")), fix);
   return g_string_free (s, FALSE);
 }

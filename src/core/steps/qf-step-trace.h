@@ -72,7 +72,7 @@ char               *qf_step_trace_sentence   (const QfStepInfo *info,
 char               *qf_step_trace_item_label (JsonObject       *item,
                                               QfStepTranslate   tr,
                                               gpointer          tr_data);
-/* The fix of one breakdown item ("Fix: …") on that CPU. */
+/* What to change about one breakdown item on that CPU ("Lower its priority, or …"). */
 char               *qf_step_trace_item_fix   (JsonObject       *item,
                                               gint64            cpu,
                                               QfStepTranslate   tr,

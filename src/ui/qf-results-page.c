@@ -163,7 +163,7 @@ show_advice (QfResultsPage *self,
   gtk_widget_set_visible (GTK_WIDGET (self->advice_group), n > 0);
 }
 
-#define MAX_CAUSE_ROWS 3
+#define MAX_CAUSE_ROWS 1   /* the worst spike; the report tells the others */
 
 static void
 draw_timeline (GtkDrawingArea *area,

@@ -68,8 +68,8 @@ kind_rgb (const char *kind,
     qf_plot_series_color ((guint) c, dark, &rgb[0], &rgb[1], &rgb[2]);
 }
 
-/* The lanes: the distinct labels of the segments in order of first appearance; each segment's
- * lane in lane_of. The lanes past MAX_LANES share the last. */
+/* The lanes: the distinct labels of the segments in order of first appearance, each with its
+ * total time; each segment's lane in lane_of. The lanes past MAX_LANES share the last. */
 static GPtrArray *
 make_lanes (JsonArray      *segments,
             guint          *lane_of,
@@ -77,29 +77,38 @@ make_lanes (JsonArray      *segments,
             QfStepTranslate tr,
             gpointer        tr_data)
 {
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   GPtrArray *labels = g_ptr_array_new_with_free_func (g_free);
+  gdouble totals[MAX_LANES] = { 0 };
 
   for (guint i = 0; i < json_array_get_length (segments); i++)
     {
       JsonObject *seg = json_array_get_object_element (segments, i);
       g_autofree char *label = qf_step_trace_item_label (seg, tr, tr_data);
-      guint lane = labels->len;
+      guint lane = names->len;
 
-      for (guint j = 0; j < labels->len; j++)
-        if (g_str_equal (g_ptr_array_index (labels, j), label))
+      for (guint j = 0; j < names->len; j++)
+        if (g_str_equal (g_ptr_array_index (names, j), label))
           lane = j;
-      if (lane == labels->len && labels->len < MAX_LANES)
+      if (lane == names->len && names->len < MAX_LANES)
         {
-          g_ptr_array_add (labels, g_steal_pointer (&label));
+          g_ptr_array_add (names, g_steal_pointer (&label));
           g_ptr_array_add (lane_kinds, (gpointer) json_object_get_string_member_with_default (seg, "kind", ""));
         }
-      else if (lane == labels->len)
+      else if (lane == names->len)
         {
           lane = MAX_LANES - 1;
-          g_free (labels->pdata[lane]);
-          labels->pdata[lane] = g_strdup (T (N_("others")));
+          g_free (names->pdata[lane]);
+          names->pdata[lane] = g_strdup (T (N_("others")));
         }
       lane_of[i] = lane;
+      totals[lane] += json_object_get_double_member_with_default (seg, "duration_us", 0);
+    }
+  /* each lane says how long it held the CPU in all: the breakdown, in the picture */
+  for (guint j = 0; j < names->len; j++)
+    {
+      g_autofree char *total = qf_step_trace_format_us (totals[j]);
+      g_ptr_array_add (labels, g_strdup_printf ("%s  %s", (char *) g_ptr_array_index (names, j), total));
     }
   return labels;
 }
@@ -253,6 +262,14 @@ qf_spike_plot_draw (cairo_t             *cr,
   _qf_plot_frame_init (&f, cr, width, height, &opt, widest);
   ax.max = MAX (num (timeline, "latency_us"), 1);
   _qf_plot_nice_linear (&ax, TRUE);
+  {
+    /* the last tick's label is centred on the right edge: keep it inside */
+    g_autofree char *last = qf_plot_format_value (ax.max);
+    gdouble tw, th;
+
+    _qf_plot_text_size (&f, last, 1.0, &tw, &th);
+    f.w = MAX (f.w - tw / 2, 10);
+  }
   _qf_plot_draw_x_ticks (&f, &ax);
   if (n == 0)
     {
@@ -268,8 +285,8 @@ qf_spike_plot_draw (cairo_t             *cr,
     draw_landmark (&f, &ax, num (timeline, "expiry_us"), T (N_("timer expiry")), &label_right);
   draw_landmark (&f, &ax, num (timeline, "wakeup_us"),
                  reply ? T (N_("reply arrives")) : T (N_("wake-up")), &label_right);
-  draw_landmark (&f, &ax, num (timeline, "switch_in_us"), T (N_("switch to it")), &label_right);
-  draw_landmark (&f, &ax, num (timeline, "latency_us"), T (N_("it runs")), &label_right);
+  draw_landmark (&f, &ax, num (timeline, "switch_in_us"), T (N_("switched in")), &label_right);
+  draw_landmark (&f, &ax, num (timeline, "latency_us"), T (N_("measured")), &label_right);
   _qf_plot_draw_box (&f);
   cairo_restore (cr);
   return TRUE;

@@ -6,6 +6,7 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-about-window.h"
 #include "qf-application.h"
 #include "qf-verify-window.h"
 #include "qf-window.h"
@@ -101,22 +102,9 @@ about_activated (GSimpleAction *action,
                  GVariant      *parameter,
                  gpointer       user_data)
 {
-  GtkApplication *app = GTK_APPLICATION (user_data);
-  const char *developers[] = { _("The Qualify developers"), NULL };
-  AdwAboutWindow *about;
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
 
-  about = ADW_ABOUT_WINDOW (adw_about_window_new ());
-  gtk_window_set_transient_for (GTK_WINDOW (about), gtk_application_get_active_window (app));
-  adw_about_window_set_application_name (about, _("Qualify"));
-  adw_about_window_set_application_icon (about, APP_ID);
-  adw_about_window_set_version (about, PACKAGE_VERSION);
-  adw_about_window_set_developer_name (about, _("The Qualify developers"));
-  adw_about_window_set_developers (about, developers);
-  adw_about_window_set_comments (about,
-    _("Tells you in one sitting whether a PC and its network are fit to run real-time robot control software, and hands the customer a signed acceptance report."));
-  adw_about_window_set_license_type (about, GTK_LICENSE_GPL_3_0);
-  adw_about_window_set_translator_credits (about, _("translator-credits"));
-  gtk_window_present (GTK_WINDOW (about));
+  gtk_window_present (GTK_WINDOW (qf_about_window_new (parent)));
 }
 
 static void

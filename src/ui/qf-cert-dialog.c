@@ -9,8 +9,10 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
-#include "qf-cert.h"
 #include "qf-cert-dialog.h"
+#include "qf-cert.h"
+#include "qf-entry-row.h"
+#include "qf-password-entry-row.h"
 
 struct _QfCertDialog
 {
@@ -19,12 +21,12 @@ struct _QfCertDialog
   /* template widgets */
   AdwPreferencesGroup *intro_group;
   GtkLabel            *error_label;
-  AdwEntryRow         *name_row;
-  AdwEntryRow         *company_row;
-  AdwEntryRow         *chain_row;
-  AdwEntryRow         *key_row;
-  AdwEntryRow         *p12_row;
-  AdwPasswordEntryRow *password_row;
+  QfEntryRow          *name_row;
+  QfEntryRow          *company_row;
+  QfEntryRow          *chain_row;
+  QfEntryRow          *key_row;
+  QfEntryRow          *p12_row;
+  QfPasswordEntryRow  *password_row;
   GtkWidget           *page;
   GtkSpinner          *spinner;
 
@@ -192,7 +194,7 @@ import_p12_clicked (QfCertDialog *self)
 static void
 chooser_response (GtkNativeDialog *chooser,
                   int              response,
-                  AdwEntryRow     *row)
+                  QfEntryRow      *row)
 {
   if (response == GTK_RESPONSE_ACCEPT)
     {
@@ -207,7 +209,7 @@ chooser_response (GtkNativeDialog *chooser,
 
 static void
 choose_file (QfCertDialog *self,
-             AdwEntryRow  *row)
+             QfEntryRow   *row)
 {
   GtkFileChooserNative *chooser;
 
@@ -249,7 +251,7 @@ qf_cert_dialog_dispose (GObject *object)
   QfCertDialog *self = QF_CERT_DIALOG (object);
 
   g_cancellable_cancel (self->cancellable);
-  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_CERT_DIALOG);
+  adw_window_set_content (ADW_WINDOW (self), NULL);
   g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (qf_cert_dialog_parent_class)->dispose (object);
 }
@@ -264,6 +266,8 @@ qf_cert_dialog_class_init (QfCertDialogClass *klass)
   GTK_WINDOW_CLASS (klass)->close_request = qf_cert_dialog_close_request;
   signals[FINISHED] = g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                     NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+  g_type_ensure (QF_TYPE_ENTRY_ROW);
+  g_type_ensure (QF_TYPE_PASSWORD_ENTRY_ROW);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-cert-dialog.ui");
   gtk_widget_class_bind_template_child (widget_class, QfCertDialog, intro_group);
   gtk_widget_class_bind_template_child (widget_class, QfCertDialog, error_label);

@@ -166,7 +166,7 @@ qf_cert_window_finalize (GObject *object)
 static void
 qf_cert_window_dispose (GObject *object)
 {
-  gtk_widget_dispose_template (GTK_WIDGET (object), QF_TYPE_CERT_WINDOW);
+  adw_window_set_content (ADW_WINDOW (object), NULL);
   G_OBJECT_CLASS (qf_cert_window_parent_class)->dispose (object);
 }
 

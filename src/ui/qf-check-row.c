@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "qf-check-row.h"
+#include "qf-row-text.h"
 
 void
 qf_check_status_look (QfAuditStatus  status,
@@ -58,9 +59,8 @@ qf_check_row_new (const char    *title,
   g_autofree char *accessible = NULL;
 
   qf_check_status_look (status, &icon_name, &word, &css);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), value ? value : "");
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  qf_row_set_title_text (ADW_PREFERENCES_ROW (row), title);
+  qf_row_set_subtitle_text (row, value);
 
   icon = gtk_image_new_from_icon_name (icon_name);
   gtk_widget_add_css_class (icon, css);

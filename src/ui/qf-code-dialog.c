@@ -1,25 +1,26 @@
 /* qf-code-dialog.c — asks for the helper machine's pairing code again (src/ui): an
- * AdwMessageDialog with a password entry; the core's qf_pairing_code_to_token checks the code
+ * QfMessageDialog with a password entry; the core's qf_pairing_code_to_token checks the code
  * as it is typed and makes the token. The code itself is never kept: only its token goes to the caller. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "qf-code-dialog.h"
+#include "qf-message-dialog.h"
 #include "qf-pairing.h"
 
 typedef struct
 {
   QfCodeDialogDone done;
   gpointer         user_data;
-  AdwMessageDialog *dialog; /* borrowed: it owns this */
+  QfMessageDialog *dialog; /* borrowed: it owns this */
   GtkEditable     *entry;   /* borrowed: a child of the dialog */
   GtkLabel        *error;   /* borrowed */
   gboolean         answered; /* done was called: once, by a response or the dialog's end */
 } CodeAsk;
 
 /* "Resume" only for a well-formed code; what is wrong is said under the field once the person
- * has typed as many characters as a code has (AdwMessageDialog closes on any response). */
+ * has typed as many characters as a code has (QfMessageDialog closes on any response). */
 static void
 code_changed (GtkEditable *entry,
               gpointer     data)
@@ -32,13 +33,13 @@ code_changed (GtkEditable *entry,
 
   for (const char *c = text; *c != '\0'; c++)
     typed += g_ascii_isalnum (*c) ? 1 : 0;
-  adw_message_dialog_set_response_enabled (ask->dialog, "resume", token != NULL);
+  qf_message_dialog_set_response_enabled (ask->dialog, "resume", token != NULL);
   gtk_label_set_text (ask->error, error != NULL ? error->message : "");
   gtk_widget_set_visible (GTK_WIDGET (ask->error), error != NULL && typed >= QF_PAIRING_CODE_CHARS);
 }
 
 static void
-code_response (AdwMessageDialog *dialog,
+code_response (QfMessageDialog *dialog,
                const char       *response,
                gpointer          data)
 {
@@ -79,13 +80,13 @@ qf_code_dialog_ask (GtkWindow        *parent,
   GtkWidget *entry = gtk_password_entry_new ();
   GtkWidget *error = gtk_label_new (NULL);
   g_autofree char *body = NULL;
-  AdwMessageDialog *dialog;
+  QfMessageDialog *dialog;
 
   body = g_strdup_printf (_("This run used the pairing code of the helper machine %s. The code "
                             "is never stored: type the code the helper machine shows now (a new "
                             "code is drawn each time its helper mode starts)."),
                           peer != NULL ? peer : "");
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (parent, _("Pairing Code"), body));
+  dialog = QF_MESSAGE_DIALOG (qf_message_dialog_new (parent, _("Pairing Code"), body));
   gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (entry), TRUE);
   /* Enter takes the default response, "Resume" (while it is enabled) */
   g_object_set (entry, "activates-default", TRUE, NULL);
@@ -96,12 +97,12 @@ qf_code_dialog_ask (GtkWindow        *parent,
   gtk_widget_set_visible (error, FALSE);
   gtk_box_append (GTK_BOX (box), entry);
   gtk_box_append (GTK_BOX (box), error);
-  adw_message_dialog_set_extra_child (dialog, box);
-  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "resume", _("_Resume"), NULL);
-  adw_message_dialog_set_response_appearance (dialog, "resume", ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (dialog, "resume");
-  adw_message_dialog_set_close_response (dialog, "cancel");
-  adw_message_dialog_set_response_enabled (dialog, "resume", FALSE);
+  qf_message_dialog_set_extra_child (dialog, box);
+  qf_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "resume", _("_Resume"), NULL);
+  qf_message_dialog_set_response_appearance (dialog, "resume", QF_RESPONSE_SUGGESTED);
+  qf_message_dialog_set_default_response (dialog, "resume");
+  qf_message_dialog_set_close_response (dialog, "cancel");
+  qf_message_dialog_set_response_enabled (dialog, "resume", FALSE);
   ask->dialog = dialog;
   ask->done = done;
   ask->user_data = user_data;

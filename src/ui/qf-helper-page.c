@@ -13,6 +13,7 @@
 #include "qf-helper-page.h"
 #include "qf-helper.h"
 #include "qf-netifaces.h"
+#include "qf-row-text.h"
 #include "qf-step.h"
 #include "qf-verdict.h"
 
@@ -104,8 +105,7 @@ client_row_new (const QfPeerClient *client)
 {
   AdwActionRow *row = ADW_ACTION_ROW (adw_action_row_new ());
 
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), client->address);
+  qf_row_set_title_text (ADW_PREFERENCES_ROW (row), client->address);
   adw_action_row_set_icon_name (row, "network-transmit-receive-symbolic");
   return row;
 }
@@ -138,7 +138,7 @@ show_clients (QfHelperPage *self,
           gtk_list_box_append (self->clients_list, row);
           g_hash_table_insert (self->client_rows, g_strdup (id), row);
         }
-      adw_action_row_set_subtitle (row, subtitle);
+      qf_row_set_subtitle_text (row, subtitle);
       g_hash_table_add (seen, g_steal_pointer (&id));
     }
   g_hash_table_iter_init (&iter, self->client_rows);
@@ -198,8 +198,8 @@ update_state (QfHelperPage *self,
   else
     title = g_strdup_printf (g_dngettext (NULL, "Running: %u test in progress",
                                           "Running: %u tests in progress", n_clients), n_clients);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->state_row), title);
-  adw_action_row_set_subtitle (self->state_row, announce_text (self, running));
+  qf_row_set_title_text (ADW_PREFERENCES_ROW (self->state_row), title);
+  qf_row_set_subtitle_text (GTK_WIDGET (self->state_row), announce_text (self, running));
   gtk_image_set_from_icon_name (self->state_icon, running ? "emblem-ok-symbolic"
                                                           : "media-playback-stop-symbolic");
   gtk_widget_set_visible (GTK_WIDGET (self->stop_button), running);
@@ -343,9 +343,8 @@ iface_row_new (QfNetIface *iface)
       }
   if (!any)
     g_string_append_printf (subtitle, "\n%s", _("no address yet"));
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
-  adw_action_row_set_subtitle (row, subtitle->str);
+  qf_row_set_title_text (ADW_PREFERENCES_ROW (row), name);
+  qf_row_set_subtitle_text (GTK_WIDGET (row), subtitle->str);
   adw_action_row_set_subtitle_lines (row, 0);
   adw_action_row_set_icon_name (row, qf_net_iface_get_kind (iface) == QF_NET_IFACE_WIRELESS
                                      ? "network-wireless-symbolic" : "network-wired-symbolic");
@@ -411,7 +410,7 @@ qf_helper_page_dispose (GObject *object)
   g_clear_object (&self->ifaces);
   g_clear_pointer (&self->client_rows, g_hash_table_unref);
   g_clear_pointer (&self->announce_note, g_free);
-  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_HELPER_PAGE);
+  adw_bin_set_child (ADW_BIN (self), NULL);
   G_OBJECT_CLASS (qf_helper_page_parent_class)->dispose (object);
 }
 
@@ -458,6 +457,5 @@ qf_helper_page_init (QfHelperPage *self)
                                 placeholder_new (_("No PC is testing against this helper right now.")));
   gtk_list_box_set_placeholder (self->ifaces_list,
                                 placeholder_new (_("No network interface found. Plug the cable in or turn the interface on.")));
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (self->state_row), FALSE);
   update_state (self, 0);
 }

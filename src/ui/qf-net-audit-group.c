@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "qf-check-row.h"
+#include "qf-message-dialog.h"
 #include "qf-net-audit-group.h"
 #include "qf-net-audit.h"
 #include "qf-nm-fix.h"
@@ -461,9 +462,9 @@ show_error (QfNetAuditGroup *self,
             const char      *heading,
             const char      *body)
 {
-  GtkWidget *dialog = adw_message_dialog_new (parent_window (self), heading, body);
+  GtkWidget *dialog = qf_message_dialog_new (parent_window (self), heading, body);
 
-  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  qf_message_dialog_add_response (QF_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -512,7 +513,7 @@ start (QfNetAuditGroup *self,
 }
 
 static void
-apply_response (AdwMessageDialog *dialog,
+apply_response (QfMessageDialog *dialog,
                 const char       *response,
                 QfNetAuditGroup  *self)
 {
@@ -532,18 +533,18 @@ apply_clicked (GtkButton       *button,
                                              "may drop for a moment. “Undo” puts the connection’s settings "
                                              "back exactly as they are now.\n\nThe same change with nmcli:"),
                                            qf_nm_fix_get_description (fix));
-  GtkWidget *dialog = adw_message_dialog_new (parent_window (self), heading, body);
+  GtkWidget *dialog = qf_message_dialog_new (parent_window (self), heading, body);
   GtkWidget *command = gtk_label_new (qf_nm_fix_get_command (fix));
 
   gtk_label_set_selectable (GTK_LABEL (command), TRUE);
   gtk_label_set_wrap (GTK_LABEL (command), TRUE);
   gtk_widget_add_css_class (command, "monospace");
-  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), command);
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"),
-                                    "apply", _("_Apply the change"), NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "apply", ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  qf_message_dialog_set_extra_child (QF_MESSAGE_DIALOG (dialog), command);
+  qf_message_dialog_add_responses (QF_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"),
+                                   "apply", _("_Apply the change"), NULL);
+  qf_message_dialog_set_response_appearance (QF_MESSAGE_DIALOG (dialog), "apply", QF_RESPONSE_SUGGESTED);
+  qf_message_dialog_set_default_response (QF_MESSAGE_DIALOG (dialog), "cancel");
+  qf_message_dialog_set_close_response (QF_MESSAGE_DIALOG (dialog), "cancel");
   g_object_set_data_full (G_OBJECT (dialog), "qf-fix", g_object_ref (fix), g_object_unref);
   g_signal_connect_object (dialog, "response", G_CALLBACK (apply_response), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
@@ -604,7 +605,7 @@ qf_net_audit_group_dispose (GObject *object)
   g_clear_pointer (&self->applied, g_hash_table_unref);
   g_clear_object (&self->client);
   g_clear_pointer (&self->rows, g_ptr_array_unref);
-  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_NET_AUDIT_GROUP);
+  adw_preferences_group_set_header_suffix (ADW_PREFERENCES_GROUP (self), NULL);
   G_OBJECT_CLASS (qf_net_audit_group_parent_class)->dispose (object);
 }
 

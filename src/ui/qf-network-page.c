@@ -16,11 +16,14 @@
 #include <string.h>
 
 #include "qf-discover.h"
+#include "qf-entry-row.h"
 #include "qf-json.h"
 #include "qf-net-audit-group.h"
 #include "qf-network-page.h"
 #include "qf-pairing.h"
+#include "qf-password-entry-row.h"
 #include "qf-peer-check.h"
+#include "qf-row-text.h"
 
 /* One browse listens this long; the next starts this long after it ended. */
 #define BROWSE_MS         3000
@@ -43,13 +46,13 @@ struct _QfNetworkPage
   GtkListBox     *helpers_list;
   GtkLabel       *helpers_status;
   AdwPreferencesGroup *peer_group;
-  AdwEntryRow    *peer_row;
+  QfEntryRow     *peer_row;
   GtkButton      *check_button;
-  AdwEntryRow    *code_row;
+  QfEntryRow     *code_row;
   GtkLabel       *code_error;
   AdwPreferencesGroup *token_group;
   AdwExpanderRow *token_expander;
-  AdwEntryRow    *token_row;
+  QfEntryRow     *token_row;
   GtkLabel       *peer_status;
   QfNetAuditGroup *audit_group;
 
@@ -212,9 +215,8 @@ create_row (gpointer item,
   gboolean wireless = qf_net_iface_get_kind (iface) == QF_NET_IFACE_WIRELESS;
 
   title = g_strdup_printf ("%s — %s", qf_net_iface_get_name (iface), wireless ? _("Wireless") : _("Wired"));
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  qf_row_set_title_text (ADW_PREFERENCES_ROW (row), title);
+  qf_row_set_subtitle_text (row, subtitle);
   icon = gtk_image_new_from_icon_name (wireless ? "network-wireless-symbolic" : "network-wired-symbolic");
   adw_action_row_add_prefix (ADW_ACTION_ROW (row), radio);
   adw_action_row_add_prefix (ADW_ACTION_ROW (row), icon);
@@ -534,9 +536,8 @@ create_helper_row (QfNetworkPage      *self,
   g_autofree char *subtitle = describe_helper (self, helper);
   g_autofree char *accessible = g_strdup_printf ("%s: %s", title, subtitle);
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  qf_row_set_title_text (ADW_PREFERENCES_ROW (row), title);
+  qf_row_set_subtitle_text (row, subtitle);
   adw_action_row_add_prefix (ADW_ACTION_ROW (row), radio);
   adw_action_row_add_prefix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("computer-symbolic"));
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), radio);
@@ -953,7 +954,7 @@ qf_network_page_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   if (self->ifaces_list != NULL)
     gtk_list_box_bind_model (self->ifaces_list, NULL, NULL, NULL, NULL);
-  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_NETWORK_PAGE);
+  adw_bin_set_child (ADW_BIN (self), NULL);
   g_clear_object (&self->ifaces);
   G_OBJECT_CLASS (qf_network_page_parent_class)->dispose (object);
 }
@@ -990,6 +991,8 @@ qf_network_page_class_init (QfNetworkPageClass *klass)
   widget_class->map = qf_network_page_map;
   widget_class->unmap = qf_network_page_unmap;
   g_type_ensure (QF_TYPE_NET_AUDIT_GROUP);
+  g_type_ensure (QF_TYPE_ENTRY_ROW);
+  g_type_ensure (QF_TYPE_PASSWORD_ENTRY_ROW);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-network-page.ui");
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, note_label);
   gtk_widget_class_bind_template_child (widget_class, QfNetworkPage, ifaces_list);

@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "qf-plan-page.h"
+#include "qf-row-text.h"
 #include "qf-step.h"
 #include "qf-verdict.h"
 
@@ -141,9 +142,8 @@ qf_plan_page_set_profile (QfPlanPage *self,
         subtitle = g_strdup (_("This build cannot run this test: it will be marked “not run”."));
       else
         subtitle = g_strdup_printf (_("about %.0f s"), info->estimate_duration ? info->estimate_duration (test->params) : 0);
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), subtitle);
+      qf_row_set_title_text (ADW_PREFERENCES_ROW (row), title);
+      qf_row_set_subtitle_text (row, subtitle);
       adw_expander_row_set_show_enable_switch (ADW_EXPANDER_ROW (row), TRUE);
       adw_expander_row_set_enable_expansion (ADW_EXPANDER_ROW (row), TRUE);
       adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), FALSE);
@@ -206,7 +206,7 @@ qf_plan_page_dispose (GObject *object)
   QfPlanPage *self = QF_PLAN_PAGE (object);
 
   g_clear_pointer (&self->rows, g_ptr_array_unref);
-  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_PLAN_PAGE);
+  adw_bin_set_child (ADW_BIN (self), NULL);
   g_clear_object (&self->profile);
   G_OBJECT_CLASS (qf_plan_page_parent_class)->dispose (object);
 }

@@ -8,11 +8,12 @@
 
 #include <glib/gi18n.h>
 
-#include "qf-cert.h"
 #include "qf-cert-dialog.h"
+#include "qf-cert.h"
+#include "qf-entry-row.h"
 #include "qf-json.h"
-#include "qf-report.h"
 #include "qf-report-page.h"
+#include "qf-report.h"
 #include "qf-session-check.h"
 
 struct _QfReportPage
@@ -20,9 +21,9 @@ struct _QfReportPage
   AdwBin        parent_instance;
 
   /* template widgets */
-  AdwEntryRow  *operator_row;
-  AdwEntryRow  *customer_row;
-  AdwEntryRow  *site_row;
+  QfEntryRow   *operator_row;
+  QfEntryRow   *customer_row;
+  QfEntryRow   *site_row;
   AdwComboRow  *language_row;
   AdwActionRow *export_row;
   AdwActionRow *signer_row;
@@ -277,7 +278,7 @@ qf_report_page_dispose (GObject *object)
   QfReportPage *self = QF_REPORT_PAGE (object);
 
   g_cancellable_cancel (self->cancellable);
-  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_REPORT_PAGE);
+  adw_bin_set_child (ADW_BIN (self), NULL);
   g_clear_object (&self->session);
   G_OBJECT_CLASS (qf_report_page_parent_class)->dispose (object);
 }
@@ -300,6 +301,7 @@ qf_report_page_class_init (QfReportPageClass *klass)
 
   object_class->dispose = qf_report_page_dispose;
   object_class->finalize = qf_report_page_finalize;
+  g_type_ensure (QF_TYPE_ENTRY_ROW);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-report-page.ui");
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, operator_row);
   gtk_widget_class_bind_template_child (widget_class, QfReportPage, customer_row);
@@ -324,7 +326,7 @@ qf_report_page_init (QfReportPage *self)
   /* names longer than a session takes cannot be typed */
   for (guint i = 0; i < 3; i++)
     {
-      AdwEntryRow *row = i == 0 ? self->operator_row : i == 1 ? self->customer_row : self->site_row;
+      QfEntryRow *row = i == 0 ? self->operator_row : i == 1 ? self->customer_row : self->site_row;
       GtkEditable *text = gtk_editable_get_delegate (GTK_EDITABLE (row));
       if (GTK_IS_TEXT (text))
         gtk_text_set_max_length (GTK_TEXT (text), QF_SESSION_MAX_NAME_CHARS);

@@ -11,6 +11,7 @@
 
 #include "qf-json.h"
 #include "qf-results-page.h"
+#include "qf-row-text.h"
 #include "qf-spike-plot.h"
 #include "qf-step-trace.h"
 
@@ -104,9 +105,8 @@ show_criteria (QfResultsPage *self,
         }
       else
         subtitle = g_strdup_printf (_("Not measured: %s"), qf_json_get_string (v, "reason", _("no result")));
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+      qf_row_set_title_text (ADW_PREFERENCES_ROW (row), title);
+      qf_row_set_subtitle_text (row, subtitle);
       mark = g_strdup_printf ("%s %s", qf_verdict_to_symbol (verdict), qf_verdict_to_label (verdict));
       word = gtk_label_new (mark);
       gtk_widget_add_css_class (word, verdict_class (verdict));
@@ -284,9 +284,8 @@ show_comparison (QfResultsPage *self,
       g_autofree char *after = qf_verdict_format_value (qf_json_get_double (m, "after", 0), unit);
       g_autofree char *subtitle = g_strdup_printf (_("before %s, now %s"), before, after);
 
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(qf_json_get_string (m, "label", "")));
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+      qf_row_set_title_text (ADW_PREFERENCES_ROW (row), _(qf_json_get_string (m, "label", "")));
+      qf_row_set_subtitle_text (row, subtitle);
       add_row (self, self->comparison_group, row);
     }
 }
@@ -373,7 +372,7 @@ qf_results_page_dispose (GObject *object)
   QfResultsPage *self = QF_RESULTS_PAGE (object);
 
   g_clear_pointer (&self->rows, g_ptr_array_unref);
-  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_RESULTS_PAGE);
+  adw_bin_set_child (ADW_BIN (self), NULL);
   G_OBJECT_CLASS (qf_results_page_parent_class)->dispose (object);
 }
 

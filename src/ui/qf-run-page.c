@@ -10,6 +10,7 @@
 
 #include "qf-json.h"
 #include "qf-plot-view.h"
+#include "qf-row-text.h"
 #include "qf-run-page.h"
 #include "qf-step.h"
 #include "qf-verdict.h"
@@ -330,8 +331,7 @@ qf_run_page_start (QfRunPage  *self,
       GtkWidget *row = adw_action_row_new ();
       GtkWidget *icon = gtk_image_new ();
 
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), qf_session_get_step_title (session, i));
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      qf_row_set_title_text (ADW_PREFERENCES_ROW (row), qf_session_get_step_title (session, i));
       adw_action_row_add_prefix (ADW_ACTION_ROW (row), icon);
       g_object_set_data (G_OBJECT (row), "qf-icon", icon);
       gtk_list_box_append (self->steps_list, row);
@@ -415,7 +415,7 @@ qf_run_page_dispose (GObject *object)
     }
   g_clear_object (&self->runner);
   g_clear_pointer (&self->step_rows, g_ptr_array_unref);
-  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_RUN_PAGE);
+  adw_bin_set_child (ADW_BIN (self), NULL);
   G_OBJECT_CLASS (qf_run_page_parent_class)->dispose (object);
 }
 

@@ -164,7 +164,7 @@ qf_system_page_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_pointer (&self->rows, g_ptr_array_unref);
-  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_SYSTEM_PAGE);
+  adw_bin_set_child (ADW_BIN (self), NULL);
   G_OBJECT_CLASS (qf_system_page_parent_class)->dispose (object);
 }
 

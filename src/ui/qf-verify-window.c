@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "qf-cert.h"
+#include "qf-row-text.h"
 #include "qf-trust.h"
 #include "qf-verdict.h"
 #include "qf-verify-window.h"
@@ -77,8 +78,7 @@ static void
 set_fact (AdwActionRow *row,
           const char   *value)
 {
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_action_row_set_subtitle (row, value ? value : "");
+  qf_row_set_subtitle_text (GTK_WIDGET (row), value);
   gtk_widget_set_visible (GTK_WIDGET (row), value != NULL && *value != '\0');
 }
 
@@ -277,9 +277,8 @@ signer_row_new (QfVerifyWindow        *self,
   g_autofree char *remove_name = g_strdup_printf (_("Remove %s"), name);
   g_autofree char *shown_fingerprint = qf_cert_group_fingerprint_hex (signer->fingerprint);
 
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), shown_fingerprint);
+  qf_row_set_title_text (ADW_PREFERENCES_ROW (row), title);
+  qf_row_set_subtitle_text (row, shown_fingerprint);
   gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (remove, "flat");
   gtk_widget_set_tooltip_text (remove, remove_name);

@@ -8,6 +8,8 @@
 
 #include <glib/gi18n.h>
 
+#include "qf-entry-row.h"
+#include "qf-message-dialog.h"
 #include "qf-session-check.h"
 #include "qf-session.h"
 #include "qf-verdict.h"
@@ -21,9 +23,9 @@ struct _QfWelcomePage
   GtkToggleButton     *qualify_toggle;
   AdwPreferencesGroup *resume_group;
   AdwActionRow        *resume_row;
-  AdwEntryRow         *operator_row;
-  AdwEntryRow         *customer_row;
-  AdwEntryRow         *site_row;
+  QfEntryRow          *operator_row;
+  QfEntryRow          *customer_row;
+  QfEntryRow          *site_row;
   AdwComboRow         *profile_row;
   GtkSwitch           *quick_switch;
   GtkSwitch           *training_switch;
@@ -198,9 +200,9 @@ limits_clicked (QfWelcomePage *self)
                                   c->role == QF_ROLE_WARNS ? _(" (warning only)") : "");
         }
     }
-  dialog = adw_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
-                                   qf_profile_get_name (profile), body->str);
-  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  dialog = qf_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
+                                  qf_profile_get_name (profile), body->str);
+  qf_message_dialog_add_response (QF_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -297,7 +299,7 @@ qf_welcome_page_dispose (GObject *object)
   QfWelcomePage *self = QF_WELCOME_PAGE (object);
 
   g_cancellable_cancel (self->cancellable);
-  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_WELCOME_PAGE);
+  adw_bin_set_child (ADW_BIN (self), NULL);
   G_OBJECT_CLASS (qf_welcome_page_parent_class)->dispose (object);
 }
 
@@ -305,7 +307,7 @@ qf_welcome_page_dispose (GObject *object)
  * would refuse (a control character pasted in) marks the row and says why in its tooltip, and
  * starting the tests is refused with the same words (qf_session_setup). */
 static void
-name_changed (AdwEntryRow *row)
+name_changed (QfEntryRow *row)
 {
   g_autoptr(GError) error = NULL;
   const char *title = adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row));
@@ -321,7 +323,7 @@ name_changed (AdwEntryRow *row)
 }
 
 static void
-limit_name_row (AdwEntryRow *row)
+limit_name_row (QfEntryRow *row)
 {
   GtkEditable *text = gtk_editable_get_delegate (GTK_EDITABLE (row));
 
@@ -353,6 +355,8 @@ qf_welcome_page_class_init (QfWelcomePageClass *klass)
   object_class->dispose = qf_welcome_page_dispose;
   object_class->finalize = qf_welcome_page_finalize;
   widget_class->map = qf_welcome_page_map;
+
+  g_type_ensure (QF_TYPE_ENTRY_ROW);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-welcome-page.ui");
   gtk_widget_class_bind_template_child (widget_class, QfWelcomePage, qualify_toggle);

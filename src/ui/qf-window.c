@@ -15,6 +15,7 @@
 #include "qf-code-dialog.h"
 #include "qf-helper-page.h"
 #include "qf-json.h"
+#include "qf-message-dialog.h"
 #include "qf-network-page.h"
 #include "qf-plan-page.h"
 #include "qf-report-page.h"
@@ -592,9 +593,9 @@ show_save_failure (QfWindow     *self,
   const char *dir = qf_session_get_dir (qf_runner_get_session (runner));
   g_autofree char *body = g_strdup_printf (_("%s\n\nThe run stopped here, so that no result goes unrecorded. The session in %s keeps everything saved before. Make room on that disk (or make the folder writable again), then continue the session with Resume on the first page."),
                                            error->message, dir != NULL ? dir : "");
-  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), _("The session could not be saved"), body);
+  GtkWidget *dialog = qf_message_dialog_new (GTK_WINDOW (self), _("The session could not be saved"), body);
 
-  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  qf_message_dialog_add_response (QF_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -616,7 +617,7 @@ run_finished (QfWindow *self,
 }
 
 static void
-stop_response (AdwMessageDialog *dialog,
+stop_response (QfMessageDialog *dialog,
                const char       *response,
                QfWindow         *self)
 {
@@ -636,13 +637,13 @@ qf_window_close_request (GtkWindow *window)
     return GTK_WINDOW_CLASS (qf_window_parent_class)->close_request (window);
   if (self->close_when_stopped)
     return TRUE;  /* already stopping */
-  dialog = adw_message_dialog_new (window, _("Stop the test?"),
-                                   _("A test is running. Stopping keeps the tests finished so far in the session; the current one is marked cancelled and can be run again with Resume."));
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "continue", _("_Keep testing"),
-                                    "stop", _("_Stop and close"), NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "stop", ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "continue");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "continue");
+  dialog = qf_message_dialog_new (window, _("Stop the test?"),
+                                  _("A test is running. Stopping keeps the tests finished so far in the session; the current one is marked cancelled and can be run again with Resume."));
+  qf_message_dialog_add_responses (QF_MESSAGE_DIALOG (dialog), "continue", _("_Keep testing"),
+                                   "stop", _("_Stop and close"), NULL);
+  qf_message_dialog_set_response_appearance (QF_MESSAGE_DIALOG (dialog), "stop", QF_RESPONSE_DESTRUCTIVE);
+  qf_message_dialog_set_default_response (QF_MESSAGE_DIALOG (dialog), "continue");
+  qf_message_dialog_set_close_response (QF_MESSAGE_DIALOG (dialog), "continue");
   g_signal_connect_object (dialog, "response", G_CALLBACK (stop_response), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
   return TRUE;
@@ -655,7 +656,7 @@ qf_window_dispose (GObject *object)
 
   g_clear_object (&self->session);
   g_clear_object (&self->run_profile);
-  gtk_widget_dispose_template (GTK_WIDGET (self), QF_TYPE_WINDOW);
+  adw_application_window_set_content (ADW_APPLICATION_WINDOW (self), NULL);
   G_OBJECT_CLASS (qf_window_parent_class)->dispose (object);
 }
 

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """test-icons.py — every icon the wizard names (icon-name properties in ui/*.ui, "…-symbolic"
-strings in src/ui/*.c) exists in the Adwaita theme the app runs with or in data/icons, so no
-page shows a missing-image placeholder (tests/data). TAP.
+strings in src/ui/*.c) exists in the Adwaita theme the app runs with, among the icons GTK itself
+carries (its resources: caps-lock-symbolic, which the password row shows, is only there), or in
+data/icons, so no page shows a missing-image placeholder (tests/data). TAP.
 
 Usage: test-icons.py SRCDIR"""
 import glob
 import os
 import re
+import subprocess
 import sys
 
 srcdir = sys.argv[1]
@@ -26,6 +28,18 @@ for theme in themes:
     for _root, _dirs, files in os.walk(theme):
         for f in files:
             available.add(os.path.splitext(f)[0])
+
+# GTK's own icons, in the resources of the library the app links
+try:
+    libdir = subprocess.run(["pkg-config", "--variable=libdir", "gtk4"], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    listed = subprocess.run(["gresource", "list", os.path.join(libdir, "libgtk-4.so.1")],
+                            capture_output=True, text=True, check=True).stdout
+    for line in listed.splitlines():
+        if line.startswith("/org/gtk/libgtk/icons/"):
+            available.add(os.path.basename(line).split(".")[0])
+except (OSError, subprocess.CalledProcessError):
+    pass
 
 n = 0
 failed = 0

@@ -115,13 +115,21 @@ def test_fifo_culprit():
     # on each of its spikes it is the largest item, and no more than its 3 ms spin
     tap(all(c["breakdown"][0] is i and i["duration_us"] <= 3600 for c, i in named),
         "(a) on every spike it is named in, it took the most time and at most its spin", listing(result))
+    # the worst spike's timeline, when the culprit caused it: its pieces (interrupts cut it into
+    # several) add up to the time from the timer's expiry to its switch-out, but for the
+    # interrupts in between
     timeline = result["trace"].get("timeline", {})
-    top = timeline.get("segments") and max(timeline["segments"], key=lambda s: s["duration_us"])
+    segments = timeline.get("segments", [])
+    top = segments and max(segments, key=lambda s: s["duration_us"])
     if top and top.get("pid") == p.pid:
         held = timeline["switch_in_us"] - timeline["expiry_us"]
-        tap(abs(top["duration_us"] - held) <= 0.05 * held + 20,
-            f"(a) worst spike: its share {top['duration_us']} µs is the time from the expiry to its switch-out, {held} µs",
+        share = sum(s["duration_us"] for s in segments if s.get("pid") == p.pid)
+        tap(abs(share - held) <= 0.05 * held + 20,
+            f"(a) worst spike: its share {share:.1f} µs is the time from the expiry to its switch-out, {held:.1f} µs",
             json.dumps(timeline))
+    else:
+        tap(True, "(a) worst spike: its share is the time from the expiry to its switch-out",
+            skip="the worst spike of this run was not the culprit's")
 
 
 def test_other_hog():

@@ -156,6 +156,7 @@ on_step_finished (QfRunner *runner,
       }
     }
   g_printerr ("%s\n", line->str);
+  qf_cli_print_worst_cause ("      ", qf_json_get_object (step, "result"));
 }
 
 static void
@@ -472,7 +473,7 @@ typedef struct
   char                 *profile_id, *peer, *iface, *operator_name, *customer, *site;
   char                 *out, *resume, *only, *replay_path, *root, *token_file, *emulate_text;
   char                 *report_lang, *pairing_code;
-  gboolean              quick, json, no_sign;
+  gboolean              quick, json, no_sign, trace;
   gdouble               speed;
   /* derived */
   QfResponderEmulation  emulate;
@@ -524,6 +525,7 @@ parse_options (RunOptions  *o,
     { "resume", 0, 0, G_OPTION_ARG_FILENAME, &o->resume, N_("Continue an interrupted session, keeping its finished steps"), N_("DIR") },
     { "only", 0, 0, G_OPTION_ARG_STRING, &o->only, N_("Run only these tests, e.g. rt,ping (the others count as not run)"), N_("TESTS") },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &o->report_lang, N_("Language of the reports: en or zh_CN (default: en)"), N_("LANG") },
+    { "trace", 0, 0, G_OPTION_ARG_NONE, &o->trace, N_("Record the kernel’s trace during the real-time and control-cycle tests and name the cause of their worst spikes (needs root; off by default)"), NULL },
     { "no-sign", 0, 0, G_OPTION_ARG_NONE, &o->no_sign, N_("Write the reports unsigned even when a certificate exists"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, N_("Print one JSON object on stdout"), NULL },
     { "replay", 0, 0, G_OPTION_ARG_FILENAME, &o->replay_path, N_("Play back a recorded session's progress and samples (training)"), N_("SESSION.json") },
@@ -780,6 +782,12 @@ run_session (const RunOptions       *o,
     {
       qf_session_set_pairing_code_used (session, FALSE);
       if (!qf_session_set_token_file (session, o->token_file, &error) || !qf_session_save (session, &error))
+        return qf_cli_error ("run", error);
+    }
+  if (o->trace)
+    {
+      qf_session_set_trace (session, TRUE);
+      if (!qf_session_save (session, &error))
         return qf_cli_error ("run", error);
     }
   runner = qf_session_setup_runner (session, choices);

@@ -19,7 +19,7 @@ qf_text_clean (const char *text,
     {
       gunichar c = g_utf8_get_char (p);
 
-      if (g_unichar_iscntrl (c))
+      if (g_unichar_iscntrl (c) || g_unichar_type (c) == G_UNICODE_FORMAT)
         g_string_append_unichar (out, 0xFFFD);
       else
         g_string_append_len (out, p, g_utf8_next_char (p) - p);

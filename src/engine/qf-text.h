@@ -2,8 +2,10 @@
  *
  * Three jobs every layer needs, in one place below all of them (plain C + GLib, no engine):
  *   - qf_text_clean: a name from outside (an interface, a connection, a certificate's holder, a
- *     helper heard on the network) made fit for a terminal and a page: valid UTF-8, every control
- *     character (escape sequences, newlines, C1 controls) replaced by U+FFFD;
+ *     helper heard on the network, a task's name in a kernel trace) made fit for a terminal and a
+ *     page: valid UTF-8, every control character (escape sequences, newlines, C1 controls) and
+ *     formatting character (a right-to-left override could reorder the text around it) replaced
+ *     by U+FFFD;
  *   - qf_text_shell_word: a word for a command Qualify shows to paste, quoted for the shell so
  *     that pasting runs that command with exactly that word and nothing else;
  *   - qf_text_format_compatible: whether a translation may stand in for its original as a printf
@@ -15,7 +17,8 @@
 
 G_BEGIN_DECLS
 
-/* text (len -1: up to a NUL) as valid UTF-8 with every control character replaced by U+FFFD. */
+/* text (len -1: up to a NUL) as valid UTF-8 with every control and formatting character
+ * replaced by U+FFFD. */
 char     *qf_text_clean              (const char *text,
                                       gssize      len);
 

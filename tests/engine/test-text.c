@@ -19,6 +19,7 @@ test_clean (void)
   g_autofree char *clean = qf_text_clean ("Lab\x1b" "]0;x\x07 PC\n\xc2\x9b" "31m\xff", -1);
   g_autofree char *part = qf_text_clean ("ab\x1b" "cd", 3);
   g_autofree char *chinese = qf_text_clean ("有线连接 1", -1);
+  g_autofree char *bidi = qf_text_clean ("ab\u202e" "cd", -1);
 
   g_assert_true (g_utf8_validate (clean, -1, NULL));
   for (const char *p = clean; *p != '\0'; p = g_utf8_next_char (p))
@@ -26,6 +27,7 @@ test_clean (void)
   g_assert_nonnull (strstr (clean, "Lab\xef\xbf\xbd]0;x\xef\xbf\xbd PC"));
   g_assert_cmpstr (part, ==, "ab\xef\xbf\xbd");
   g_assert_cmpstr (chinese, ==, "有线连接 1");
+  g_assert_cmpstr (bidi, ==, "ab\xef\xbf\xbd" "cd");   /* a right-to-left override */
 }
 
 /* What bash makes of `printf %s WORD > out` run in dir: the bytes written; files that appeared

@@ -138,6 +138,13 @@ _qf_report_tr (QfReport   *report,
   return s != NULL && *s != '\0' ? s : msgid;
 }
 
+const char *
+_qf_report_translate (const char *msgid,
+                      gpointer    report)
+{
+  return _qf_report_tr (report, msgid);
+}
+
 /* Loading */
 
 /* Every criterion judged again (qf-verdict.h): the report prints judged verdicts only. When

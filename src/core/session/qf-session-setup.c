@@ -179,6 +179,8 @@ qf_session_setup (const QfSessionChoices  *choices,
         return NULL;
       qf_session_set_pairing_code_used (session, TRUE);
     }
+  if (choices->trace)
+    qf_session_set_trace (session, TRUE);
   add_notes (session, choices);
   if (!qf_session_set_new_dir (session, choices->out_dir, error))
     return NULL;

@@ -728,6 +728,27 @@ qf_session_set_token_file (QfSession   *self,
 }
 
 void
+qf_session_set_trace (QfSession *self,
+                      gboolean   trace)
+{
+  JsonArray *steps;
+
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  steps = qf_json_get_array (self->root, "steps");
+  for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
+    {
+      JsonObject *step = json_array_get_object_element (steps, i);
+      const QfStepInfo *info = qf_step_lookup (qf_json_get_string (step, "test", ""));
+      JsonObject *params = qf_json_get_object (step, "params");
+
+      if (params != NULL && info != NULL && info->spikes != QF_STEP_SPIKES_NONE)
+        json_object_set_boolean_member (params, "trace", trace);
+    }
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+void
 qf_session_set_pairing_code_used (QfSession *self,
                                   gboolean   used)
 {

@@ -93,7 +93,8 @@ bind_bandwidth_service (QfPeerServices              *self,
   if (config->iface != NULL && !qf_iperf3_server_bind_iface (self->bandwidth, config->iface, error))
     return FALSE;
   qf_iperf3_server_set_log (self->bandwidth, config->log, config->log_data);
-  qf_iperf3_server_set_token (self->bandwidth, config->token, config->allow_classic);
+  if (!qf_iperf3_server_set_token (self->bandwidth, config->token, config->allow_classic, error))
+    return FALSE;
   qf_iperf3_server_set_limits (self->bandwidth, config->max_clients, config->max_test_seconds);
   return TRUE;
 }

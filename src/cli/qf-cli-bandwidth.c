@@ -8,11 +8,11 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <stdio.h>
 
 #include "qf-cli.h"
 #include "qf-cli-step.h"
+#include "qf-i18n.h"
 #include "qf-step-bandwidth.h"
 #include "qf-steps.h"
 

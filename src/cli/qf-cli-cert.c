@@ -2,10 +2,11 @@
  * certificate (src/cli). The private key stays in $XDG_DATA_HOME/qualify/keys/ (mode 0600). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cert.h"
 #include "qf-cli.h"
+#include "qf-env.h"
+#include "qf-i18n.h"
 
 /* The words a person reads first (holder, company, the fingerprint to read aloud, validity),
  * then what an expert checks. */
@@ -96,7 +97,7 @@ cert_import (int argc, char **argv)
   if (qf_cert_store_exists () && !force)
     return qf_cli_errorf ("cert import", _("a certificate already exists (see “qualify-cli cert show”); add --force to replace it"));
   if (password == NULL)
-    password = g_strdup (g_getenv ("QUALIFY_P12_PASSWORD"));
+    password = g_strdup (qf_env_get ("QUALIFY_P12_PASSWORD"));
   signer = qf_cert_import (p12 ? NULL : cert, p12 ? NULL : key, p12, password, &error);
   if (signer == NULL && g_error_matches (error, QF_CERT_ERROR, QF_CERT_ERROR_PASSWORD))
     return qf_cli_errorf ("cert import", "%s %s", error->message,

@@ -2,7 +2,6 @@
  * (src/cli). See qf-cli.h for the conventions. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
 #include <termios.h>
@@ -11,6 +10,7 @@
 #include "qf-auth.h"
 #include "qf-pairing.h"
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 
 gboolean

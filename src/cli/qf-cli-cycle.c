@@ -2,11 +2,11 @@
  * (src/cli). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cli.h"
 #include "qf-cli-net.h"
 #include "qf-cli-step.h"
+#include "qf-i18n.h"
 #include "qf-steps.h"
 
 static void
@@ -43,7 +43,7 @@ qf_cli_cycle (int    argc,
   QfStepContext ctx = { 0 };
   int port = 11111, rate_hz = 1000;
   gdouble time_s = 10;
-  gboolean json = FALSE, ok;
+  gboolean json = FALSE, trace = FALSE, ok;
   int exit_code;
   const GOptionEntry entries[] = {
     { "port", 'p', 0, G_OPTION_ARG_INT, &port, N_("Responder's UDP port (default 11111)"), N_("P") },
@@ -56,6 +56,8 @@ qf_cli_cycle (int    argc,
     { "pairing-code", 0, 0, G_OPTION_ARG_STRING, &pairing_code,
       N_("Prove the pairing code the helper machine shows (serve --pairing-code); “-” reads it from standard input, out of the process list"), N_("CODE") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
+    { "trace", 0, 0, G_OPTION_ARG_NONE, &trace,
+      N_("Record the kernel’s trace and name what delayed the slowest round trips (needs root)"), NULL },
     { NULL }
   };
 
@@ -80,12 +82,18 @@ qf_cli_cycle (int    argc,
   ctx.token = token;
   if (token_file != NULL)
     json_object_set_string_member (params, "token_file", token_file);
+  if (trace)
+    json_object_set_boolean_member (params, "trace", TRUE);
 
   ok = qf_cli_step_run (&qf_step_cycle, params, &ctx, &result, &error);
+  qf_cli_trace_warning ("cycle", result);
   if (json && result != NULL)
     qf_cli_print_json (result);
   else if (result != NULL)
-    print_summary (result);
+    {
+      print_summary (result);
+      qf_cli_print_latency_causes (result);
+    }
   if (!ok)
     return qf_cli_error ("cycle", error);
   return QF_CLI_EXIT_OK;

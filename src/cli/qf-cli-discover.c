@@ -8,14 +8,16 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 
 #include "qf-cli.h"
+#include "qf-discover.h"
 #include "qf-discovery.h"
+#include "qf-i18n.h"
 #include "qf-netifaces.h"
 #include "qf-sysinfo.h"
+#include "qf-text.h"
 
 #define QF_CLI_AUTO_PEER_MS 3000
 
@@ -42,11 +44,13 @@ helper_to_json (const QfHelperInfo *helper)
 static void
 print_helper (const QfHelperInfo *helper)
 {
-  g_autofree char *addresses = g_strjoinv (", ", helper->addresses);
+  g_autofree char *joined = g_strjoinv (", ", helper->addresses);
+  g_autofree char *addresses = qf_text_clean (joined, -1);
+  g_autofree char *iface = qf_text_clean (helper->iface, -1);
 
   g_print ("%s\n", helper->name);
   g_print ("  %-16s %s\n", _("addresses:"), addresses);
-  g_print ("  %-16s %s\n", _("heard on:"), helper->iface);
+  g_print ("  %-16s %s\n", _("heard on:"), iface);
   g_print ("  %-16s %u\n", _("latency port:"), helper->latency_port);
   g_print ("  %-16s %u\n", _("bandwidth port:"), helper->bandwidth_port);
   g_print ("  %-16s %s\n", _("code needed:"),
@@ -58,13 +62,26 @@ static void
 print_nothing_heard (const char *iface,
                      gdouble     seconds)
 {
+  g_autofree char *shown = iface != NULL ? qf_text_clean (iface, -1) : NULL;
+
   if (iface != NULL)
-    g_print (_("No helper machine answered on %s in %.0f s.\n"), iface, seconds);
+    g_print (_("No helper machine answered on %s in %.0f s.\n"), shown, seconds);
   else
     g_print (_("No helper machine answered on any interface in %.0f s.\n"), seconds);
   g_print ("%s\n", _("Check that the helper runs “qualify-cli serve” (without --no-announce) or "
                      "Qualify in helper mode, that the cable is plugged in and both interfaces "
                      "are up (“ip link”), and that no firewall drops UDP port 5353 (mDNS)."));
+}
+
+/* Names that several machines announce on one link, loudly, after the list. */
+static void
+print_conflicts (GPtrArray *helpers)
+{
+  g_autofree char *conflicts = qf_discover_describe_conflicts (helpers);
+  g_auto(GStrv) lines = conflicts != NULL ? g_strsplit (conflicts, "\n", -1) : NULL;
+
+  for (guint i = 0; lines != NULL && lines[i] != NULL; i++)
+    g_print ("\n%s %s\n", _("CONFLICT:"), lines[i]);
 }
 
 int
@@ -106,7 +123,14 @@ qf_cli_discover (int    argc,
       JsonArray *list = json_array_new ();
 
       for (guint i = 0; i < helpers->len; i++)
-        json_array_add_object_element (list, helper_to_json (g_ptr_array_index (helpers, i)));
+        {
+          const QfHelperInfo *helper = g_ptr_array_index (helpers, i);
+          JsonObject *one = helper_to_json (helper);
+
+          json_object_set_boolean_member (one, "name_conflict",
+                                          qf_discover_name_in_conflict (helpers, helper));
+          json_array_add_object_element (list, one);
+        }
       json_object_set_array_member (obj, "helpers", list);
       qf_cli_print_json (obj);
       return QF_CLI_EXIT_OK;
@@ -115,6 +139,7 @@ qf_cli_discover (int    argc,
     print_helper (g_ptr_array_index (helpers, i));
   if (helpers->len == 0)
     print_nothing_heard (iface, seconds);
+  print_conflicts (helpers);
   return QF_CLI_EXIT_OK;
 }
 
@@ -174,8 +199,9 @@ describe_heard (GPtrArray *helpers)
   for (guint i = 0; i < helpers->len; i++)
     {
       const QfHelperInfo *helper = g_ptr_array_index (helpers, i);
-      g_string_append_printf (text, "%s“%s” (%s)", i > 0 ? ", " : "", helper->name,
-                              qf_helper_info_best_address (helper));
+      g_autofree char *address = qf_text_clean (qf_helper_info_best_address (helper), -1);
+
+      g_string_append_printf (text, "%s“%s” (%s)", i > 0 ? ", " : "", helper->name, address);
     }
   return g_string_free (text, FALSE);
 }
@@ -188,18 +214,21 @@ qf_cli_discover_auto_peer (const char  *iface,
   g_autofree char *chosen = iface != NULL ? g_strdup (iface) : only_wired_iface (root, error);
   g_autoptr(GPtrArray) helpers = NULL;
   g_autofree char *heard = NULL;
+  g_autofree char *shown = NULL;
 
   if (chosen == NULL)
     return NULL;
-  g_printerr (_("Looking for the helper machine on %s…\n"), chosen);
+  shown = qf_text_clean (chosen, -1);
+  g_printerr (_("Looking for the helper machine on %s…\n"), shown);
   helpers = qf_discovery_browse (chosen, QF_CLI_AUTO_PEER_MS, NULL, NULL, NULL, error);
   if (helpers == NULL)
     return NULL;
   if (helpers->len == 1)
     {
       QfHelperInfo *helper = g_ptr_array_steal_index (helpers, 0);
-      g_printerr (_("Helper machine “%s” found on %s at %s\n"), helper->name, chosen,
-                  qf_helper_info_best_address (helper));
+      g_autofree char *address = qf_text_clean (qf_helper_info_best_address (helper), -1);
+
+      g_printerr (_("Helper machine “%s” found on %s at %s\n"), helper->name, shown, address);
       return helper;
     }
   if (helpers->len == 0)
@@ -207,12 +236,12 @@ qf_cli_discover_auto_peer (const char  *iface,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                    _("--peer auto: no helper machine answered on %s in %u s; start “qualify-cli "
                      "serve” or Qualify's helper mode on it, check the cable, or give its "
-                     "address with --peer"), chosen, QF_CLI_AUTO_PEER_MS / 1000);
+                     "address with --peer"), shown, QF_CLI_AUTO_PEER_MS / 1000);
       return NULL;
     }
   heard = describe_heard (helpers);
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                _("--peer auto: %u helper machines answered on %s: %s; choose one with --peer "
-                 "ADDRESS"), helpers->len, chosen, heard);
+                 "ADDRESS"), helpers->len, shown, heard);
   return NULL;
 }

@@ -3,12 +3,13 @@
  * audit of one interface that `sysinfo --iface` prints and `run --iface` records (src/cli). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <NetworkManager.h>
 
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-net-audit.h"
 #include "qf-netifaces.h"
+#include "qf-text.h"
 
 /* How long to wait for NetworkManager (or the kernel scan) to fill the list. */
 #define LIST_TIMEOUT_S 15
@@ -116,13 +117,14 @@ print_text (QfNetIfaces *ifaces)
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(QfNetIface) iface = g_list_model_get_item (G_LIST_MODEL (ifaces), i);
+      g_autofree char *name = qf_text_clean (qf_net_iface_get_name (iface), -1);
       g_autofree char *v4 = g_strjoinv (" ", (char **) qf_net_iface_get_ipv4 (iface));
       g_autofree char *v6 = g_strjoinv (" ", (char **) qf_net_iface_get_ipv6 (iface));
       g_autofree char *speed = qf_net_iface_get_speed_mbps (iface) > 0
                                  ? g_strdup_printf (_("%u Mbit/s"), qf_net_iface_get_speed_mbps (iface))
                                  : g_strdup (_("speed unknown"));
 
-      g_print ("%-12s %-10s %-18s %s  %s %s\n", qf_net_iface_get_name (iface),
+      g_print ("%-12s %-10s %-18s %s  %s %s\n", name,
                qf_net_iface_get_kind (iface) == QF_NET_IFACE_WIRELESS ? C_("network", "wireless")
                                                                       : C_("network", "wired"),
                qf_net_iface_state_to_string (qf_net_iface_get_state (iface)), speed, v4, v6);
@@ -210,8 +212,10 @@ void
 qf_cli_print_network_audit (GPtrArray  *checks,
                             const char *iface)
 {
+  g_autofree char *shown = qf_text_clean (iface, -1);
+
   g_print ("\n");
-  g_print (_("Network readiness of %s:\n"), iface);
+  g_print (_("Network readiness of %s:\n"), shown);
   for (guint i = 0; i < checks->len; i++)
     {
       QfNetAuditCheck *check = g_ptr_array_index (checks, i);

@@ -6,11 +6,11 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cli.h"
 #include "qf-cli-net.h"
 #include "qf-cli-step.h"
+#include "qf-i18n.h"
 #include "qf-sockperf.h"
 #include "qf-steps.h"
 

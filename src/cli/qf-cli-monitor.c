@@ -6,11 +6,11 @@
  * measured. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <stdio.h>
 
 #include "qf-cli.h"
 #include "qf-cli-step.h"
+#include "qf-i18n.h"
 #include "qf-step.h"
 #include "qf-steps.h"
 #include "qf-stress.h"

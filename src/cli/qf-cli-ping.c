@@ -5,12 +5,12 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <stdio.h>
 
 #include "qf-cli.h"
 #include "qf-cli-net.h"
 #include "qf-cli-step.h"
+#include "qf-i18n.h"
 #include "qf-ping.h"
 #include "qf-steps.h"
 

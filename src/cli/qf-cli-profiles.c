@@ -2,9 +2,9 @@
  * (src/cli). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-profile.h"
 #include "qf-step.h"

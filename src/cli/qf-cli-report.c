@@ -2,11 +2,12 @@
  * (src/cli). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
 #include "qf-cert.h"
 #include "qf-cli.h"
+#include "qf-env.h"
+#include "qf-i18n.h"
 #include "qf-report.h"
 
 /* The signer the options ask for: --p12, --cert/--key, else the store's unless --no-sign.
@@ -38,7 +39,7 @@ load_signer (const char *command,
   if (no_sign)
     return TRUE;
   if (p12 != NULL)
-    *signer = qf_signer_load_pkcs12 (p12, password ? password : g_getenv ("QUALIFY_P12_PASSWORD"), &error);
+    *signer = qf_signer_load_pkcs12 (p12, password ? password : qf_env_get ("QUALIFY_P12_PASSWORD"), &error);
   else if (cert != NULL)
     *signer = qf_signer_load_pem (cert, key, &error);
   else if (sign || qf_cert_store_exists ())

@@ -4,17 +4,17 @@
  * the procedure's `cyclictest -m -t1 -p 99 -i 1000 -l 10000` works after `qualify-cli rt`. Runs
  * the "rt" step on a worker thread (qf-cli-step.h) so SIGINT or SIGTERM stop the measurement;
  * the statistics so far are printed, as cyclictest does.
- * Text output ends with one line per thread in cyclictest's format; --json prints the step's
- * result object. */
+ * Text output ends with one line per thread in cyclictest's format (and, with --trace, the
+ * cause of each spike explained); --json prints the step's result object. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "qf-cli.h"
 #include "qf-cli-step.h"
+#include "qf-i18n.h"
 #include "qf-step.h"
 #include "qf-steps.h"
 
@@ -164,6 +164,9 @@ typedef struct
   gboolean  mlock;          /* accepted for cyclictest: memory is always locked */
   gboolean  nanosleep;      /* accepted for cyclictest: clock_nanosleep is always used */
   gboolean  under_load;
+  gboolean  trace;
+  int       trace_threshold_us;
+  int       trace_spikes;
   int       load_cpu;
   int       load_io;
   int       load_vm;
@@ -214,6 +217,13 @@ parse_rt_options (RtOptions  *o,
       N_("Accepted for cyclictest compatibility: memory is always locked"), NULL },
     { "nanosleep", 'n', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &o->nanosleep,
       N_("Accepted for cyclictest compatibility: clock_nanosleep is always used"), NULL },
+    { "trace", 0, 0, G_OPTION_ARG_NONE, &o->trace,
+      N_("Record the kernel’s trace and name the cause of the worst spikes (needs root)"), NULL },
+    { "trace-threshold", 0, 0, G_OPTION_ARG_INT, &o->trace_threshold_us,
+      N_("With --trace: also mark every cycle at least US late, as cyclictest --tracemark -b "
+         "(the worst cycles are always marked)"), N_("US") },
+    { "trace-spikes", 0, 0, G_OPTION_ARG_INT, &o->trace_spikes,
+      N_("With --trace: explain the N worst spikes, 1…16 (default 8)"), N_("N") },
     { "under-load", 0, 0, G_OPTION_ARG_NONE, &o->under_load,
       N_("Measure while stressors load the PC (default: one cpu worker per CPU)"), NULL },
     { "cpu", 0, 0, G_OPTION_ARG_INT, &o->load_cpu, N_("Under load: workers spinning on sqrt()"), N_("N") },
@@ -294,6 +304,12 @@ build_rt_params (const RtOptions *o)
     json_object_set_int_member (params, "loops", o->loops);
   if (load != NULL)
     json_object_set_object_member (params, "under_load", load);
+  if (o->trace)
+    json_object_set_boolean_member (params, "trace", TRUE);
+  if (o->trace_threshold_us > 0)
+    json_object_set_int_member (params, "trace_threshold_us", o->trace_threshold_us);
+  if (o->trace_spikes > 0)
+    json_object_set_int_member (params, "trace_spikes", o->trace_spikes);
   return params;
 }
 
@@ -346,6 +362,7 @@ qf_cli_rt (int    argc,
     return QF_CLI_EXIT_ERROR;
 
   print_warnings (result);
+  qf_cli_trace_warning ("rt", result);
   if (o.json)
     qf_cli_print_json (result);
   else
@@ -353,6 +370,7 @@ qf_cli_rt (int    argc,
       print_text (result);
       if (json_object_has_member (result, "under_load"))
         print_under_load (result);
+      qf_cli_print_latency_causes (result);
     }
   return QF_CLI_EXIT_OK;
 }

@@ -7,17 +7,18 @@
 #include "config.h"
 
 #include <glib-unix.h>
-#include <glib/gi18n.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-profile.h"
 #include "qf-runner.h"
 #include "qf-session-check.h"
 #include "qf-session-setup.h"
 #include "qf-session.h"
+#include "qf-text.h"
 #include "qf-verdict.h"
 
 typedef struct
@@ -155,6 +156,7 @@ on_step_finished (QfRunner *runner,
       }
     }
   g_printerr ("%s\n", line->str);
+  qf_cli_print_worst_cause ("      ", qf_json_get_object (step, "result"));
 }
 
 static void
@@ -257,7 +259,7 @@ append_overall (GString   *out,
 
   g_string_append_printf (out, "\n%s %s", _("Overall verdict:"), qf_overall_to_label (overall));
   if (warnings > 0)
-    g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, " (%u warning)", " (%u warnings)", warnings),
+    g_string_append_printf (out, qf_ngettext (" (%u warning)", " (%u warnings)", warnings),
                             warnings);
   g_string_append_c (out, '\n');
 }
@@ -372,6 +374,7 @@ run_loop (QfRunner  *runner,
 {
   QfSession *session = qf_runner_get_session (runner);
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autofree char *shown = NULL, *word = NULL;
   RunState state = { 0 };
   guint sigint_id, sigterm_id;
 
@@ -402,13 +405,15 @@ run_loop (QfRunner  *runner,
   g_source_remove (sigterm_id);
   g_signal_handlers_disconnect_by_data (runner, &state);
 
+  /* The folder in prose, cleaned; in the command to paste, one shell word. */
+  shown = qf_session_get_dir (session) != NULL ? qf_text_clean (qf_session_get_dir (session), -1) : NULL;
+  word = qf_session_get_dir (session) != NULL ? qf_text_shell_word (qf_session_get_dir (session)) : NULL;
   if (qf_runner_get_save_error (runner) != NULL)
     {
       /* the runner stopped at the first failed save; session.json is the last good one */
       g_set_error (error, QF_SESSION_ERROR, QF_SESSION_ERROR_WRITE,
                    _("%s. The run stopped there; %s/session.json keeps what was saved before. Make room on that disk (or make the folder writable again), then continue with “qualify-cli run --resume %s”."),
-                   qf_runner_get_save_error (runner)->message, qf_session_get_dir (session),
-                   qf_session_get_dir (session));
+                   qf_runner_get_save_error (runner)->message, shown, word);
       return QF_CLI_EXIT_ERROR;
     }
   if (state.interrupted)
@@ -416,7 +421,7 @@ run_loop (QfRunner  *runner,
       if (qf_session_get_dir (session) != NULL)
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                      _("cancelled; the session is saved in %s. Continue it with “qualify-cli run --resume %s”."),
-                     qf_session_get_dir (session), qf_session_get_dir (session));
+                     shown, word);
       else
         g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("cancelled."));
       return QF_CLI_EXIT_ERROR;
@@ -468,7 +473,7 @@ typedef struct
   char                 *profile_id, *peer, *iface, *operator_name, *customer, *site;
   char                 *out, *resume, *only, *replay_path, *root, *token_file, *emulate_text;
   char                 *report_lang, *pairing_code;
-  gboolean              quick, json, no_sign;
+  gboolean              quick, json, no_sign, trace;
   gdouble               speed;
   /* derived */
   QfResponderEmulation  emulate;
@@ -520,6 +525,7 @@ parse_options (RunOptions  *o,
     { "resume", 0, 0, G_OPTION_ARG_FILENAME, &o->resume, N_("Continue an interrupted session, keeping its finished steps"), N_("DIR") },
     { "only", 0, 0, G_OPTION_ARG_STRING, &o->only, N_("Run only these tests, e.g. rt,ping (the others count as not run)"), N_("TESTS") },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &o->report_lang, N_("Language of the reports: en or zh_CN (default: en)"), N_("LANG") },
+    { "trace", 0, 0, G_OPTION_ARG_NONE, &o->trace, N_("Record the kernel’s trace during the real-time and control-cycle tests and name the cause of their worst spikes (needs root; off by default)"), NULL },
     { "no-sign", 0, 0, G_OPTION_ARG_NONE, &o->no_sign, N_("Write the reports unsigned even when a certificate exists"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, N_("Print one JSON object on stdout"), NULL },
     { "replay", 0, 0, G_OPTION_ARG_FILENAME, &o->replay_path, N_("Play back a recorded session's progress and samples (training)"), N_("SESSION.json") },
@@ -677,7 +683,7 @@ resume_session (const RunOptions *o)
       qf_session_set_only (session, (const char *const *) o->only_keys);
     }
   remaining = qf_session_prepare_resume (session);
-  g_printerr (g_dngettext (GETTEXT_PACKAGE, "Resuming %s: %u test left to run.\n",
+  g_printerr (qf_ngettext ("Resuming %s: %u test left to run.\n",
                            "Resuming %s: %u tests left to run.\n", remaining),
               qf_session_get_dir (session), remaining);
   return g_steal_pointer (&session);
@@ -691,12 +697,13 @@ warn_network_kind (QfSession  *session,
   QfProfile *profile = qf_session_get_profile (session);
   const char *kind = qf_json_get_string (qf_json_get_object (qf_session_get_json (session), "network"), "kind", "");
   const char *wanted = qf_profile_get_network_kind (profile);
+  g_autofree char *shown = qf_text_clean (iface, -1);
 
   if ((g_str_equal (kind, "wired") || g_str_equal (kind, "wireless")) &&
       (g_str_equal (wanted, "wired") || g_str_equal (wanted, "wireless")) && !g_str_equal (kind, wanted))
     g_printerr (_("Note: profile “%s” is for a %s network, but %s is %s. Choose the matching profile for a fair verdict.\n"),
                 qf_profile_get_id (profile),
-                g_str_equal (wanted, "wired") ? C_("network", "wired") : C_("network", "wireless"), iface,
+                g_str_equal (wanted, "wired") ? C_("network", "wired") : C_("network", "wireless"), shown,
                 g_str_equal (kind, "wired") ? C_("network", "wired") : C_("network", "wireless"));
 }
 
@@ -745,8 +752,13 @@ new_session (const RunOptions *o,
     return qf_cli_errorf ("run", _("profile “%s” has no quick variant; run it without --quick"),
                           qf_profile_get_id (profile)), NULL;
   if (g_error_matches (error, QF_SESSION_ERROR, QF_SESSION_ERROR_EXISTS))
-    return qf_cli_errorf ("run", _("%s already holds a session, left as it is; continue it with “qualify-cli run --resume %s”, or choose another folder with --out"),
-                          o->out, o->out), NULL;
+    {
+      g_autofree char *shown = qf_text_clean (o->out, -1);
+      g_autofree char *word = qf_text_shell_word (o->out);
+
+      return qf_cli_errorf ("run", _("%s already holds a session, left as it is; continue it with “qualify-cli run --resume %s”, or choose another folder with --out"),
+                            shown, word), NULL;
+    }
   if (session == NULL)
     return qf_cli_error ("run", error), NULL;
   if (o->iface != NULL)
@@ -770,6 +782,12 @@ run_session (const RunOptions       *o,
     {
       qf_session_set_pairing_code_used (session, FALSE);
       if (!qf_session_set_token_file (session, o->token_file, &error) || !qf_session_save (session, &error))
+        return qf_cli_error ("run", error);
+    }
+  if (o->trace)
+    {
+      qf_session_set_trace (session, TRUE);
+      if (!qf_session_save (session, &error))
         return qf_cli_error ("run", error);
     }
   runner = qf_session_setup_runner (session, choices);

@@ -8,7 +8,6 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <glib-unix.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include "qf-auth.h"
 #include "qf-builtin-peer.h"
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-pairing.h"
 #include "qf-peer-services.h"
 

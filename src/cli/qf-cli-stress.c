@@ -9,12 +9,12 @@
  * shared with `qualify-cli monitor` (qf-cli.h). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "qf-cli.h"
 #include "qf-cli-step.h"
+#include "qf-i18n.h"
 #include "qf-step.h"
 #include "qf-steps.h"
 #include "qf-stress.h"

@@ -3,10 +3,10 @@
  * --iface IF adds the network readiness audit of IF (`network_audit`). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-audit.h"
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-net-audit.h"
 #include "qf-privileges.h"
 #include "qf-sysinfo.h"

@@ -3,9 +3,9 @@
  * signer of a report; `trust add` a certificate file the installer handed over. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-trust.h"
 
 static JsonObject *
@@ -27,7 +27,10 @@ trust_list (gboolean json)
 {
   g_autoptr(GPtrArray) list = qf_trust_list ();
   g_autofree char *dir = qf_trust_get_dir ();
+  g_autoptr(GError) unsafe = NULL;
 
+  if (!qf_trust_check_store (&unsafe))
+    return qf_cli_error ("trust list", unsafe);
   if (json)
     {
       g_autoptr(JsonObject) o = json_object_new ();

@@ -4,9 +4,9 @@
  * The outcome line is the status the wizard's verify view shows for the same file. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cli.h"
+#include "qf-i18n.h"
 #include "qf-trust.h"
 #include "qf-verify.h"
 
@@ -38,8 +38,12 @@ static void
 print_text (const QfVerifyResult *result,
             gboolean              ok)
 {
+  g_autofree char *warning = qf_verify_result_warning (result);
+
   g_print ("%-22s %s (%s)\n", _("Report:"), result->path, result->format);
   g_print ("%-22s %s\n", _("Outcome:"), qf_verify_outcome_text (qf_verify_result_outcome (result)));
+  if (warning != NULL)
+    g_print ("%-22s %s\n", _("WARNING:"), warning);
   g_print ("%-22s %s\n", _("Signed:"), yes_no (result->is_signed));
   if (result->is_signed)
     print_signature (result);
@@ -52,7 +56,10 @@ print_text (const QfVerifyResult *result,
     g_print ("%-22s %s\n", _("Verdict in the data:"), result->overall_verdict);
   for (guint i = 0; i < result->problems->len; i++)
     g_print ("%-22s %s\n", _("Problem:"), (const char *) g_ptr_array_index (result->problems, i));
-  if (ok && !result->trusted)
+  if (ok && warning != NULL)
+    g_print ("%s\n", _("Result: the signature is intact, but the certificate is NOT the one you "
+                       "trust under that name (see WARNING above)."));
+  else if (ok && !result->trusted)
     g_print ("%s %s\n", _("Result: VALID, but the signer is not in your trust store;"),
              _("compare the certificate fingerprint with the installer's, or give --trust CERT."));
   else

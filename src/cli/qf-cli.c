@@ -4,12 +4,14 @@
  * this build yet says so and exits 2; nothing here pretends to measure. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "qf-cli.h"
+#include "qf-env.h"
+#include "qf-i18n.h"
 #include "qf-paths.h"
+#include "qf-text.h"
 
 typedef int (*QfCliFunc) (int argc, char **argv);
 
@@ -70,6 +72,7 @@ main (int   argc,
 {
   const QfCliCommand *command;
 
+  qf_env_init ();
   qf_i18n_init ();
   g_set_prgname ("qualify-cli");
 
@@ -99,8 +102,10 @@ main (int   argc,
   command = find_command (argv[1]);
   if (command == NULL)
     {
+      g_autofree char *shown = qf_text_clean (argv[1], -1);
+
       g_printerr (_("qualify-cli: unknown command “%s”. Run “qualify-cli --help” to see the commands.\n"),
-                  argv[1]);
+                  shown);
       return QF_CLI_EXIT_ERROR;
     }
   if (command->func == NULL)

@@ -59,6 +59,15 @@ int      qf_cli_client_token  (const char          *command,
                                char               **pairing_code,
                                GBytes             **token);
 
+/* A traced step's result (qf-step-trace.h, qf-cli-trace.c): the line on stderr that says why
+ * nothing was traced, when it was asked for and not recorded; and each spike's sentence and
+ * breakdown on stdout. */
+void     qf_cli_trace_warning        (const char          *command,
+                                      JsonObject          *result);
+void     qf_cli_print_latency_causes (JsonObject          *result);
+/* For `run`: the worst spike's sentence (or why nothing was traced) on stderr, after indent. */
+void     qf_cli_print_worst_cause    (const char          *indent,
+                                      JsonObject          *result);
 /* Prints obj as one JSON document followed by a newline on stdout. */
 void     qf_cli_print_json    (JsonObject          *obj);
 

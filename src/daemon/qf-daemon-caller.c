@@ -2,11 +2,10 @@
  * qf-daemon-caller.h. */
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "qf-daemon-caller.h"
 #include "qf-daemon-error.h"
 #include "qf-daemon-proc.h"
+#include "qf-i18n.h"
 
 #define BUS_TIMEOUT_MS 5000
 

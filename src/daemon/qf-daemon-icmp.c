@@ -2,12 +2,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "qf-daemon-error.h"
 #include "qf-daemon-icmp.h"
+#include "qf-i18n.h"
 
 int
 qf_daemon_open_icmp_socket (guint32   ip_version,

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
@@ -12,6 +11,7 @@
 #include "qf-daemon-error.h"
 #include "qf-daemon-proc.h"
 #include "qf-daemon-rt.h"
+#include "qf-i18n.h"
 
 typedef struct
 {

@@ -16,7 +16,6 @@
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
 #include <glib-unix.h>
-#include <glib/gi18n.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -25,6 +24,8 @@
 #include "qf-daemon-error.h"
 #include "qf-daemon-icmp.h"
 #include "qf-daemon-rt.h"
+#include "qf-env.h"
+#include "qf-i18n.h"
 #include "qf-paths.h"
 #include "qf-qualifyd-protocol.h"
 
@@ -368,6 +369,7 @@ main (int    argc,
     { NULL }
   };
 
+  qf_env_init ();
   qf_i18n_init ();
   daemon.idle_timeout_s = DEFAULT_IDLE_TIMEOUT_S;
   context = g_option_context_new (NULL);

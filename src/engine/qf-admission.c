@@ -2,11 +2,11 @@
  * responders (src/engine). See qf-admission.h. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <netinet/in.h>
 #include <string.h>
 
 #include "qf-admission.h"
+#include "qf-i18n.h"
 
 /* The bytes that name a source: 4 for IPv4 (v4-mapped too), the first 8 (the /64) for IPv6. */
 static gsize
@@ -149,8 +149,7 @@ qf_log_limit_summary (QfLogLimit *self,
 
   if (self->held_back == 0 || (!force && now_ns - self->held_since_ns < QF_LOG_LIMIT_SUMMARY_NS))
     return NULL;
-  line = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                       "%u more line about connections left out of the log in "
+  line = g_strdup_printf (qf_ngettext ("%u more line about connections left out of the log in "
                                        "the last %.0f s (a burst of %u, then one a second)",
                                        "%u more lines about connections left out of the log in "
                                        "the last %.0f s (a burst of %u, then one a second)",

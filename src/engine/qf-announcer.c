@@ -21,7 +21,6 @@
 #include "config.h"
 
 #include <arpa/inet.h>
-#include <glib/gi18n.h>
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +28,7 @@
 #include "qf-admission.h"
 #include "qf-clock.h"
 #include "qf-discovery-private.h"
+#include "qf-i18n.h"
 #include "qf-mdns.h"
 #include "qf-net.h"
 
@@ -629,13 +629,8 @@ qf_announcer_new (const QfAnnouncerConfig  *config,
 
   g_return_val_if_fail (config != NULL, NULL);
 
-  if (config->iface != NULL && if_nametoindex (config->iface) == 0)
-    {
-      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
-                   _("There is no network interface “%s”. List them with “ip link”."),
-                   config->iface);
-      return NULL;
-    }
+  if (config->iface != NULL && !qf_net_iface_exists (config->iface, error))
+    return NULL;
   self = g_new0 (QfAnnouncer, 1);
   self->fd4 = -1;
   self->iface = g_strdup (config->iface);

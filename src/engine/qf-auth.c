@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glib/gi18n.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "qf-auth.h"
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
 
 #define TCP_TIMEOUT_NS    (5 * QF_NSEC_PER_SEC)
@@ -210,13 +210,23 @@ qf_auth_parse (const guint8  *buf,
     }
 }
 
-void
-qf_auth_mac (GBytes       *token,
-             gboolean      tcp,
-             const guint8 *nonce,
-             guint8       *mac)
+#define BW_COOKIE_CHARS 36   /* iperf3's cookie: 36 characters and a NUL */
+
+/* HMAC-SHA256 (token, context || 0 || nonce [|| the bandwidth cookie's characters]): the one
+ * proof of every port, the context naming the port so an answer for one is useless on another. */
+static void
+channel_mac (GBytes        *token,
+             QfAuthChannel  channel,
+             const guint8  *nonce,
+             const char    *cookie,
+             guint8        *mac)
 {
-  const char *context = tcp ? "qualify-latency-auth-1/tcp" : "qualify-latency-auth-1/udp";
+  static const char *const contexts[] = {
+    [QF_AUTH_CHANNEL_TCP] = "qualify-latency-auth-1/tcp",
+    [QF_AUTH_CHANNEL_UDP] = "qualify-latency-auth-1/udp",
+    [QF_AUTH_CHANNEL_BANDWIDTH] = "qualify-bandwidth-auth-1",
+  };
+  const char *context = contexts[channel];
   gsize token_len = 0;
   const guint8 *key = g_bytes_get_data (token, &token_len);
   GHmac *hmac = g_hmac_new (G_CHECKSUM_SHA256, key, token_len);
@@ -224,8 +234,19 @@ qf_auth_mac (GBytes       *token,
 
   g_hmac_update (hmac, (const guchar *) context, strlen (context) + 1);
   g_hmac_update (hmac, nonce, QF_AUTH_NONCE_SIZE);
+  if (channel == QF_AUTH_CHANNEL_BANDWIDTH)
+    g_hmac_update (hmac, (const guchar *) cookie, BW_COOKIE_CHARS);
   g_hmac_get_digest (hmac, mac, &mac_len);
   g_hmac_unref (hmac);
+}
+
+void
+qf_auth_mac (GBytes       *token,
+             gboolean      tcp,
+             const guint8 *nonce,
+             guint8       *mac)
+{
+  channel_mac (token, tcp ? QF_AUTH_CHANNEL_TCP : QF_AUTH_CHANNEL_UDP, nonce, NULL, mac);
 }
 
 gboolean
@@ -294,6 +315,89 @@ qf_auth_udp_nonce (const guint8          *secret,
   memcpy (nonce + 4, digest, QF_AUTH_NONCE_SIZE - 4);
 }
 
+/* ---- the server's side ------------------------------------------------------------------ */
+
+gboolean
+qf_auth_server_init (QfAuthServer  *auth,
+                     GBytes        *token,
+                     gboolean       allow_classic,
+                     GError       **error)
+{
+  g_return_val_if_fail (auth != NULL, FALSE);
+
+  memset (auth, 0, sizeof *auth);
+  auth->allow_classic = allow_classic;
+  auth->start_ns = qf_clock_now_ns ();
+  if (token == NULL)
+    return TRUE;
+  auth->token = g_bytes_ref (token);
+  return qf_auth_random (auth->udp_secret, sizeof auth->udp_secret, error);
+}
+
+void
+qf_auth_server_clear (QfAuthServer *auth)
+{
+  g_clear_pointer (&auth->token, g_bytes_unref);
+  memset (auth->udp_secret, 0, sizeof auth->udp_secret);
+}
+
+/* The clock of the UDP nonces: seconds since the server started. */
+static guint32
+udp_seconds (const QfAuthServer *auth,
+             gint64              now_ns)
+{
+  return (guint32) ((now_ns - auth->start_ns) / QF_NSEC_PER_SEC);
+}
+
+gboolean
+qf_auth_server_challenge (const QfAuthServer     *auth,
+                          QfAuthChannel           channel,
+                          const struct sockaddr  *addr,
+                          socklen_t               addr_len,
+                          gint64                  now_ns,
+                          guint8                 *challenge,
+                          GError                **error)
+{
+  guint8 *nonce = challenge + QF_AUTH_HEADER_SIZE;
+
+  g_return_val_if_fail (channel != QF_AUTH_CHANNEL_BANDWIDTH, FALSE);
+
+  qf_auth_write (challenge, QF_AUTH_CHALLENGE, 0, 0, QF_AUTH_CHALLENGE_SIZE);
+  if (channel == QF_AUTH_CHANNEL_TCP)
+    return qf_auth_random (nonce, QF_AUTH_NONCE_SIZE, error);
+  qf_auth_udp_nonce (auth->udp_secret, udp_seconds (auth, now_ns), addr, addr_len, nonce);
+  return TRUE;
+}
+
+gboolean
+qf_auth_server_check (const QfAuthServer *auth,
+                      const QfAuthAnswer *answer)
+{
+  guint8 expected[QF_AUTH_NONCE_SIZE], mac[QF_AUTH_MAC_SIZE];
+  const guint8 *nonce = answer->issued;
+  gboolean good = TRUE;
+
+  g_return_val_if_fail (auth->token != NULL, FALSE);
+
+  if (answer->channel == QF_AUTH_CHANNEL_UDP)
+    {
+      /* The server kept nothing: the nonce that came back must be its own for this address,
+       * made at most QF_AUTH_NONCE_LIFETIME_S ago. */
+      guint32 now_s = udp_seconds (auth, answer->now_ns), then_s;
+
+      memcpy (&then_s, answer->echoed, 4);
+      then_s = GUINT32_FROM_BE (then_s);
+      qf_auth_udp_nonce (auth->udp_secret, then_s, answer->addr, answer->addr_len, expected);
+      good = then_s <= now_s && now_s - then_s <= QF_AUTH_NONCE_LIFETIME_S;
+      nonce = expected;
+    }
+  if (answer->echoed != NULL)
+    good &= qf_auth_equal (answer->echoed, nonce, QF_AUTH_NONCE_SIZE);
+  channel_mac (auth->token, answer->channel, nonce, answer->cookie, mac);
+  good &= qf_auth_equal (answer->mac, mac, QF_AUTH_MAC_SIZE);
+  return good;
+}
+
 gboolean
 qf_auth_refusal (const guint8  *buf,
                  gsize          len,
@@ -322,7 +426,7 @@ qf_auth_refusal (const guint8  *buf,
       break;
     case QF_AUTH_REASON_BUSY:
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
-                   ngettext ("Responder %s busy: %u client at most (serve --max-clients); try "
+                   qf_ngettext ("Responder %s busy: %u client at most (serve --max-clients); try "
                              "again later, or raise --max-clients on the helper machine.",
                              "Responder %s busy: %u clients at most (serve --max-clients); try "
                              "again later, or raise --max-clients on the helper machine.",
@@ -511,8 +615,6 @@ qf_auth_client_handshake (int          fd,
 
 /* ---- the bandwidth port ------------------------------------------------------------------- */
 
-#define BW_COOKIE_CHARS 36   /* iperf3's cookie: 36 characters and a NUL */
-
 void
 qf_auth_bw_mark_cookie (char *cookie)
 {
@@ -523,25 +625,6 @@ gboolean
 qf_auth_bw_cookie_is_marked (const char *cookie)
 {
   return strncmp (cookie, QF_AUTH_BW_COOKIE_MARK, strlen (QF_AUTH_BW_COOKIE_MARK)) == 0;
-}
-
-static void
-bw_mac (GBytes       *token,
-        const guint8 *nonce,
-        const char   *cookie,
-        guint8       *mac)
-{
-  static const char context[] = "qualify-bandwidth-auth-1";
-  gsize token_len = 0;
-  const guint8 *key = g_bytes_get_data (token, &token_len);
-  GHmac *hmac = g_hmac_new (G_CHECKSUM_SHA256, key, token_len);
-  gsize mac_len = QF_AUTH_MAC_SIZE;
-
-  g_hmac_update (hmac, (const guchar *) context, sizeof context);
-  g_hmac_update (hmac, nonce, QF_AUTH_NONCE_SIZE);
-  g_hmac_update (hmac, (const guchar *) cookie, BW_COOKIE_CHARS);
-  g_hmac_get_digest (hmac, mac, &mac_len);
-  g_hmac_unref (hmac);
 }
 
 /* Sends or receives exactly len bytes by the deadline (qf_net_read_exact/qf_net_write_exact),
@@ -596,12 +679,17 @@ qf_auth_bw_answer_ok (GBytes       *token,
                       const char   *cookie,
                       const guint8 *answer)
 {
-  guint8 mac[QF_AUTH_MAC_SIZE];
+  QfAuthServer auth = { .token = token };
+  QfAuthAnswer a = {
+    .channel = QF_AUTH_CHANNEL_BANDWIDTH,
+    .issued = challenge + 1,
+    .mac = answer,
+    .cookie = cookie,
+  };
 
   g_return_val_if_fail (token != NULL && challenge != NULL && cookie != NULL, FALSE);
 
-  bw_mac (token, challenge + 1, cookie, mac);
-  return qf_auth_equal (answer, mac, sizeof mac);
+  return qf_auth_server_check (&auth, &a);
 }
 
 gboolean
@@ -618,6 +706,6 @@ qf_auth_bw_client_answer (int          fd,
 
   if (!io_exact (fd, FALSE, nonce, sizeof nonce, deadline_ns, cancel, error))
     return FALSE;
-  bw_mac (token, nonce, cookie, mac);
+  channel_mac (token, QF_AUTH_CHANNEL_BANDWIDTH, nonce, cookie, mac);
   return io_exact (fd, TRUE, mac, sizeof mac, deadline_ns, cancel, error);
 }

@@ -102,6 +102,89 @@ void     qf_auth_udp_nonce    (const guint8          *secret,
                                socklen_t              addr_len,
                                guint8                *nonce);
 
+/* ---- the server's side: one check for the latency port (TCP, UDP) and the bandwidth port ----
+ *
+ * The responder (qf-responder-conn.c, qf-responder-udp.c) and the bandwidth server (qf-iperf3.c)
+ * keep one QfAuthServer each and ask it the same two questions: whether a client that says it
+ * can (or cannot) prove the token is served, challenged or refused (qf_auth_server_admit), and
+ * whether its answer to the challenge proves the token (qf_auth_server_check). Only the framing
+ * differs per port. */
+
+typedef enum
+{
+  QF_AUTH_CHANNEL_TCP,         /* the latency port over TCP: a random nonce per connection */
+  QF_AUTH_CHANNEL_UDP,         /* the latency port over UDP: stateless nonces (see above) */
+  QF_AUTH_CHANNEL_BANDWIDTH,   /* the bandwidth port's control connection (below) */
+} QfAuthChannel;
+
+typedef enum
+{
+  QF_AUTH_ADMIT_OPEN,        /* serve it: no token needed, or --allow-classic for a client that
+                              * cannot prove one */
+  QF_AUTH_ADMIT_CHALLENGE,   /* send it a challenge */
+  QF_AUTH_ADMIT_REFUSE,      /* refuse it: a token is needed (QF_AUTH_REASON_TOKEN_REQUIRED) */
+} QfAuthAdmit;
+
+typedef struct
+{
+  GBytes  *token;                          /* NULL: none needed */
+  gboolean allow_classic;                  /* with a token: serve clients that cannot prove it */
+  guint8   udp_secret[QF_AUTH_MAC_SIZE];   /* keys the stateless UDP nonces */
+  gint64   start_ns;                       /* CLOCK_MONOTONIC: the UDP nonces' clock starts here */
+} QfAuthServer;
+
+/* A client's answer to a challenge, with what the server knows of it. */
+typedef struct
+{
+  QfAuthChannel          channel;
+  const guint8          *issued;     /* TCP, bandwidth: the nonce this server sent; UDP keeps
+                                      * none (NULL): the answer carries it back */
+  const guint8          *echoed;     /* TCP, UDP: the nonce in the RESPONSE; bandwidth: NULL */
+  const guint8          *mac;        /* the proof, QF_AUTH_MAC_SIZE bytes */
+  const char            *cookie;     /* bandwidth: the test's cookie (its 36 characters) */
+  const struct sockaddr *addr;       /* UDP: who sent it */
+  socklen_t              addr_len;
+  gint64                 now_ns;     /* UDP: when it came (CLOCK_MONOTONIC) */
+} QfAuthAnswer;
+
+/* Takes a reference to token (NULL: none needed) and, with one, draws the UDP secret; clear
+ * it with qf_auth_server_clear whatever this returns. */
+gboolean qf_auth_server_init      (QfAuthServer          *auth,
+                                   GBytes                *token,
+                                   gboolean               allow_classic,
+                                   GError               **error);
+void     qf_auth_server_clear     (QfAuthServer          *auth);
+
+/* What to do with a client that offers to prove the token (HELLO, a marked cookie) or does not
+ * (a plain request, a stock client's cookie). Inline: a UDP server asks it for every datagram
+ * of a peer it does not know yet. */
+static inline QfAuthAdmit
+qf_auth_server_admit (const QfAuthServer *auth,
+                      gboolean            offers_proof)
+{
+  if (auth->token == NULL)
+    return QF_AUTH_ADMIT_OPEN;
+  if (offers_proof)
+    return QF_AUTH_ADMIT_CHALLENGE;
+  return auth->allow_classic ? QF_AUTH_ADMIT_OPEN : QF_AUTH_ADMIT_REFUSE;
+}
+
+/* Writes a CHALLENGE (QF_AUTH_CHALLENGE_SIZE bytes) for the latency port: on TCP a fresh random
+ * nonce (keep it for the answer: bytes QF_AUTH_HEADER_SIZE…), on UDP the stateless nonce of addr
+ * at now_ns. */
+gboolean qf_auth_server_challenge (const QfAuthServer    *auth,
+                                   QfAuthChannel          channel,
+                                   const struct sockaddr *addr,
+                                   socklen_t              addr_len,
+                                   gint64                 now_ns,
+                                   guint8                *challenge,
+                                   GError               **error);
+/* The one check of an answer, on every port: the nonce is the one issued (UDP: this server's
+ * for that address, at most QF_AUTH_NONCE_LIFETIME_S old) and the MAC proves the token.
+ * Constant time in the bytes compared. Needs a token. */
+gboolean qf_auth_server_check     (const QfAuthServer    *auth,
+                                   const QfAuthAnswer    *answer);
+
 /* If buf is a REFUSE, sets error (the reason in the person's words, with the fix) and returns
  * TRUE. peer names the responder in the message. */
 gboolean qf_auth_refusal      (const guint8   *buf,
@@ -140,7 +223,8 @@ gboolean qf_auth_bw_cookie_is_marked  (const char  *cookie);
  * (its loop serves other connections meanwhile, qf-iperf3.c). */
 gboolean qf_auth_bw_challenge         (guint8       *challenge,
                                        GError      **error);
-/* Whether answer (QF_AUTH_MAC_SIZE bytes) proves the token for that challenge and cookie. */
+/* Whether answer (QF_AUTH_MAC_SIZE bytes) proves the token for that challenge and cookie:
+ * qf_auth_server_check for a token alone. */
 gboolean qf_auth_bw_answer_ok         (GBytes       *token,
                                        const guint8 *challenge,
                                        const char   *cookie,

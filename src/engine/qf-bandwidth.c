@@ -19,12 +19,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <glib/gi18n.h>
 
 #include "qf-auth.h"
 #include "qf-bandwidth.h"
 #include "qf-bw-streams-private.h"
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-iperf3-proto-private.h"
 #include "qf-procstat.h"
 

@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -19,6 +18,7 @@
 #include "qf-auth.h"
 #include "qf-clock.h"
 #include "qf-cycle.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
 
 #define DEFAULT_PORT      11111
@@ -38,6 +38,7 @@ struct QfCycleTest
   gint64                  *rtt_ns;   /* -1 = no reply (yet) */
   int                      fd;
   char                    *where;    /* the peer, for messages */
+  QfTraceWorst             worst;     /* the marks' bookkeeping (qf-trace.h) */
 };
 
 QfCycleTest *
@@ -154,6 +155,8 @@ drain (QfCycleTest   *self,
       rtt = rx - self->tx_ns[seq - 1];
       self->rtt_ns[seq - 1] = rtt;
       r->replies++;
+      if (qf_trace_mark_wanted (self->config.marks, &self->worst, rtt))
+        qf_trace_mark (self->config.marks, self->tx_ns[seq - 1], rtt);
       if (ring != NULL)
         {
           QfSample s = { rx, rtt, 0, rtt > period_ns ? 1u : 0u };

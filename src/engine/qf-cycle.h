@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "qf-ring.h"
+#include "qf-trace.h"
 
 G_BEGIN_DECLS
 
@@ -48,6 +49,8 @@ typedef struct
   const char *iface;         /* may be NULL */
   gint64      grace_ns;      /* wait for stragglers after the last send; 0 = 500 ms */
   GBytes     *token;         /* access token to prove to our responder (qf-auth.h); NULL = none */
+  const QfTraceMarks *marks; /* mark late replies in a trace (qf-trace.h: start = the send
+                              * time, latency = the round trip); NULL = none. Borrowed. */
 } QfCycleConfig;
 
 typedef struct

@@ -20,15 +20,16 @@
 #include "config.h"
 
 #include <arpa/inet.h>
-#include <glib/gi18n.h>
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "qf-clock.h"
 #include "qf-discovery-private.h"
+#include "qf-i18n.h"
 #include "qf-mdns.h"
 #include "qf-net.h"
+#include "qf-text.h"
 
 #define MAX_SOURCES   2     /* one responder: its IPv6 and its IPv4 address */
 #define MAX_IDS       32    /* the ids of the queries asked, newest last */
@@ -138,7 +139,7 @@ find_entry (Browse     *self,
   entry->instance = g_strdup (instance);
   entry->sources[0] = g_strdup (self->source);
   entry->info = g_new0 (QfHelperInfo, 1);
-  entry->info->instance = _qf_discovery_text_clean (instance, -1);
+  entry->info->instance = qf_text_clean (instance, -1);
   entry->info->iface = g_strdup (find_link (self, ifindex)->name);
   entry->info->addresses = g_new0 (char *, 1);
   g_ptr_array_add (self->entries, entry);
@@ -165,7 +166,7 @@ txt_text (const QfDnsRecord *r,
 {
   g_autofree char *value = qf_dns_txt_get (r->txt, r->txt_len, key);
 
-  return value != NULL ? _qf_discovery_text_clean (value, -1) : NULL;
+  return value != NULL ? qf_text_clean (value, -1) : NULL;
 }
 
 static void
@@ -303,7 +304,7 @@ report_changes (Browse *self)
       if (entry->info->name == NULL)
         {
           g_autofree char *label = qf_dns_first_label (entry->instance);
-          entry->info->name = _qf_discovery_text_clean (label != NULL ? label : entry->instance, -1);
+          entry->info->name = qf_text_clean (label != NULL ? label : entry->instance, -1);
         }
       addresses = g_strjoinv (" ", entry->info->addresses);
       now = g_strdup_printf ("%s|%s|%u|%u|%d|%s", entry->info->name, addresses,
@@ -429,20 +430,19 @@ browse_open (Browse      *self,
 {
   g_autoptr(GError) error6 = NULL;
 
-  if (iface != NULL && if_nametoindex (iface) == 0)
-    {
-      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
-                   _("There is no network interface “%s”. List them with “ip link”."), iface);
-      return FALSE;
-    }
+  if (iface != NULL && !qf_net_iface_exists (iface, error))
+    return FALSE;
   self->links = _qf_mdns_links_scan (iface, error);
   if (self->links == NULL)
     return FALSE;
   if (iface != NULL && self->links->len == 0)
     {
+      g_autofree char *shown = qf_text_clean (iface, -1);
+      g_autofree char *word = qf_text_shell_word (iface);
+
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_UNREACHABLE,
                    _("The network interface “%s” is down. Plug the cable in, or turn the "
-                     "interface on (“ip link set %s up”)."), iface, iface);
+                     "interface on (“ip link set %s up”)."), shown, word);
       return FALSE;
     }
   self->fd6 = _qf_mdns_socket_open (AF_INET6, 0, &error6);

@@ -69,10 +69,6 @@ gboolean _qf_mdns_socket_unicast   (int                      fd,
 
 #define QF_MDNS_LINK_HOP_LIMIT 255
 
-/* Text heard from the network (len -1: up to a NUL), made fit for a terminal: valid UTF-8, every
- * control character (escape sequences, newlines) replaced by U+FFFD. */
-char    *_qf_discovery_text_clean  (const char              *text,
-                                    gssize                   len);
 /* The longest prefix of text (made valid UTF-8) of at most max_bytes that ends on a character
  * boundary. */
 char    *_qf_discovery_text_cut    (const char              *text,

@@ -7,12 +7,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glib/gi18n.h>
 #include <ifaddrs.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "qf-discovery-private.h"
+#include "qf-i18n.h"
 #include "qf-mdns.h"
 #include "qf-net.h"
 
@@ -71,25 +71,6 @@ qf_helper_info_best_address (const QfHelperInfo *info)
 }
 
 /* ---- text from the network ----------------------------------------------------------------- */
-
-char *
-_qf_discovery_text_clean (const char *text,
-                          gssize      len)
-{
-  g_autofree char *valid = g_utf8_make_valid (text, len);
-  GString *out = g_string_sized_new (strlen (valid));
-
-  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (g_unichar_iscntrl (c))
-        g_string_append_unichar (out, 0xFFFD);
-      else
-        g_string_append_len (out, p, g_utf8_next_char (p) - p);
-    }
-  return g_string_free (out, FALSE);
-}
 
 char *
 _qf_discovery_text_cut (const char *text,

@@ -8,9 +8,9 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 
-#include <glib/gi18n.h>
 
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-iperf3-proto-private.h"
 #include "qf-net.h"
 

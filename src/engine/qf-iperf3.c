@@ -15,15 +15,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <glib/gi18n.h>
 
 #include "qf-admission.h"
 #include "qf-auth.h"
 #include "qf-bw-streams-private.h"
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-iperf3-private.h"
 #include "qf-iperf3-proto-private.h"
 #include "qf-net.h"
+#include "qf-text.h"
 
 /* "fe80::1%eth0": an IPv6 literal, "%" and an interface name. */
 #define PEER_NAME_MAX (INET6_ADDRSTRLEN + IF_NAMESIZE + 1)
@@ -58,8 +59,8 @@ struct QfIperf3Server
   guint           max_streams;       /* data streams per test (both directions) */
   guint           max_test_s;        /* time + omit a test may ask for; 0 = any */
   gint64          idle_timeout_ns;   /* no byte moving for this long ends a test */
-  GBytes         *token;             /* access token (qf-auth.h); NULL = none needed */
-  gboolean        allow_classic;     /* with a token: still serve stock iperf3 clients */
+  QfAuthServer    auth;              /* the access token's check (qf-auth.h); none needed
+                                      * until qf_iperf3_server_set_token */
   Pending         pending[QF_ADMISSION_TOTAL];
   QfAdmission     unproven;          /* the pending connections, oldest first */
   QfLogLimit      log_limit;         /* every line is about a connection (qf-admission.h) */
@@ -236,11 +237,16 @@ bind_iface (int          fd,
             const char  *iface,
             GError     **error)
 {
+  g_autofree char *shown = NULL;
+  int errsv;
+
   if (iface == NULL || setsockopt (fd, SOL_SOCKET, SO_BINDTODEVICE, iface, strlen (iface) + 1) == 0)
     return TRUE;
+  errsv = errno;
+  shown = qf_text_clean (iface, -1);
   g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_IO,
                _("Cannot serve on interface %s only: %s. Check its name, or run as root."),
-               iface, g_strerror (errno));
+               shown, g_strerror (errsv));
   return FALSE;
 }
 
@@ -281,16 +287,16 @@ qf_iperf3_server_set_limits (QfIperf3Server *server,
   server->max_test_s = max_test_seconds;
 }
 
-void
-qf_iperf3_server_set_token (QfIperf3Server *server,
-                            GBytes         *token,
-                            gboolean        allow_classic)
+gboolean
+qf_iperf3_server_set_token (QfIperf3Server  *server,
+                            GBytes          *token,
+                            gboolean         allow_classic,
+                            GError         **error)
 {
-  g_return_if_fail (server != NULL);
+  g_return_val_if_fail (server != NULL, FALSE);
 
-  g_clear_pointer (&server->token, g_bytes_unref);
-  server->token = token != NULL ? g_bytes_ref (token) : NULL;
-  server->allow_classic = allow_classic;
+  qf_auth_server_clear (&server->auth);
+  return qf_auth_server_init (&server->auth, token, allow_classic, error);
 }
 
 void
@@ -323,7 +329,7 @@ qf_iperf3_server_free (QfIperf3Server *server)
     if (server->pending[i].fd >= 0)
       close (server->pending[i].fd);
   g_free (server->iface);
-  g_clear_pointer (&server->token, g_bytes_unref);
+  qf_auth_server_clear (&server->auth);
   qf_served_client_clear (&server->client);
   g_mutex_clear (&server->client_lock);
   g_free (server);
@@ -783,11 +789,7 @@ qf_iperf3_server_list_clients (QfIperf3Server *server)
   g_array_set_clear_func (list, qf_served_client_clear);
   g_mutex_lock (&server->client_lock);
   if (server->client.address != NULL)
-    {
-      QfServedClient copy = server->client;
-      copy.address = g_strdup (copy.address);
-      g_array_append_val (list, copy);
-    }
+    qf_served_client_append_copy (list, &server->client);
   g_mutex_unlock (&server->client_lock);
   return list;
 }
@@ -1021,15 +1023,17 @@ pending_cookie (QfIperf3Server *server,
   g_autoptr(GError) error = NULL;
 
   p->cookie[QF_IPERF3_COOKIE_SIZE - 1] = '\0';
-  if (server->token == NULL)
-    return TRUE;
-  if (!qf_auth_bw_cookie_is_marked (p->cookie))
+  switch (qf_auth_server_admit (&server->auth, qf_auth_bw_cookie_is_marked (p->cookie)))
     {
-      if (server->allow_classic)
-        return TRUE;
+    case QF_AUTH_ADMIT_OPEN:
+      return TRUE;
+    case QF_AUTH_ADMIT_REFUSE:
       pending_refuse (server, id, _("no access token (stock iperf3 cannot prove one; see serve "
                                     "--allow-classic)"));
       return FALSE;
+    case QF_AUTH_ADMIT_CHALLENGE:
+    default:
+      break;
     }
   /* 33 bytes fit any fresh socket's send buffer. */
   if (!qf_auth_bw_challenge (p->challenge, &error)
@@ -1068,7 +1072,12 @@ pending_readable (QfIperf3Server *server,
     return FALSE;
   if (!p->challenged)
     return pending_cookie (server, id);
-  if (!qf_auth_bw_answer_ok (server->token, p->challenge, p->cookie, p->answer))
+  if (!qf_auth_server_check (&server->auth, &(QfAuthAnswer) {
+                               .channel = QF_AUTH_CHANNEL_BANDWIDTH,
+                               .issued = p->challenge + 1,
+                               .mac = p->answer,
+                               .cookie = p->cookie,
+                             }))
     {
       pending_refuse (server, id, _("wrong access token"));
       return FALSE;
@@ -1128,7 +1137,7 @@ expire_pending (QfIperf3Server *server)
   while ((id = qf_admission_expired (&server->unproven, qf_clock_now_ns ())) >= 0)
     {
       g_atomic_int_inc (&server->refused);
-      pending_close (server, (guint) id, server->token != NULL
+      pending_close (server, (guint) id, server->auth.token != NULL
                                          ? _("no access token within 2 s")
                                          : _("no cookie within 2 s"));
     }

@@ -50,10 +50,12 @@ void            qf_iperf3_server_set_limits (QfIperf3Server  *server,
                                              guint            max_test_seconds);
 /* Access token (qf-auth.h, `serve --token-file`): our clients prove it after their cookie;
  * stock iperf3 clients get iperf3's "test authorization failed" unless allow_classic. The
- * server keeps a reference. Call before qf_iperf3_server_run(). */
-void            qf_iperf3_server_set_token  (QfIperf3Server  *server,
+ * server keeps a reference. Call before qf_iperf3_server_run(); FALSE when no random numbers
+ * could be drawn for its check (qf_auth_server_init). */
+gboolean        qf_iperf3_server_set_token  (QfIperf3Server  *server,
                                              GBytes          *token,
-                                             gboolean         allow_classic);
+                                             gboolean         allow_classic,
+                                             GError         **error);
 gboolean        qf_iperf3_server_run        (QfIperf3Server  *server,
                                              const gint      *cancel,
                                              GError         **error);

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <glib/gi18n.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netdb.h>
@@ -17,7 +16,9 @@
 #include <unistd.h>
 
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
+#include "qf-text.h"
 
 G_DEFINE_QUARK (qf-net-error-quark, qf_net_error)
 
@@ -55,29 +56,41 @@ qf_net_resolve (const char               *host,
 }
 
 gboolean
+qf_net_iface_exists (const char  *iface,
+                     GError     **error)
+{
+  g_autofree char *shown = NULL;
+
+  if (if_nametoindex (iface) != 0)
+    return TRUE;
+  shown = qf_text_clean (iface, -1);
+  g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+               _("There is no network interface “%s”. List them with “ip link”."), shown);
+  return FALSE;
+}
+
+gboolean
 qf_net_bind_iface (int          fd,
                    int          family,
                    const char  *iface,
                    GError     **error)
 {
   struct ifaddrs *list = NULL;
+  g_autofree char *shown = NULL;
   gboolean bound = FALSE;
   int errsv;
 
   if (iface == NULL || iface[0] == '\0')
     return TRUE;
-  if (if_nametoindex (iface) == 0)
-    {
-      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
-                   _("There is no network interface “%s”. List them with “ip link”."), iface);
-      return FALSE;
-    }
+  if (!qf_net_iface_exists (iface, error))
+    return FALSE;
   if (setsockopt (fd, SOL_SOCKET, SO_BINDTODEVICE, iface, strlen (iface) + 1) == 0)
     return TRUE;
   errsv = errno;
+  shown = qf_text_clean (iface, -1);
   if (errsv != EPERM && errsv != EACCES)
     {
-      qf_net_set_errno_error (error, errsv, _("Cannot bind to interface “%s”"), iface);
+      qf_net_set_errno_error (error, errsv, _("Cannot bind to interface “%s”"), shown);
       return FALSE;
     }
 
@@ -85,7 +98,7 @@ qf_net_bind_iface (int          fd,
    * which on a typical two-machine link also picks the route. */
   if (getifaddrs (&list) != 0)
     {
-      qf_net_set_errno_error (error, errno, _("Cannot list the addresses of “%s”"), iface);
+      qf_net_set_errno_error (error, errno, _("Cannot list the addresses of “%s”"), shown);
       return FALSE;
     }
   for (struct ifaddrs *ifa = list; ifa != NULL && !bound; ifa = ifa->ifa_next)
@@ -110,7 +123,7 @@ qf_net_bind_iface (int          fd,
     {
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_PERMISSION,
                    _("Cannot bind to interface “%s”: not permitted, and it has no usable address. "
-                     "Run as root or give the address with the source option."), iface);
+                     "Run as root or give the address with the source option."), shown);
       return FALSE;
     }
   return TRUE;

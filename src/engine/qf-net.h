@@ -42,6 +42,11 @@ gboolean qf_net_resolve            (const char              *host,
                                     socklen_t               *out_len,
                                     GError                 **error);
 
+/* TRUE when the kernel has an interface called iface; else FALSE with a QF_NET_ERROR_INVALID
+ * that names it (cleaned of control characters) and says how to list the interfaces. */
+gboolean qf_net_iface_exists       (const char              *iface,
+                                    GError                 **error);
+
 /* Binds fd to iface: SO_BINDTODEVICE, or, when that is not permitted, bind() to the interface's
  * first address of family (port 0). iface NULL or "" does nothing. */
 gboolean qf_net_bind_iface         (int                      fd,

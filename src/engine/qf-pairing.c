@@ -1,10 +1,10 @@
 /* qf-pairing.c — the helper machine's pairing code (src/engine). See qf-pairing.h. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <string.h>
 
 #include "qf-auth.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
 #include "qf-pairing.h"
 

@@ -9,13 +9,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glib/gi18n.h>
 #include <math.h>
 #include <netinet/icmp6.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
 #include "qf-ping.h"
 
@@ -260,6 +262,46 @@ open_socket (QfPing  *self,
   return TRUE;
 }
 
+/* Whether a is the broadcast address of ifa's network: the one it names, or the all-ones host
+ * part of its prefix, for which the kernel adds a broadcast route whether or not one was named. */
+static gboolean
+broadcast_of (const struct ifaddrs *ifa,
+              in_addr_t             a)
+{
+  in_addr_t own, mask;
+
+  if (ifa->ifa_addr == NULL || ifa->ifa_addr->sa_family != AF_INET)
+    return FALSE;
+  if ((ifa->ifa_flags & IFF_BROADCAST) && ifa->ifa_broadaddr != NULL
+      && ifa->ifa_broadaddr->sa_family == AF_INET
+      && ((const struct sockaddr_in *) ifa->ifa_broadaddr)->sin_addr.s_addr == a)
+    return TRUE;
+  if (ifa->ifa_netmask == NULL)
+    return FALSE;
+  own = ((const struct sockaddr_in *) ifa->ifa_addr)->sin_addr.s_addr;
+  mask = ((const struct sockaddr_in *) ifa->ifa_netmask)->sin_addr.s_addr;
+  /* a /31 or /32 has no broadcast address (RFC 3021) */
+  return ntohl (mask) < 0xfffffffeu && a == (own | ~mask);
+}
+
+/* TRUE when addr (IPv4) is the limited broadcast or the broadcast address of a network of an
+ * interface here: every host there would answer one request, and the kernel refuses to send to
+ * it without SO_BROADCAST (EACCES), so no single round trip could be timed. */
+static gboolean
+is_broadcast (const struct sockaddr_storage *addr)
+{
+  in_addr_t a = ((const struct sockaddr_in *) addr)->sin_addr.s_addr;
+  struct ifaddrs *list = NULL;
+  gboolean found = a == htonl (INADDR_BROADCAST);
+
+  if (found || getifaddrs (&list) != 0)
+    return found;
+  for (struct ifaddrs *ifa = list; ifa != NULL && !found; ifa = ifa->ifa_next)
+    found = broadcast_of (ifa, a);
+  freeifaddrs (list);
+  return found;
+}
+
 QfPing *
 qf_ping_new (const QfPingConfig  *config,
              GError             **error)
@@ -301,6 +343,14 @@ qf_ping_new (const QfPingConfig  *config,
   if (!qf_net_resolve (self->host, 0, SOCK_DGRAM, &self->addr, &self->addr_len, error))
     return NULL;
   self->family = self->addr.ss_family;
+  if (self->family == AF_INET && is_broadcast (&self->addr))
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+                   _("%s is a broadcast address: every host on that network would answer, so no "
+                     "round trip to one machine can be measured. Give the address of the helper "
+                     "machine."), self->host);
+      return NULL;
+    }
 
   /* iputils -I takes an interface or an address. */
   if (config->iface != NULL && config->iface[0] != '\0')
@@ -653,7 +703,8 @@ fill_result (QfPing         *self,
   result->loss_pct = c->transmitted
     ? (gdouble) (gfloat) (((gint64) (c->transmitted - c->received)) * 100.0 / c->transmitted) : 0;
   {
-    gint64 end = MAX (c->last_event_mono, last_send);
+    /* never before the start: a run can end before its first request left */
+    gint64 end = MAX (MAX (c->last_event_mono, last_send), start);
     result->time_ms = c->transmitted
                         ? (end - start + 500 * QF_NSEC_PER_USEC) / QF_NSEC_PER_MSEC : 0;
   }
@@ -743,13 +794,13 @@ qf_ping_run (QfPing             *self,
         break;
       if (sending && now >= next_send)
         {
+          last_send = now;   /* a request that could not be sent still ends the run's time */
           if (!send_one (self, index, &c, &fatal, error))
             {
               ok = FALSE;
               break;
             }
           index++;
-          last_send = now;
           next_send += interval_ns;
           /* The schedule is kept, but a thread that was descheduled does not burst to catch up. */
           if (next_send < now - interval_ns)

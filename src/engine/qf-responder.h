@@ -85,6 +85,9 @@ typedef struct
 
 /* Frees the address (an element clear func for a GArray of QfServedClient). */
 void         qf_served_client_clear (gpointer                 client);
+/* Appends to list a copy of client with an address of its own. */
+void         qf_served_client_append_copy (GArray               *list,
+                                           const QfServedClient *client);
 
 /* Opens and binds the sockets (so a bind error is reported before any thread starts). */
 QfResponder *qf_responder_new       (const QfResponderConfig *config,

@@ -5,7 +5,8 @@
  * while now is already past next, skip that deadline (an overrun). Between the sleep and the
  * clock read the loop only updates the thread's own histogram, a few relaxed atomic stores for
  * the live display and, when samples are wanted, the thread's own SPSC ring: no allocation, no
- * lock, no log, no system call besides clock_nanosleep (clock_gettime is a vDSO read).
+ * lock, no log, no system call besides clock_nanosleep (clock_gettime is a vDSO read) and, when
+ * a trace is recorded, one write() to trace_marker for a cycle worth a mark (qf-trace.h).
  *
  * The thread that called qf_rt_engine_run() supervises: it polls the cancel flag, forwards the
  * per-thread rings into the caller's single ring (which keeps that ring single-producer), and
@@ -13,7 +14,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-rt.h"
 
 G_DEFINE_QUARK (qf-rt-error-quark, qf_rt_error)
@@ -330,7 +331,9 @@ measure_thread (void *data)
   const gint64 interval_ns = engine->config.interval_us * QF_NSEC_PER_USEC;
   const guint64 loops = engine->config.loops;
   const gint64 end_ns = engine->end_ns;
+  const QfTraceMarks *marks = engine->config.marks;
   guint64 overruns = 0;
+  QfTraceWorst worst = { .n = 0 };
   gint64 now_ns, next_ns;
 
   setup_thread (t);
@@ -352,6 +355,8 @@ measure_thread (void *data)
       now_ns = qf_clock_now_ns ();
       sample.value_ns = now_ns - next_ns;
       qf_histogram_add (hist, sample.value_ns);
+      if (qf_trace_mark_wanted (marks, &worst, sample.value_ns))
+        qf_trace_mark (marks, next_ns, sample.value_ns);
 
       atomic_store_explicit (&t->live_cycles, hist->count, memory_order_relaxed);
       atomic_store_explicit (&t->live_min_ns, hist->min_ns, memory_order_relaxed);

@@ -21,6 +21,7 @@
 
 #include "qf-histogram.h"
 #include "qf-ring.h"
+#include "qf-trace.h"
 
 G_BEGIN_DECLS
 
@@ -73,6 +74,8 @@ typedef struct
   gpointer         acquire_data;
   QfRtProgressFunc progress;         /* may be NULL */
   gpointer         progress_data;
+  const QfTraceMarks *marks;         /* mark late cycles in a trace (qf-trace.h); may be NULL.
+                                      * Borrowed: must outlive the run. */
 } QfRtConfig;
 
 /* What one measurement thread got and measured; valid after qf_rt_engine_run(). */

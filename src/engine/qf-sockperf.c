@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glib/gi18n.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -21,6 +20,7 @@
 
 #include "qf-auth.h"
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
 #include "qf-sockperf.h"
 

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "qf-application.h"
+#include "qf-env.h"
 #include "qf-paths.h"
 
 int
@@ -10,6 +11,7 @@ main (int   argc,
 {
   g_autoptr(QfApplication) app = NULL;
 
+  qf_env_init ();
   qf_i18n_init ();
   app = qf_application_new ();
   return g_application_run (G_APPLICATION (app), argc, argv);

@@ -3,9 +3,8 @@
  * version. The facts are in the template; the version, the licence and the translators here. */
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "qf-about-window.h"
+#include "qf-i18n.h"
 #include "qf-row-text.h"
 
 #define LICENSE_URL "https://www.gnu.org/licenses/gpl-3.0.html"

@@ -4,10 +4,10 @@
  * AdwStyleManager's default scheme. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-about-window.h"
 #include "qf-application.h"
+#include "qf-i18n.h"
 #include "qf-verify-window.h"
 #include "qf-window.h"
 

@@ -6,12 +6,12 @@
  * ui/qf-cert-dialog.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <string.h>
 
 #include "qf-cert-dialog.h"
 #include "qf-cert.h"
 #include "qf-entry-row.h"
+#include "qf-i18n.h"
 #include "qf-password-entry-row.h"
 
 struct _QfCertDialog

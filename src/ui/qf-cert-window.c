@@ -5,11 +5,11 @@
  * qf_cert_export_stored: the certificates only, never the key). Template: ui/qf-cert-window.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cert.h"
 #include "qf-cert-dialog.h"
 #include "qf-cert-window.h"
+#include "qf-i18n.h"
 
 struct _QfCertWindow
 {

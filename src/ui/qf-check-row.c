@@ -1,9 +1,9 @@
 /* qf-check-row.c — one audit finding as a list row (src/ui); see qf-check-row.h. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-check-row.h"
+#include "qf-i18n.h"
 #include "qf-row-text.h"
 
 void

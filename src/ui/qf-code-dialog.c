@@ -3,9 +3,9 @@
  * as it is typed and makes the token. The code itself is never kept: only its token goes to the caller. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-code-dialog.h"
+#include "qf-i18n.h"
 #include "qf-message-dialog.h"
 #include "qf-pairing.h"
 

@@ -8,13 +8,14 @@
  * running after the window closes. Template: ui/qf-helper-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-helper-page.h"
 #include "qf-helper.h"
+#include "qf-i18n.h"
 #include "qf-netifaces.h"
 #include "qf-row-text.h"
 #include "qf-step.h"
+#include "qf-text.h"
 #include "qf-verdict.h"
 
 #define CLIENT_POLL_MS 500
@@ -196,7 +197,7 @@ update_state (QfHelperPage *self,
   else if (n_clients == 0)
     title = g_strdup (_("Running: waiting for the PC under test"));
   else
-    title = g_strdup_printf (g_dngettext (NULL, "Running: %u test in progress",
+    title = g_strdup_printf (qf_ngettext ("Running: %u test in progress",
                                           "Running: %u tests in progress", n_clients), n_clients);
   qf_row_set_title_text (ADW_PREFERENCES_ROW (self->state_row), title);
   qf_row_set_subtitle_text (GTK_WIDGET (self->state_row), announce_text (self, running));
@@ -318,9 +319,13 @@ format_address (const char *address,
                 const char *iface)
 {
   g_autofree char *bare = g_strndup (address, strcspn (address, "/"));
+  g_autofree char *name = NULL;
 
   if (g_ascii_strncasecmp (bare, "fe80:", 5) == 0)
-    return g_strdup_printf (_("%s%%%s (link-local)"), bare, iface);
+    {
+      name = qf_text_clean (iface, -1);
+      return g_strdup_printf (_("%s%%%s (link-local)"), bare, name);
+    }
   return g_strdup (address);
 }
 

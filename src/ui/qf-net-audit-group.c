@@ -9,9 +9,9 @@
  * Settings has them asked; Qualify sees no password. Template: ui/qf-net-audit-group.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-check-row.h"
+#include "qf-i18n.h"
 #include "qf-message-dialog.h"
 #include "qf-net-audit-group.h"
 #include "qf-net-audit.h"

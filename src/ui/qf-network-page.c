@@ -11,12 +11,12 @@
  * Template: ui/qf-network-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include <string.h>
 
 #include "qf-discover.h"
 #include "qf-entry-row.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-net-audit-group.h"
 #include "qf-network-page.h"
@@ -24,6 +24,7 @@
 #include "qf-password-entry-row.h"
 #include "qf-peer-check.h"
 #include "qf-row-text.h"
+#include "qf-text.h"
 
 /* One browse listens this long; the next starts this long after it ended. */
 #define BROWSE_MS         3000
@@ -168,11 +169,14 @@ describe (QfNetIface *iface)
   g_ptr_array_add (parts, g_strdup (qf_net_iface_state_to_string (qf_net_iface_get_state (iface))));
   if (qf_net_iface_get_ssid (iface) != NULL)
     {
+      /* A network's name is whatever anyone in radio range announces. */
+      g_autofree char *ssid = qf_text_clean (qf_net_iface_get_ssid (iface), -1);
+
       if (qf_net_iface_get_signal (iface) >= 0)
-        g_ptr_array_add (parts, g_strdup_printf (_("“%s”, signal %d %%"), qf_net_iface_get_ssid (iface),
+        g_ptr_array_add (parts, g_strdup_printf (_("“%s”, signal %d %%"), ssid,
                                                  qf_net_iface_get_signal (iface)));
       else
-        g_ptr_array_add (parts, g_strdup_printf ("“%s”", qf_net_iface_get_ssid (iface)));
+        g_ptr_array_add (parts, g_strdup_printf ("“%s”", ssid));
     }
   else if (qf_net_iface_get_signal (iface) >= 0)
     g_ptr_array_add (parts, g_strdup_printf (_("signal %d %%"), qf_net_iface_get_signal (iface)));
@@ -212,9 +216,10 @@ create_row (gpointer item,
   g_autofree char *title = NULL;
   g_autofree char *subtitle = describe (iface);
   g_autofree char *accessible = NULL;
+  g_autofree char *name = qf_text_clean (qf_net_iface_get_name (iface), -1);
   gboolean wireless = qf_net_iface_get_kind (iface) == QF_NET_IFACE_WIRELESS;
 
-  title = g_strdup_printf ("%s — %s", qf_net_iface_get_name (iface), wireless ? _("Wireless") : _("Wired"));
+  title = g_strdup_printf ("%s — %s", name, wireless ? _("Wireless") : _("Wired"));
   qf_row_set_title_text (ADW_PREFERENCES_ROW (row), title);
   qf_row_set_subtitle_text (row, subtitle);
   icon = gtk_image_new_from_icon_name (wireless ? "network-wireless-symbolic" : "network-wired-symbolic");
@@ -387,13 +392,14 @@ update_direct_note (QfNetworkPage *self)
 {
   QfNetIface *iface = qf_network_page_get_iface (self);
   g_autofree char *text = NULL;
+  g_autofree char *name = iface != NULL ? qf_text_clean (qf_net_iface_get_name (iface), -1) : NULL;
 
   if (iface_is_direct (self, iface))
     text = g_strdup_printf (_("%s has no address of its own: no DHCP server answers, as on a direct cable "
                               "between two PCs. That is fine: a direct cable needs no DHCP and no "
                               "address setting. Qualify finds the helper machine on the cable and uses "
                               "its link-local address (fe80::…%%%s)."),
-                            qf_net_iface_get_name (iface), qf_net_iface_get_name (iface));
+                            name, name);
   set_label (self->direct_label, text);
 }
 
@@ -614,7 +620,7 @@ static void
 update_helpers_status (QfNetworkPage *self,
                        const GError  *error)
 {
-  const char *iface = self->browse_iface;
+  g_autofree char *iface = self->browse_iface != NULL ? qf_text_clean (self->browse_iface, -1) : NULL;
   g_autofree char *text = NULL;
   guint heard = self->helpers != NULL ? self->helpers->len : 0;
 
@@ -634,9 +640,22 @@ update_helpers_status (QfNetworkPage *self,
   else if (heard == 1)
     text = g_strdup_printf (_("One helper machine answers on %s."), iface);
   else
-    text = g_strdup_printf (ngettext ("%u helper machine answers on %s: choose one.",
+    text = g_strdup_printf (qf_ngettext ("%u helper machine answers on %s: choose one.",
                                       "%u helper machines answer on %s: choose one.", heard),
                             heard, iface);
+  if (self->helpers != NULL && error == NULL)
+    {
+      /* two hosts claiming one name: said as loudly as the CLI does (qf-discover.h) */
+      g_autofree char *conflicts = qf_discover_describe_conflicts (self->helpers);
+
+      if (conflicts != NULL)
+        {
+          char *both = g_strconcat (text, "\n", conflicts, NULL);
+
+          g_free (text);
+          text = both;
+        }
+    }
   set_label (self->helpers_status, text);
 }
 

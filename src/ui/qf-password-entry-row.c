@@ -2,9 +2,8 @@
  * The field keeps its text in a GtkPasswordEntryBuffer (not swapped out, wiped when freed). */
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "qf-entry-row-private.h"
+#include "qf-i18n.h"
 #include "qf-password-entry-row.h"
 
 struct _QfPasswordEntryRow

@@ -4,8 +4,8 @@
  * plainly when that makes the verdict INCOMPLETE. Template: ui/qf-plan-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
+#include "qf-i18n.h"
 #include "qf-plan-page.h"
 #include "qf-row-text.h"
 #include "qf-step.h"
@@ -59,11 +59,11 @@ update_summary (QfPlanPage *self)
         incomplete = TRUE;
     }
   if (total_s < 90)
-    description = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u test, about %.0f seconds in all.",
+    description = g_strdup_printf (qf_ngettext ("%u test, about %.0f seconds in all.",
                                                 "%u tests, about %.0f seconds in all.", enabled),
                                    enabled, total_s);
   else
-    description = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u test, about %.0f minutes in all.",
+    description = g_strdup_printf (qf_ngettext ("%u test, about %.0f minutes in all.",
                                                 "%u tests, about %.0f minutes in all.", enabled),
                                    enabled, total_s / 60.0 + 0.5);
   adw_preferences_group_set_description (self->tests_group, description);

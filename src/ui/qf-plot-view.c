@@ -8,9 +8,9 @@
 #include "config.h"
 
 #include <adwaita.h>
-#include <glib/gi18n.h>
 #include <math.h>
 
+#include "qf-i18n.h"
 #include "qf-plot-view.h"
 
 #define MAX_CHANNELS   8
@@ -181,7 +181,7 @@ describe (QfPlotView *self)
   self->n_described = self->n_plotted;
   self->described_us = g_get_monotonic_time ();
   if (self->n_plotted > 0)
-    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (%llu sample plotted)", "%s (%llu samples plotted)",
+    text = g_strdup_printf (qf_ngettext ("%s (%llu sample plotted)", "%s (%llu samples plotted)",
                                          self->n_plotted),
                             self->summary ? self->summary : "", (unsigned long long) self->n_plotted);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,

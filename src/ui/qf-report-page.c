@@ -6,11 +6,11 @@
  * Template: ui/qf-report-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cert-dialog.h"
 #include "qf-cert.h"
 #include "qf-entry-row.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-report-page.h"
 #include "qf-report.h"

@@ -1,15 +1,19 @@
 /* qf-results-page.c — step 6 of the wizard (src/ui): the session's overall verdict (symbol,
  * word and colour), one row per criterion with the measured value and the limit, the advice the
- * core wrote for each FAIL and WARN with a "Re-run this test" button, and the comparison with the previous session of this PC.
+ * core wrote for each FAIL and WARN with a "Re-run this test" button, why a traced test was slow
+ * (each spike's sentence as the step tells it, and the worst spike's timeline drawn by core's
+ * qf-spike-plot, as in the report), and the comparison with the previous session of this PC.
  * Every figure and word comes from the session; this page only lays them out.
  * Template: ui/qf-results-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-results-page.h"
 #include "qf-row-text.h"
+#include "qf-spike-plot.h"
+#include "qf-step-trace.h"
 
 struct _QfResultsPage
 {
@@ -20,6 +24,7 @@ struct _QfResultsPage
   GtkLabel            *verdict_detail;
   AdwPreferencesGroup *criteria_group;
   AdwPreferencesGroup *advice_group;
+  AdwPreferencesGroup *causes_group;
   AdwPreferencesGroup *comparison_group;
 
   /* owned */
@@ -158,6 +163,104 @@ show_advice (QfResultsPage *self,
   gtk_widget_set_visible (GTK_WIDGET (self->advice_group), n > 0);
 }
 
+#define MAX_CAUSE_ROWS 1   /* the worst spike; the report tells the others */
+
+static void
+draw_timeline (GtkDrawingArea *area,
+               cairo_t        *cr,
+               int             width,
+               int             height,
+               gpointer        user_data)
+{
+  QfPlotOptions options;
+
+  qf_plot_options_init (&options);
+  options.dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
+  options.font_size = 11;
+  qf_spike_plot_draw (cr, width, height, &options, g_object_get_data (G_OBJECT (area), "qf-timeline"),
+                      NULL, NULL);
+}
+
+/* The worst spike's timeline, as the report draws it. */
+static GtkWidget *
+timeline_row (JsonObject *timeline,
+              const char *sentence)
+{
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *area = gtk_drawing_area_new ();
+  g_autofree char *accessible = g_strdup_printf (_("Timeline of the worst spike. %s"), sentence);
+
+  g_object_set_data_full (G_OBJECT (area), "qf-timeline", json_object_ref (timeline),
+                          (GDestroyNotify) json_object_unref);
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), 240);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_timeline, NULL, NULL);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (gtk_widget_queue_draw), area, G_CONNECT_SWAPPED);
+  gtk_widget_set_margin_start (area, 6);
+  gtk_widget_set_margin_end (area, 6);
+  gtk_widget_set_margin_top (area, 6);
+  gtk_widget_set_margin_bottom (area, 6);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (area), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), area);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+  return row;
+}
+
+/* One traced step: why nothing was traced, or its worst spikes told and the worst drawn. */
+static gboolean
+show_step_causes (QfResultsPage *self,
+                  QfSession     *session,
+                  guint          index)
+{
+  JsonObject *step = qf_session_get_step (session, index);
+  JsonObject *result = qf_json_get_object (step, "result");
+  const QfStepInfo *info = qf_step_lookup (qf_json_get_string (step, "test", ""));
+  JsonArray *causes = qf_json_get_array (result, "latency_causes");
+  const char *title = qf_session_get_step_title (session, index);
+  const char *why = qf_step_trace_not_recorded (result);
+  JsonObject *timeline = qf_spike_plot_timeline (result);
+  g_autofree char *worst = NULL;
+
+  if (info == NULL || info->spikes == QF_STEP_SPIKES_NONE || qf_json_get_object (result, "trace") == NULL)
+    return FALSE;
+  if (why != NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("%s: not traced: %s"), title, why);
+      add_row (self, self->causes_group, text_row (text));
+      return TRUE;
+    }
+  if (causes == NULL || json_array_get_length (causes) == 0)
+    {
+      g_autofree char *text = g_strdup_printf (_("%s: no cycle was late enough to mark."), title);
+      add_row (self, self->causes_group, text_row (text));
+      return TRUE;
+    }
+  for (guint i = 0; i < MIN (json_array_get_length (causes), MAX_CAUSE_ROWS); i++)
+    {
+      g_autofree char *sentence = qf_step_trace_sentence (info, json_array_get_object_element (causes, i),
+                                                          i == 0, NULL, NULL);
+      g_autofree char *text = g_strdup_printf ("%s: %s", title, sentence);
+
+      add_row (self, self->causes_group, text_row (text));
+      if (i == 0)
+        worst = g_steal_pointer (&sentence);
+    }
+  if (timeline != NULL)
+    add_row (self, self->causes_group, timeline_row (timeline, worst));
+  return TRUE;
+}
+
+static void
+show_causes (QfResultsPage *self,
+             QfSession     *session)
+{
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < qf_session_get_n_steps (session); i++)
+    any |= show_step_causes (self, session, i);
+  gtk_widget_set_visible (GTK_WIDGET (self->causes_group), any);
+}
+
 static void
 show_comparison (QfResultsPage *self,
                  QfSession     *session)
@@ -245,7 +348,7 @@ qf_results_page_show (QfResultsPage *self,
     }
   if (warnings > 0)
     {
-      g_autofree char *with = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s %u warning.", "%s %u warnings.", warnings),
+      g_autofree char *with = g_strdup_printf (qf_ngettext ("%s %u warning.", "%s %u warnings.", warnings),
                                                detail, warnings);
       g_free (detail);
       detail = g_steal_pointer (&with);
@@ -259,6 +362,7 @@ qf_results_page_show (QfResultsPage *self,
   gtk_label_set_text (self->verdict_detail, detail);
   show_criteria (self, session);
   show_advice (self, session);
+  show_causes (self, session);
   show_comparison (self, session);
 }
 
@@ -286,6 +390,7 @@ qf_results_page_class_init (QfResultsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, QfResultsPage, verdict_detail);
   gtk_widget_class_bind_template_child (widget_class, QfResultsPage, criteria_group);
   gtk_widget_class_bind_template_child (widget_class, QfResultsPage, advice_group);
+  gtk_widget_class_bind_template_child (widget_class, QfResultsPage, causes_group);
   gtk_widget_class_bind_template_child (widget_class, QfResultsPage, comparison_group);
 }
 

@@ -5,9 +5,9 @@
  * and drawn by qf-plot. Skip and Cancel go straight to the runner. Template: ui/qf-run-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-plot-view.h"
 #include "qf-row-text.h"

@@ -4,10 +4,10 @@
  * may wait on rtkit. Template: ui/qf-system-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-audit.h"
 #include "qf-check-row.h"
+#include "qf-i18n.h"
 #include "qf-privileges.h"
 #include "qf-system-page.h"
 

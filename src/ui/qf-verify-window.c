@@ -7,9 +7,9 @@
  * Template: ui/qf-verify-window.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cert.h"
+#include "qf-i18n.h"
 #include "qf-row-text.h"
 #include "qf-trust.h"
 #include "qf-verdict.h"
@@ -40,6 +40,7 @@ struct _QfVerifyWindow
   AdwActionRow      *profile_row;
   AdwActionRow      *verdict_row;
   AdwActionRow      *file_row;
+  GtkLabel          *store_problem_label;
   GtkLabel          *no_signers_label;
   GtkListBox        *signers_list;
 
@@ -163,13 +164,15 @@ show_result (QfVerifyWindow *self,
              const GError   *error)
 {
   QfVerifyOutcome outcome = qf_verify_result_outcome (result);
+  g_autofree char *warning = result != NULL ? qf_verify_result_warning (result) : NULL;
 
   g_clear_pointer (&self->result, qf_verify_result_free);
   self->result = result;
   show_status (self, outcome);
-  /* An intact report by a not-yet-trusted signer is no problem to list: the status says it. */
+  /* An intact report by a not-yet-trusted signer is no problem to list: the status says it,
+   * unless its certificate repeats the name of a signer the reader trusts. */
   show_problems (self, outcome == QF_VERIFY_OUTCOME_UNTRUSTED ? NULL : (result ? result->problems : NULL),
-                 error ? error->message : NULL);
+                 error ? error->message : warning);
   if (result != NULL)
     show_facts (self, result);
   else
@@ -293,7 +296,12 @@ static void
 refresh_signers (QfVerifyWindow *self)
 {
   g_autoptr(GPtrArray) signers = qf_trust_list ();
+  g_autoptr(GError) unsafe = NULL;
   GtkWidget *child;
+
+  /* A store someone else could change counts for nothing (qf_trust_check_store): say why. */
+  gtk_widget_set_visible (GTK_WIDGET (self->store_problem_label), !qf_trust_check_store (&unsafe));
+  gtk_label_set_text (self->store_problem_label, unsafe != NULL ? unsafe->message : "");
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->signers_list))) != NULL)
     gtk_list_box_remove (self->signers_list, child);
@@ -366,7 +374,7 @@ qf_verify_window_class_init (QfVerifyWindowClass *klass)
   BIND (explanation_label); BIND (trust_button); BIND (problems_group); BIND (problems_label);
   BIND (signer_group); BIND (signer_row); BIND (company_row); BIND (fingerprint_row);
   BIND (signed_at_row); BIND (report_group); BIND (pc_row); BIND (profile_row); BIND (verdict_row);
-  BIND (file_row); BIND (no_signers_label); BIND (signers_list);
+  BIND (file_row); BIND (store_problem_label); BIND (no_signers_label); BIND (signers_list);
 #undef BIND
   gtk_widget_class_bind_template_callback (widget_class, signers_toggled);
   gtk_widget_class_install_action (widget_class, "verify.trust-signer", NULL, trust_signer_activated);

@@ -6,9 +6,9 @@
  * session exists (found by a worker thread reading the sessions folder). Template: ui/qf-welcome-page.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-entry-row.h"
+#include "qf-i18n.h"
 #include "qf-message-dialog.h"
 #include "qf-session-check.h"
 #include "qf-session.h"

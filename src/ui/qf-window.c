@@ -9,11 +9,11 @@
  * ui/qf-window.ui. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-cert-window.h"
 #include "qf-code-dialog.h"
 #include "qf-helper-page.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-message-dialog.h"
 #include "qf-network-page.h"

@@ -4,7 +4,8 @@
 # one `certtool -i` gives for the stored certificate) and the validity; --export writes a PEM
 # certtool reads and no key; import takes a PEM chain + key and a PKCS#12 file (made here with
 # certtool), refuses a wrong password, a key of another certificate, an expired certificate and
-# an unreadable file with the cause and what to do; no output ever holds key material. Speaks TAP.
+# an unreadable file with the cause and what to do, and files that ask for a huge number of rounds
+# of their password function at once; no output ever holds key material. Speaks TAP.
 
 import os
 import re
@@ -12,10 +13,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from functools import partial
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from netns import done  # noqa: E402
+from netns import SCALE, done  # noqa: E402
 from netns import tap as tap_line  # noqa: E402
 
 CLI = os.environ.get("QUALIFY_CLI", "qualify-cli")
@@ -27,7 +29,7 @@ def cli(home, *args, env_extra=None):
     env = dict(os.environ, XDG_DATA_HOME=home, LANGUAGE="en", LANG="C.UTF-8")
     env.pop("QUALIFY_P12_PASSWORD", None)
     env.update(env_extra or {})
-    r = subprocess.run([CLI, "cert", *args], env=env, capture_output=True, text=True, timeout=60)
+    r = subprocess.run([CLI, "cert", *args], env=env, capture_output=True, text=True, timeout=60 * SCALE)
     outputs.append(r.stdout + r.stderr)
     return r
 
@@ -58,6 +60,75 @@ def make_company_cert(tmp, name):
     certtool("--generate-privkey", "--key-type=ecdsa", "--outfile", key)
     certtool("--generate-self-signed", "--load-privkey", key, "--template", tmpl, "--outfile", crt)
     return key, crt
+
+
+def der_items(data):
+    """The TLVs of DER bytes as (tag, content); None when they are not exactly DER."""
+    items, i = [], 0
+    while i < len(data):
+        if i + 2 > len(data):
+            return None
+        tag, length, i = data[i], data[i + 1], i + 2
+        if length & 0x80:
+            n = length & 0x7F
+            if n == 0 or n > 4 or i + n > len(data):
+                return None
+            length, i = int.from_bytes(data[i:i + n], "big"), i + n
+        if i + length > len(data):
+            return None
+        items.append((tag, data[i:i + length]))
+        i += length
+    return items
+
+
+def der_tlv(tag, content):
+    n = len(content)
+    head = bytes([n]) if n < 0x80 else bytes([0x80 | ((n.bit_length() + 7) // 8)]) + n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([tag]) + head + content
+
+
+def set_rounds(data, rounds, depth_ok, depth=0):
+    """data with every iteration count of certtool's PKCS#12 (600000) at a depth depth_ok accepts
+    set to rounds, lengths re-encoded: nested DER in OCTET STRINGs is followed."""
+    out = b""
+    for tag, content in der_items(data):
+        if tag & 0x20:
+            content = set_rounds(content, rounds, depth_ok, depth + 1)
+        elif tag == 0x04 and content[:1] == b"\x30" and der_items(content) is not None:
+            content = set_rounds(content, rounds, depth_ok, depth + 1)
+        elif tag == 0x02 and int.from_bytes(content, "big") == 600000 and depth_ok(depth):
+            content = rounds.to_bytes(rounds.bit_length() // 8 + 1, "big")
+        out += der_tlv(tag, content)
+    return out
+
+
+def check_p12_rounds(tmp, key, crt):
+    """PKCS#12 files that ask for a huge number of rounds of their password function: refused at
+    once with a message about the file (the MAC's count ran unbounded in GnuTLS before; a key's
+    count over GnuTLS's limit read as "holds no private key")."""
+    good = os.path.join(tmp, "rounds.p12")
+    certtool("--to-p12", "--load-privkey", key, "--load-certificate", crt, "--p12-name", "Kim Park",
+             "--password", "s3cret-pass", "--outder", "--outfile", good)
+    data = open(good, "rb").read()
+    cases = [("mac", 2**31 - 1, lambda d: d == 2, "rounds of its password function for its integrity check"),
+             ("contents", 5000000, lambda d: d > 2, "rounds of its password function for its encrypted contents"),
+             ("huge", 2**31 - 1, lambda d: d > 2, "settings that cannot be used")]
+    for name, rounds, where, words in cases:
+        path = os.path.join(tmp, f"rounds-{name}.p12")
+        changed = set_rounds(data, rounds, where)
+        with open(path, "wb") as f:
+            f.write(changed)
+        home = os.path.join(tmp, f"data-{name}")
+        started = time.monotonic()
+        try:
+            r = cli(home, "import", "--p12", path, "--password", "s3cret-pass")
+            text, rc = r.stderr, r.returncode
+        except subprocess.TimeoutExpired:
+            text, rc = "still running after the timeout", None
+        took = time.monotonic() - started
+        tap(changed != data and rc == 2 and words in text and path in text and "no private key" not in text
+            and took < 10 * SCALE, f"a PKCS#12 file asking for {rounds} rounds ({name}) is refused at once, "
+            "naming the file", f"{took:.1f} s\n{text}")
 
 
 def main():
@@ -147,6 +218,7 @@ def run(tmp):
     leaked = [o for o in outputs if "PRIVATE KEY" in o or any(line and line in o for line in secret)
               or "s3cret-pass" in o]
     tap(not leaked, "no output holds key material or the password", leaked[:1])
+    check_p12_rounds(tmp, key, crt)
 
 
 sys.exit(main())

@@ -467,6 +467,14 @@ def test_impostor():
     tap(len(same) == 2 and len(genuine) == 1,
         "an impostor answering for the helper's instance is a second helper, not addresses of "
         "the first", json.dumps(helpers))
+    tap(len(same) == 2 and all(h.get("name_conflict") is True for h in same)
+        and not any(h.get("name_conflict") for h in helpers if h not in same),
+        "the two helpers that announce the same name are marked as a conflict in --json, no other",
+        json.dumps(helpers))
+    rc, out, err, _ = run(NS_B, CLI, "discover", "--iface", VETH_B, "--time", str(2 * SCALE))
+    tap(rc == 0 and "CONFLICT: Several machines on" in out and "announce the same name" in out
+        and "203.0.113.5" in out and "fe80:" in out.split("CONFLICT:")[-1],
+        "discover names the conflict and both machines' addresses", out + err)
     names = " ".join(h.get("name", "") + h.get("instance", "") for h in helpers)
     tap("WrongId" not in names and "FarAway" not in names,
         "answers with another id, or hop limit 64, are ignored", names)

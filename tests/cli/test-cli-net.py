@@ -175,6 +175,35 @@ def test_ping_unreachable():
         "ping to an unreachable address exits 2 within the timeout", f"{rc} {elapsed}\n{out}{err}")
 
 
+def test_ping_broadcast():
+    """The subnet's broadcast address, which B answers (icmp_echo_ignore_broadcasts=0): refused
+    with the reason, as root (raw socket) and as nobody (ping socket), and no time is negative."""
+    sh(*in_ns(NS_B, "sysctl", "-q", "-w", "net.ipv4.icmp_echo_ignore_broadcasts=0"))
+    for user in (None, "nobody"):
+        who = "nobody" if user else "root"
+        for args in ((), ("--json",)):
+            rc, out, err, elapsed = run(NS_A, CLI, "ping", f"{SUBNET}.255", "-c", "3", "-i", "0.2", *args,
+                                        user=user)
+            r = as_json(out)
+            tap(rc == 2 and "broadcast address" in err and "time -" not in out
+                and (r is None or r.get("time_ms", 0) >= 0) and elapsed < 8,
+                f"ping to the broadcast address ({who}{', JSON' if args else ''}) is refused with "
+                "the reason, no negative time", f"{rc} {elapsed}\n{out}{err}")
+    # A host address the kernel routes as broadcast (a route of that type in A's local table):
+    # the kernel refuses the first request (EACCES); the run ends with its time from its start,
+    # never negative (it printed "time -1650993ms", the start's clock reading, before).
+    sh("ip", "-n", NS_A, "route", "add", "broadcast", f"{SUBNET}.77", "dev", VETH_A, "table", "local")
+    for args in ((), ("--json",)):
+        rc, out, err, elapsed = run(NS_A, CLI, "ping", f"{SUBNET}.77", "-c", "3", "-i", "0.2", *args)
+        r = as_json(out)
+        tap(rc == 2 and "time -" not in out and (not args or (r is not None and r["time_ms"] >= 0
+                                                           and r["transmitted"] == 1)),
+            f"ping refused by the kernel on its first request ends with no negative time{' (JSON)' if args else ''}",
+            f"{rc} {elapsed}\n{out}{err}")
+    sh("ip", "-n", NS_A, "route", "del", "broadcast", f"{SUBNET}.77", "dev", VETH_A, "table", "local")
+    sh(*in_ns(NS_B, "sysctl", "-q", "-w", "net.ipv4.icmp_echo_ignore_broadcasts=1"))
+
+
 def test_latency_and_cycle(serve):
     for proto in ("--tcp", "--udp"):
         rc, out, err, _ = run(NS_A, CLI, "latency", ADDR_B, proto, "--time", "0.5", "--json")
@@ -292,6 +321,7 @@ def main():
             test_ping()
             test_ping_loss()
             test_ping_unreachable()
+            test_ping_broadcast()
             test_ping_schedule()
             test_latency_and_cycle(serve)
             test_cycle_delayed()

@@ -107,6 +107,31 @@ test_non_finite_is_null (void)
   g_assert_true (json_object_get_null_member (json_node_get_object (back), "inf"));
 }
 
+/* Names from outside (an interface may hold ESC, DEL, a C1 control or bytes that are not UTF-8)
+ * reach no terminal raw through --json: controls are \u escapes that read back unchanged, and a
+ * byte that is not UTF-8 becomes U+FFFD, so the text stays JSON. */
+static void
+test_controls_escaped (void)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+  g_autofree char *text = NULL;
+  g_autoptr(JsonNode) back = NULL;
+
+  json_object_set_string_member (object, "a", "e\x1b[31m\x7f\xc2\x9b" "1é");
+  json_object_set_string_member (object, "b", "\xff\xfe!");
+  text = qf_json_to_text (object, FALSE);
+  g_assert_true (g_str_has_suffix (text, "}\n"));
+  for (const guchar *p = (const guchar *) text; p[1] != '\0'; p++)
+    g_assert_true (*p >= 0x20 && *p != 0x7f);
+  g_assert_null (strstr (text, "\xc2\x9b"));
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+  back = parse (text);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (back), "a"), ==,
+                   "e\x1b[31m\x7f\xc2\x9b" "1é");
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (back), "b"), ==,
+                   "\xef\xbf\xbd\xef\xbf\xbd!");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -115,5 +140,6 @@ main (int    argc,
   g_test_add_func ("/core/json/same-layout-as-json-glib", test_same_layout_as_json_glib);
   g_test_add_func ("/core/json/doubles-round-trip", test_doubles_round_trip);
   g_test_add_func ("/core/json/non-finite-is-null", test_non_finite_is_null);
+  g_test_add_func ("/core/json/controls-escaped", test_controls_escaped);
   return g_test_run ();
 }

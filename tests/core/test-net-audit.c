@@ -260,16 +260,6 @@ test_no_iface (void)
   g_assert_error (error, QF_NET_AUDIT_ERROR, QF_NET_AUDIT_ERROR_NO_IFACE);
 }
 
-static void
-test_shell_word (void)
-{
-  g_autofree char *plain = qf_net_shell_word ("Wired-1");
-  g_autofree char *spaced = qf_net_shell_word ("Wired 1");
-
-  g_assert_cmpstr (plain, ==, "Wired-1");
-  g_assert_cmpstr (spaced, ==, "'Wired 1'");
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -283,6 +273,5 @@ main (int   argc,
   g_test_add_func ("/core/net-audit/wifi-no-iw", test_wifi_no_iw);
   g_test_add_func ("/core/net-audit/irq-no-housekeeping", test_irq_no_housekeeping);
   g_test_add_func ("/core/net-audit/no-iface", test_no_iface);
-  g_test_add_func ("/core/net-audit/shell-word", test_shell_word);
   return g_test_run ();
 }

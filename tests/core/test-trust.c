@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "qf-cert.h"
 #include "qf-report.h"
@@ -221,6 +222,158 @@ test_outcome_with_trust_option (void)
   g_assert_true (qf_trust_remove (added->fingerprint, &error));
 }
 
+/* Makes the store unsafe in one way (how), checks it is refused with why, then undoes it. */
+static void
+check_unsafe_store (const char *html,
+                    const char *how)
+{
+  g_autofree char *dir = qf_trust_get_dir ();
+  g_autofree char *parent = g_path_get_dirname (dir);
+  g_autofree char *aside = g_strconcat (dir, ".aside", NULL);
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(QfVerifyResult) r = NULL;
+  g_autoptr(QfTrustedSigner) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  const char *file, *expect;
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+
+  while ((file = g_dir_read_name (d)) != NULL)
+    g_ptr_array_add (files, g_build_filename (dir, file, NULL));
+  g_assert_cmpuint (files->len, ==, 1);
+  file = g_ptr_array_index (files, 0);
+  if (g_str_equal (how, "folder-link"))
+    {
+      g_assert_cmpint (g_rename (dir, aside), ==, 0);
+      g_assert_cmpint (symlink (aside, dir), ==, 0);
+      expect = "is a symbolic link";
+    }
+  else if (g_str_equal (how, "file-link"))
+    {
+      g_autofree char *target = g_strconcat (dir, ".pem", NULL);
+      g_assert_cmpint (g_rename (file, target), ==, 0);
+      g_assert_cmpint (symlink (target, file), ==, 0);
+      expect = "is a symbolic link";
+    }
+  else
+    {
+      const char *path = g_str_has_prefix (how, "folder") ? dir : g_str_has_prefix (how, "parent") ? parent : file;
+      gboolean group = g_str_has_suffix (how, "group");
+      guint mode = group ? 0720 : 0702;
+
+      g_assert_cmpint (g_chmod (path, path == file ? (mode & 0666) : mode), ==, 0);
+      /* writable by the group nogroup, which is not the user's own private group */
+      if (group)
+        g_assert_cmpint (chown (path, (uid_t) -1, 65534), ==, 0);
+      expect = "can be written by other users";
+    }
+
+  g_assert_false (qf_trust_check_store (&error));
+  g_assert_error (error, QF_TRUST_ERROR, QF_TRUST_ERROR_UNSAFE);
+  g_test_message ("%s: %s", how, error->message);
+  g_assert_nonnull (strstr (error->message, expect));
+  g_clear_error (&error);
+  r = verify (html, NULL);
+  g_assert_false (r->trusted);
+  g_assert_cmpint (qf_verify_result_outcome (r), ==, QF_VERIFY_OUTCOME_UNTRUSTED);
+  g_assert_nonnull (strstr (r->trust_detail, expect));
+  list = qf_trust_list ();
+  g_assert_cmpuint (list->len, ==, 0);
+  again = qf_trust_add (r->signer_certificate, &error);
+  g_assert_null (again);
+  g_assert_error (error, QF_TRUST_ERROR, QF_TRUST_ERROR_UNSAFE);
+
+  /* undone: trusted again */
+  if (g_str_equal (how, "folder-link"))
+    {
+      g_assert_cmpint (g_unlink (dir), ==, 0);
+      g_assert_cmpint (g_rename (aside, dir), ==, 0);
+    }
+  else if (g_str_equal (how, "file-link"))
+    {
+      g_autofree char *target = g_strconcat (dir, ".pem", NULL);
+      g_assert_cmpint (g_unlink (file), ==, 0);
+      g_assert_cmpint (g_rename (target, file), ==, 0);
+    }
+  g_assert_cmpint (g_chmod (parent, 0700), ==, 0);
+  g_assert_cmpint (g_chmod (dir, 0700), ==, 0);
+  g_assert_cmpint (g_chmod (file, 0600), ==, 0);
+  g_assert_cmpint (chown (parent, (uid_t) -1, getegid ()), ==, 0);
+  g_assert_cmpint (chown (dir, (uid_t) -1, getegid ()), ==, 0);
+  g_assert_cmpint (chown (file, (uid_t) -1, getegid ()), ==, 0);
+  g_assert_true (qf_trust_check_store (NULL));
+  g_clear_pointer (&r, qf_verify_result_free);
+  r = verify (html, NULL);
+  g_assert_true (r->trusted_by_reader);
+}
+
+/* As ssh's StrictModes: a store someone else could change trusts no one, and says why. */
+static void
+test_store_strict_modes (void)
+{
+  static const char *const ways[] = {
+    "folder-link", "folder-group", "folder-other", "file-link", "file-group", "file-other",
+    "parent-group", "parent-other",
+  };
+  g_autoptr(QfSigner) signer = new_signer ("Li Wei");
+  g_autofree char *html = write_report ("strict.html", signer);
+  g_autoptr(QfVerifyResult) r = verify (html, NULL);
+  g_autoptr(QfTrustedSigner) added = NULL;
+  g_autoptr(GError) error = NULL;
+
+  added = qf_trust_add (r->signer_certificate, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (ways); i++)
+    {
+      /* a group other than one's own needs root to give away */
+      if (geteuid () != 0 && g_str_has_suffix (ways[i], "group"))
+        continue;
+      check_unsafe_store (html, ways[i]);
+    }
+  g_assert_true (qf_trust_remove (added->fingerprint, &error));
+}
+
+/* A certificate that repeats the holder and company of a signer the reader trusts is named as
+ * what it is, in the result, its warning and its JSON; another name is not. */
+static void
+test_same_name_as_trusted (void)
+{
+  g_autoptr(QfSigner) real = new_signer ("Li Wei");
+  g_autoptr(QfSigner) impostor = new_signer ("li wei");
+  g_autoptr(QfSigner) stranger = new_signer ("Someone Else");
+  g_autofree char *real_html = write_report ("real.html", real);
+  g_autofree char *fake_html = write_report ("fake.html", impostor);
+  g_autofree char *other_html = write_report ("other.html", stranger);
+  g_autoptr(QfVerifyResult) first = verify (real_html, NULL);
+  g_autoptr(QfVerifyResult) fake = NULL, other = NULL, again = NULL;
+  g_autoptr(QfTrustedSigner) added = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) json = NULL;
+  g_autofree char *warning = NULL;
+
+  g_assert_null (first->same_name_as_trusted);
+  added = qf_trust_add (first->signer_certificate, &error);
+  g_assert_no_error (error);
+
+  fake = verify (fake_html, NULL);
+  g_assert_false (fake->trusted);
+  g_assert_cmpstr (fake->same_name_as_trusted, ==, added->fingerprint);
+  warning = qf_verify_result_warning (fake);
+  g_assert_nonnull (strstr (warning, "A different certificate with the name of a signer you trust"));
+  g_assert_nonnull (strstr (warning, fake->signer_fingerprint));
+  json = qf_verify_result_to_json (fake);
+  g_assert_cmpstr (json_object_get_string_member (json, "same_name_as_trusted_signer"), ==,
+                   added->fingerprint);
+
+  other = verify (other_html, NULL);
+  g_assert_null (other->same_name_as_trusted);
+  g_assert_null (qf_verify_result_warning (other));
+  again = verify (real_html, NULL);
+  g_assert_true (again->trusted);
+  g_assert_null (again->same_name_as_trusted);
+  g_assert_true (qf_trust_remove (added->fingerprint, &error));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -237,6 +390,8 @@ main (int   argc,
 
   g_test_add_func ("/core/trust/store", test_store);
   g_test_add_func ("/core/trust/exact-certificate", test_store_exact_certificate);
+  g_test_add_func ("/core/trust/strict-modes", test_store_strict_modes);
+  g_test_add_func ("/core/verify/same-name-as-trusted", test_same_name_as_trusted);
   g_test_add_func ("/core/verify/outcomes", test_outcomes);
   g_test_add_func ("/core/verify/outcome-with-trust-option", test_outcome_with_trust_option);
 

@@ -9,6 +9,8 @@
    or "measured path").
 3. No file outside a test's own step file (src/core/steps/qf-step-<id>.c) compares a test id
    with a string literal: what a test is lives in its QfStepInfo (src/core/steps/qf-step.h).
+4. Translations go through the format guard (src/engine/qf-i18n.h): no file but qf-i18n.c calls
+   gettext, dgettext, ngettext or GLib's g_d*gettext, and none includes <glib/gi18n.h> itself.
 
 Needs Universal Ctags (`ctags --output-format=json`).
 """
@@ -151,6 +153,18 @@ for path in sources():
         if compare.search(line):
             hits.append(f"{rel(path)}:{i}: {line.strip()}")
 tap(not hits, "no test id compared with a string literal outside its step file", hits)
+
+# 4. translations only through the guard
+direct = re.compile(r"(?<![\w])(d?c?n?gettext|g_d[cnp]?gettext\d?)\s*\(|#\s*include\s*<glib/gi18n(-lib)?\.h>")
+hits = []
+for path in sources():
+    if os.path.basename(path) in ("qf-i18n.c", "qf-i18n.h"):
+        continue
+    text = strip_comments_and_strings(open(path, encoding="utf-8").read())
+    for i, line in enumerate(text.splitlines(), 1):
+        if direct.search(line):
+            hits.append(f"{rel(path)}:{i}: {line.strip()}")
+tap(not hits, "translations only through _() and qf_ngettext (qf-i18n.h), never gettext directly", hits)
 
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

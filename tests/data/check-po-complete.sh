@@ -20,7 +20,7 @@ sort -c po/POTFILES.in 2>/dev/null || { echo "po/POTFILES.in is not sorted"; sta
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 xgettext --from-code=UTF-8 --add-comments --keyword=_ --keyword=N_ --keyword=C_:1c,2 \
-  --keyword=NC_:1c,2 --keyword=g_dngettext:2,3 --keyword=ngettext:1,2 \
+  --keyword=NC_:1c,2 --keyword=g_dngettext:2,3 --keyword=ngettext:1,2 --keyword=qf_ngettext:1,2 \
   --files-from=po/POTFILES.in -o "$tmp/qualify.pot"
 sed -i 's/charset=CHARSET/charset=UTF-8/' "$tmp/qualify.pot"
 for po in "$podir"/*.po; do

@@ -563,6 +563,101 @@ test_bandwidth_exchange (void)
     }
 }
 
+/* The one server-side check (QfAuthServer) on every port: the policy of qf_auth_server_admit,
+ * and qf_auth_server_check against the client's own answer, another token, another transport,
+ * another address, a stale or future UDP nonce and another bandwidth cookie. */
+static void
+test_server_check (void)
+{
+  g_autoptr(GBytes) token = g_bytes_new_static (TOKEN, strlen (TOKEN));
+  g_autoptr(GBytes) other = g_bytes_new_static (TOKEN "x", strlen (TOKEN) + 1);
+  g_autoptr(GError) error = NULL;
+  QfAuthServer open_auth, auth, classic;
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons (4000) }, b = a;
+  guint8 challenge[QF_AUTH_CHALLENGE_SIZE], mac[QF_AUTH_MAC_SIZE], stale[QF_AUTH_NONCE_SIZE];
+  guint8 bw_challenge[QF_AUTH_BW_CHALLENGE_SIZE];
+  char cookie[37] = "qfa1efghijklmnopqrstuvwxyz2345672345";
+  gint64 t0;
+  QfAuthAnswer answer = { 0 };
+
+  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  b.sin_addr.s_addr = htonl (INADDR_LOOPBACK + 1);
+  g_assert_true (qf_auth_server_init (&open_auth, NULL, FALSE, &error));
+  g_assert_true (qf_auth_server_init (&auth, token, FALSE, &error));
+  g_assert_true (qf_auth_server_init (&classic, token, TRUE, &error));
+  g_assert_no_error (error);
+
+  /* Who is served, challenged or refused. */
+  g_assert_cmpint (qf_auth_server_admit (&open_auth, TRUE), ==, QF_AUTH_ADMIT_OPEN);
+  g_assert_cmpint (qf_auth_server_admit (&open_auth, FALSE), ==, QF_AUTH_ADMIT_OPEN);
+  g_assert_cmpint (qf_auth_server_admit (&auth, TRUE), ==, QF_AUTH_ADMIT_CHALLENGE);
+  g_assert_cmpint (qf_auth_server_admit (&auth, FALSE), ==, QF_AUTH_ADMIT_REFUSE);
+  g_assert_cmpint (qf_auth_server_admit (&classic, TRUE), ==, QF_AUTH_ADMIT_CHALLENGE);
+  g_assert_cmpint (qf_auth_server_admit (&classic, FALSE), ==, QF_AUTH_ADMIT_OPEN);
+
+  /* TCP: the nonce issued, and the MAC of the token over it for TCP. */
+  g_assert_true (qf_auth_server_challenge (&auth, QF_AUTH_CHANNEL_TCP, NULL, 0, 0, challenge,
+                                           &error));
+  answer.channel = QF_AUTH_CHANNEL_TCP;
+  answer.issued = challenge + QF_AUTH_HEADER_SIZE;
+  answer.echoed = challenge + QF_AUTH_HEADER_SIZE;
+  answer.mac = mac;
+  qf_auth_mac (token, TRUE, answer.issued, mac);
+  g_assert_true (qf_auth_server_check (&auth, &answer));
+  qf_auth_mac (other, TRUE, answer.issued, mac);
+  g_assert_false (qf_auth_server_check (&auth, &answer));
+  qf_auth_mac (token, FALSE, answer.issued, mac);
+  g_assert_false (qf_auth_server_check (&auth, &answer));
+  qf_auth_mac (token, TRUE, answer.issued, mac);
+  memset (stale, 0, sizeof stale);
+  answer.echoed = stale;   /* the right MAC, but not the nonce this server sent */
+  g_assert_false (qf_auth_server_check (&auth, &answer));
+
+  /* UDP: the server keeps nothing; the nonce must be its own for that address and fresh. */
+  t0 = auth.start_ns + 10 * QF_NSEC_PER_SEC;
+  g_assert_true (qf_auth_server_challenge (&auth, QF_AUTH_CHANNEL_UDP, (struct sockaddr *) &a,
+                                           sizeof a, t0, challenge, &error));
+  answer = (QfAuthAnswer) {
+    .channel = QF_AUTH_CHANNEL_UDP,
+    .echoed = challenge + QF_AUTH_HEADER_SIZE,
+    .mac = mac,
+    .addr = (struct sockaddr *) &a,
+    .addr_len = sizeof a,
+    .now_ns = t0 + QF_AUTH_NONCE_LIFETIME_S * QF_NSEC_PER_SEC,
+  };
+  qf_auth_mac (token, FALSE, answer.echoed, mac);
+  g_assert_true (qf_auth_server_check (&auth, &answer));
+  answer.now_ns += QF_NSEC_PER_SEC;   /* one second too old */
+  g_assert_false (qf_auth_server_check (&auth, &answer));
+  answer.now_ns = t0 - QF_NSEC_PER_SEC;   /* from the future */
+  g_assert_false (qf_auth_server_check (&auth, &answer));
+  answer.now_ns = t0;
+  answer.addr = (struct sockaddr *) &b;   /* another client's */
+  g_assert_false (qf_auth_server_check (&auth, &answer));
+  answer.addr = (struct sockaddr *) &a;
+  g_assert_false (qf_auth_server_check (&classic, &answer));   /* another server's secret */
+  qf_auth_mac (token, TRUE, answer.echoed, mac);
+  g_assert_false (qf_auth_server_check (&auth, &answer));   /* answered for TCP */
+
+  /* Bandwidth: the MAC over the nonce and the cookie. */
+  g_assert_true (qf_auth_bw_challenge (bw_challenge, &error));
+  answer = (QfAuthAnswer) {
+    .channel = QF_AUTH_CHANNEL_BANDWIDTH,
+    .issued = bw_challenge + 1,
+    .mac = mac,
+    .cookie = cookie,
+  };
+  qf_auth_mac (token, TRUE, answer.issued, mac);   /* a latency answer is no bandwidth answer */
+  g_assert_false (qf_auth_server_check (&auth, &answer));
+  g_assert_false (qf_auth_bw_answer_ok (token, bw_challenge, cookie, mac));
+  g_assert_no_error (error);
+
+  qf_auth_server_clear (&open_auth);
+  qf_auth_server_clear (&auth);
+  qf_auth_server_clear (&classic);
+  g_assert_null (auth.token);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -570,6 +665,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/engine/auth/token-load", test_token_load);
   g_test_add_func ("/engine/auth/mac", test_mac);
+  g_test_add_func ("/engine/auth/server-check", test_server_check);
   g_test_add_func ("/engine/auth/token-required", test_token_required);
   g_test_add_func ("/engine/auth/allow-classic-and-no-token", test_allow_classic_and_no_token);
   g_test_add_func ("/engine/auth/udp-no-amplification", test_udp_no_amplification);

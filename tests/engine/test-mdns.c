@@ -214,20 +214,6 @@ test_oversize (void)
   g_assert_false (qf_dns_parse (p, 19, msg));
 }
 
-/* Names from the network reach terminals: no control character may get through. */
-static void
-test_text_clean (void)
-{
-  g_autofree char *clean = _qf_discovery_text_clean ("Lab\x1b" "]0;x\x07 PC\n\xc2\x9b" "31m\xff", -1);
-  g_autofree char *part = _qf_discovery_text_clean ("ab\x1b" "cd", 3);
-
-  g_assert_true (g_utf8_validate (clean, -1, NULL));
-  for (const char *p = clean; *p != '\0'; p = g_utf8_next_char (p))
-    g_assert_false (g_unichar_iscntrl (g_utf8_get_char (p)));
-  g_assert_nonnull (strstr (clean, "Lab\xef\xbf\xbd]0;x\xef\xbf\xbd PC"));
-  g_assert_cmpstr (part, ==, "ab\xef\xbf\xbd");
-}
-
 /* The TXT name is cut on a character boundary, never inside one. */
 static void
 test_text_cut (void)
@@ -253,7 +239,6 @@ main (int   argc,
   g_test_add_func ("/engine/mdns/compression-loops", test_compression_loops);
   g_test_add_func ("/engine/mdns/truncation", test_truncation);
   g_test_add_func ("/engine/mdns/oversize", test_oversize);
-  g_test_add_func ("/engine/mdns/text-clean", test_text_clean);
   g_test_add_func ("/engine/mdns/text-cut", test_text_cut);
   return g_test_run ();
 }

@@ -43,7 +43,8 @@ LLVMFuzzerInitialize (int    *argc,
   port = qf_iperf3_server_get_port (server);
   {
     g_autoptr(GBytes) token = g_bytes_new_static ("fuzzing-token-0123456789", 24);
-    qf_iperf3_server_set_token (server, token, TRUE);
+    if (!qf_iperf3_server_set_token (server, token, TRUE, &error))
+      g_error ("bandwidth responder: %s", error->message);
   }
   g_thread_unref (g_thread_new ("iperf3", serve, NULL));
   return 0;

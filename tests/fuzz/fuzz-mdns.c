@@ -7,12 +7,13 @@
 
 #include "qf-discovery-private.h"
 #include "qf-mdns.h"
+#include "qf-text.h"
 
 /* What the browser shows of text from the network: valid UTF-8 without a control character. */
 static void
 check_clean (const char *text)
 {
-  g_autofree char *clean = text != NULL ? _qf_discovery_text_clean (text, -1) : NULL;
+  g_autofree char *clean = text != NULL ? qf_text_clean (text, -1) : NULL;
 
   if (clean == NULL)
     return;

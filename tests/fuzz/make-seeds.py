@@ -174,3 +174,70 @@ put('mdns', 'pointer-loop', dns_header(1, 0) + struct.pack('>H', 0xC00C) + struc
 put('mdns', 'pointer-forward', dns_header(1, 0) + struct.pack('>H', 0xC010) + b'\x03abc\x00' + struct.pack('>HH', 12, 1))
 put('mdns', 'truncated', answer[:-7])
 put('mdns', 'too-many-records', dns_header(0, 0xffff))
+
+
+# trace-parse: trace_pipe_raw pages of a Linux 6.18 kernel (tests/engine/trace-fixture.h's IDs
+# and offsets), led by the mode byte 0; a format text led by 1 and the event's index.
+def trace_record(kind, pid, body):
+    ids = {'switch': 372, 'waking': 375, 'wakeup': 374, 'irq_entry': 225, 'irq_exit': 224,
+           'softirq_entry': 223, 'softirq_exit': 222, 'timer_entry': 459, 'timer_exit': 458,
+           'print': 5}
+    return struct.pack('<HBBi', ids[kind], 0, 0, pid) + body
+
+
+def trace_page(records):
+    """records: [(ts_ns, data)] in time order → one 4096-byte page."""
+    data = b''
+    last = records[0][0]
+    for ts, rec in records:
+        delta = ts - last
+        if delta >= 1 << 27:
+            data += struct.pack('<II', 30 | ((delta & ((1 << 27) - 1)) << 5), delta >> 27)
+            delta = 0
+        padded = rec + b'\0' * (-len(rec) % 4)
+        if len(padded) <= 112:
+            data += struct.pack('<I', len(padded) // 4 | delta << 5) + padded
+        else:
+            data += struct.pack('<II', delta << 5, len(padded) + 4) + padded
+        last = ts
+    page = struct.pack('<QQ', records[0][0], len(data)) + data
+    return page + b'\0' * (4096 - len(page))
+
+
+def comm(name):
+    return name.encode().ljust(16, b'\0')
+
+
+T0 = 5_000_000_000
+TIMER = 0xffff888000001000
+culprit = [
+    (T0 - 1_500_000, trace_record('wakeup', 0, comm('spin') + struct.pack('<iii', 4242, 0, 1))),
+    (T0 + 4000, trace_record('timer_entry', 4242, struct.pack('<QqQ', TIMER, T0 + 4000, 0xffffffff810c0de0))),
+    (T0 + 5000, trace_record('waking', 4242, comm('qualify-rt') + struct.pack('<iii', 4000, 0, 1))),
+    (T0 + 7000, trace_record('timer_exit', 4242, struct.pack('<Q', TIMER))),
+    (T0 + 2_900_000, trace_record('switch', 4242, comm('spin') + struct.pack('<iiq', 4242, 0, 1)
+                                  + comm('qualify-rt') + struct.pack('<ii', 4000, 0))),
+    (T0 + 2_910_000, trace_record('print', 4000, struct.pack('<Q', 0xffffffff81000000)
+                                  + b'qualify-spike start=%d latency=%d\n\0' % (T0, 2_905_000))),
+]
+irq = [
+    (T0 - 10_000, trace_record('irq_entry', 0, struct.pack('<iI', 31, 16 | (8 << 16)) + b'nvme0q3\0')),
+    (T0 + 200_000, trace_record('irq_exit', 0, struct.pack('<ii', 31, 1))),
+    (T0 + 201_000, trace_record('softirq_entry', 0, struct.pack('<I', 3))),
+    (T0 + 202_000, trace_record('waking', 0, comm('qualify-rt') + struct.pack('<iii', 4000, 0, 1))),
+    (T0 + 203_000, trace_record('softirq_exit', 0, struct.pack('<I', 3))),
+    (T0 + 900_000_000, trace_record('print', 4000, struct.pack('<Q', 0) + b'x' * 150 + b'\0')),
+    (T0 + 900_000_100, trace_record('print', 4000, struct.pack('<Q', 0)
+                                    + b'qualify-spike start=%d latency=%d\n\0' % (T0, 900_000_000))),
+]
+put('trace-parse', 'fifo-culprit', b'\0' + b'\0' * 4096 + trace_page(culprit))
+put('trace-parse', 'irq-softirq-extend', b'\0' + b'\0' * 4096 + trace_page(irq))
+put('trace-parse', 'lost-and-cut', b'\0' + trace_page(culprit)[:8] + struct.pack('<Q', (3 << 30) | 300)
+    + trace_page(culprit)[16:2000])
+put('trace-parse', 'format-switch', b'\1\0' + open('/sys/kernel/tracing/events/sched/sched_switch/format', 'rb').read()
+    if os.path.exists('/sys/kernel/tracing/events/sched/sched_switch/format') else b'\1\0')
+put('trace-parse', 'format-data-loc', b'\1\3name: irq_handler_entry\nID: 225\nformat:\n'
+    b'\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n'
+    b'\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n'
+    b'\tfield:__rel_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n'
+    b'\tfield:int irq;\toffset:65535;\tsize:8;\tsigned:1;\n')

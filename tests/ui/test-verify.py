@@ -4,7 +4,8 @@
 trusted; "Trust this signer" makes it trusted (and remembers the certificate 0600 in a 0700
 folder); more files handed to the running Qualify with `qualify --verify` show as changed after
 signing (one byte changed), not signed, and not a Qualify report (a PDF and an HTML file of
-someone else's); the trusted signers list shows the signer and removes it."""
+someone else's), and one signed by another certificate made out to the trusted signer's name and
+company says so; the trusted signers list shows the signer and removes it."""
 import os
 import shutil
 import stat
@@ -52,6 +53,12 @@ def make_reports(tmp, env):
     open(os.path.join(tmp, "other.pdf"), "wb").write(
         b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
     open(os.path.join(tmp, "other.html"), "w").write("<!DOCTYPE html><html><body>Invoice</body></html>\n")
+    # another certificate made out to the same holder and company
+    impostor = dict(env, XDG_DATA_HOME=os.path.join(tmp, "impostor"))
+    made = cli(impostor, "cert", "create", "--name", "Li Wei", "--org", "Acme Integrators")
+    fake = cli(impostor, "report", FIXTURE, "--html", os.path.join(tmp, "fake.html"))
+    if made.returncode != 0 or fake.returncode != 0:
+        raise RuntimeError(made.stderr + fake.stderr)
 
 
 def status(app, text, timeout=30):
@@ -80,6 +87,10 @@ def other_outcomes(tap, app, env, tmp):
            "the signed HTML report by the same signer is trusted")
     tap.ok(hand_over(env, os.path.join(tmp, "other.html")) and status(app, "Not a Qualify report"),
            "an HTML file Qualify did not write is not a Qualify report")
+    tap.ok(hand_over(env, os.path.join(tmp, "fake.html")) and status(app, UNTRUSTED)
+           and app.find("label", lambda n: n.startswith("A different certificate with the name of a signer "
+                                                        "you trust"), timeout=10) is not None,
+           "a different certificate with the trusted signer's name and company is named as such")
 
 
 def trusted_list(tap, app, folder):

@@ -4,11 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 
 JsonNode *
@@ -203,6 +203,9 @@ append_double (GString *out,
     g_string_append (out, ".0");
 }
 
+/* Beyond json-glib's escapes, DEL and the C1 controls are written as \u escapes too (JSON reads
+ * them back unchanged, and a terminal showing the text gets no raw control), and a byte that is
+ * not UTF-8 (an interface may be called so) as U+FFFD: JSON text is UTF-8. */
 static void
 append_string (GString    *out,
                const char *s)
@@ -219,10 +222,26 @@ append_string (GString    *out,
       case '\r': g_string_append (out, "\\r"); break;
       case '\t': g_string_append (out, "\\t"); break;
       default:
-        if (*p < 0x20)
+        if (*p < 0x20 || *p == 0x7f)
           g_string_append_printf (out, "\\u%04x", *p);
-        else
+        else if (*p < 0x80)
           g_string_append_c (out, (char) *p);
+        else
+          {
+            gunichar c = g_utf8_get_char_validated ((const char *) p, -1);
+            guint n = g_utf8_skip[*p];
+
+            if (c == (gunichar) -1 || c == (gunichar) -2)
+              {
+                g_string_append (out, "\\ufffd");   /* this byte; the next one is read afresh */
+                continue;
+              }
+            if (c < 0xa0)
+              g_string_append_printf (out, "\\u%04x", c);
+            else
+              g_string_append_len (out, (const char *) p, n);
+            p += n - 1;
+          }
       }
   g_string_append_c (out, '"');
 }

@@ -3,13 +3,16 @@
  * Lookup order for data (profiles, demo sessions): $QUALIFY_DATADIR; the tree the running binary
  * was installed into (found from /proc/self/exe, so `meson install --destdir` or a moved prefix
  * works without environment variables); the configured PKGDATADIR; the source tree's data/
- * (./run and the tests). Translations follow the same order. */
+ * (./run and the tests). Translations follow the same order. In secure mode (qf-env.h) the
+ * first two are skipped: the caller chooses the environment, and where the binary seems to be
+ * (a hard link of it in the caller's folder), while the configured folders are the builder's. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <locale.h>
 #include <string.h>
 
+#include "qf-i18n.h"
+#include "qf-env.h"
 #include "qf-paths.h"
 
 /* "bin" for the usual bindir; an absolute bindir under the prefix becomes relative. */
@@ -65,7 +68,7 @@ relocate (const char *path)
   const char *running = qf_paths_get_running_prefix ();
   gsize prefix_len = strlen (QF_PREFIX);
 
-  if (running == NULL || strncmp (path, QF_PREFIX, prefix_len) != 0)
+  if (running == NULL || strncmp (path, QF_PREFIX, prefix_len) != 0 || qf_env_is_secure ())
     return NULL;
   if (path[prefix_len] != '/' && path[prefix_len] != '\0')
     return NULL;
@@ -80,7 +83,7 @@ qf_paths_get_datadir (void)
 
   if (g_once_init_enter (&initialized))
     {
-      const char *env = g_getenv ("QUALIFY_DATADIR");
+      const char *env = qf_env_get ("QUALIFY_DATADIR");
       g_autofree char *relocated = relocate (PKGDATADIR);
       char *dir;
 
@@ -117,7 +120,7 @@ qf_paths_get_localedir (void)
 
   if (g_once_init_enter (&initialized))
     {
-      const char *env = g_getenv ("QUALIFY_LOCALEDIR");
+      const char *env = qf_env_get ("QUALIFY_LOCALEDIR");
       g_autofree char *relocated = relocate (LOCALEDIR);
       char *dir;
 

@@ -1,7 +1,7 @@
 /* qf-paths.h — where Qualify finds its data and translations (src/core).
  * Installed: $prefix/share/qualify, found relative to the running binary (so a DESTDIR or moved
  * install works). Uninstalled (./run, tests): the source tree's data/.
- * QUALIFY_DATADIR overrides both. */
+ * QUALIFY_DATADIR overrides both, except in secure mode (qf-env.h). */
 #pragma once
 
 #include <glib.h>

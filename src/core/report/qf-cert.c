@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <gnutls/abstract.h>
 #include <gnutls/crypto.h>
@@ -18,6 +17,7 @@
 #include <string.h>
 
 #include "qf-cert.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 
 G_DEFINE_QUARK (qf-cert-error-quark, qf_cert_error)
@@ -305,6 +305,91 @@ qf_signer_load_pem (const char *cert_path,
   return g_steal_pointer (&signer);
 }
 
+G_DEFINE_AUTO_CLEANUP_FREE_FUNC (gnutls_pkcs12_bag_t, gnutls_pkcs12_bag_deinit, NULL)
+
+/* The most rounds of a PKCS#12 file's password function (its MAC, an encrypted bag, a shrouded
+ * key) Qualify runs: about a second of work here. Exports use 2 000 (Windows) to 10 000 (Java),
+ * OpenSSL 2 048; GnuTLS itself stops key decryption at 10 M rounds but runs the MAC's count,
+ * whatever it says, before anything else, so a file asking for 2^31 would keep the process busy
+ * for hours. */
+#define PKCS12_MAX_ROUNDS 2000000u
+
+static gboolean
+pkcs12_rounds_refused (const char   *p12_path,
+                       const char   *what,
+                       unsigned int  rounds,
+                       GError      **error)
+{
+  if (rounds <= PKCS12_MAX_ROUNDS)
+    return FALSE;
+  /* TRANSLATORS: the second %s is "its integrity check", "its encrypted contents" or "its
+   * private key" */
+  g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_INVALID,
+               _("%s asks for %u rounds of its password function for %s; Qualify runs at most %u, "
+                 "so that a file cannot keep it busy for hours. Export the certificate again with "
+                 "the usual settings (openssl pkcs12 -export uses 2048)."),
+               p12_path, rounds, what, PKCS12_MAX_ROUNDS);
+  return TRUE;
+}
+
+static gboolean
+pkcs12_settings_unreadable (const char  *p12_path,
+                            int          ret,
+                            GError     **error)
+{
+  g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_INVALID,
+               _("%s protects its contents with settings that cannot be used (%s): too many rounds "
+                 "of its password function or an unknown cipher. Export the certificate again with "
+                 "the usual settings (openssl pkcs12 -export uses 2048 rounds and AES-256)."),
+               p12_path, gnutls_strerror (ret));
+  return FALSE;
+}
+
+/* How much work the file asks for, read before any of it is done: the rounds of the MAC and of
+ * every encrypted bag and shrouded key that can be seen without decrypting (keys inside an
+ * encrypted bag are bounded by GnuTLS's own limit). FALSE with the reason. */
+static gboolean
+pkcs12_work_bounded (gnutls_pkcs12_t  p12,
+                     const char      *p12_path,
+                     GError         **error)
+{
+  unsigned int rounds = 0;
+
+  if (gnutls_pkcs12_mac_info (p12, NULL, NULL, NULL, &rounds, NULL) >= 0 &&
+      pkcs12_rounds_refused (p12_path, _("its integrity check"), rounds, error))
+    return FALSE;
+  for (int i = 0;; i++)
+    {
+      g_auto(gnutls_pkcs12_bag_t) bag = NULL;
+      int ret;
+
+      if (gnutls_pkcs12_bag_init (&bag) < 0 || gnutls_pkcs12_get_bag (p12, i, bag) < 0)
+        return TRUE;
+      if (gnutls_pkcs12_bag_get_type (bag, 0) == GNUTLS_BAG_ENCRYPTED)
+        {
+          ret = gnutls_pkcs12_bag_enc_info (bag, NULL, NULL, NULL, NULL, &rounds, NULL);
+          if (ret < 0)
+            return pkcs12_settings_unreadable (p12_path, ret, error);
+          if (pkcs12_rounds_refused (p12_path, _("its encrypted contents"), rounds, error))
+            return FALSE;
+          continue;
+        }
+      for (int j = 0; j < gnutls_pkcs12_bag_get_count (bag); j++)
+        {
+          gnutls_datum_t data = { NULL, 0 };
+
+          if (gnutls_pkcs12_bag_get_type (bag, j) != GNUTLS_BAG_PKCS8_ENCRYPTED_KEY ||
+              gnutls_pkcs12_bag_get_data (bag, j, &data) < 0)
+            continue;
+          ret = gnutls_pkcs8_info (&data, GNUTLS_X509_FMT_DER, NULL, NULL, NULL, NULL, &rounds, NULL);
+          if (ret < 0)
+            return pkcs12_settings_unreadable (p12_path, ret, error);
+          if (pkcs12_rounds_refused (p12_path, _("its private key"), rounds, error))
+            return FALSE;
+        }
+    }
+}
+
 QfSigner *
 qf_signer_load_pkcs12 (const char *p12_path,
                        const char *password,
@@ -332,6 +417,11 @@ qf_signer_load_pkcs12 (const char *p12_path,
       gnutls_pkcs12_deinit (p12);
       g_set_error (error, QF_CERT_ERROR, QF_CERT_ERROR_INVALID,
                    _("%s is not a PKCS#12 file: %s"), p12_path, gnutls_strerror (ret));
+      return NULL;
+    }
+  if (!pkcs12_work_bounded (p12, p12_path, error))
+    {
+      gnutls_pkcs12_deinit (p12);
       return NULL;
     }
   if (gnutls_pkcs12_verify_mac (p12, password ? password : "") < 0)

@@ -10,10 +10,10 @@
 #include "config.h"
 
 #include <gio/gio.h>
-#include <glib/gi18n.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-pdf-sign.h"
 #include "qf-pdf-xref.h"
 

@@ -8,9 +8,9 @@
 #include "config.h"
 
 #include <gio/gio.h>
-#include <glib/gi18n.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-pdf-xref.h"
 
 G_DEFINE_QUARK (qf-pdf-error-quark, qf_pdf_error)

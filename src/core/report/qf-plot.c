@@ -6,27 +6,19 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-plot.h"
+#include "qf-plot-private.h"
 
 #define DEFAULT_FONT "Noto Sans CJK SC, DejaVu Sans, Sans"
 #define DEFAULT_FONT_SIZE 8.0
 #define MAX_COLUMNS 4096
 
-typedef struct
-{
-  cairo_t             *cr;
-  const QfPlotOptions *opt;
-  gdouble              fg[3];
-  gdouble              grid[3];
-  /* plot area */
-  gdouble              x0, y0, w, h;
-} Frame;
 
 void
 qf_plot_options_init (QfPlotOptions *options)
@@ -95,7 +87,7 @@ qf_plot_format_value (gdouble value)
 /* Text */
 
 static PangoLayout *
-make_layout (Frame      *f,
+make_layout (QfPlotFrame      *f,
              const char *text,
              gdouble     scale)
 {
@@ -111,12 +103,12 @@ make_layout (Frame      *f,
   return layout;
 }
 
-static void
-text_size (Frame      *f,
-           const char *text,
-           gdouble     scale,
-           gdouble    *width,
-           gdouble    *height)
+void
+_qf_plot_text_size (QfPlotFrame      *f,
+                    const char *text,
+                    gdouble     scale,
+                    gdouble    *width,
+                    gdouble    *height)
 {
   g_autoptr(PangoLayout) layout = make_layout (f, text, scale);
   int w, h;
@@ -127,15 +119,15 @@ text_size (Frame      *f,
 }
 
 /* Draws text with its anchor point at (x, y); ax/ay: 0 = left/top, 0.5 = centre, 1 = right/bottom. */
-static void
-draw_text (Frame      *f,
-           const char *text,
-           gdouble     x,
-           gdouble     y,
-           gdouble     ax,
-           gdouble     ay,
-           gdouble     scale,
-           gboolean    rotate)
+void
+_qf_plot_draw_text (QfPlotFrame      *f,
+                    const char *text,
+                    gdouble     x,
+                    gdouble     y,
+                    gdouble     ax,
+                    gdouble     ay,
+                    gdouble     scale,
+                    gboolean    rotate)
 {
   g_autoptr(PangoLayout) layout = make_layout (f, text, scale);
   int w, h;
@@ -152,14 +144,9 @@ draw_text (Frame      *f,
 
 /* Axes */
 
-typedef struct
-{
-  gdouble min, max;
-  gboolean log;
-} Axis;
 
 static gdouble
-axis_frac (const Axis *a,
+axis_frac (const QfPlotAxis *a,
            gdouble     v)
 {
   if (a->log)
@@ -171,14 +158,14 @@ axis_frac (const Axis *a,
   return (v - a->min) / (a->max - a->min);
 }
 
-static gdouble
-map_x (Frame *f, const Axis *a, gdouble v)
+gdouble
+_qf_plot_map_x (QfPlotFrame *f, const QfPlotAxis *a, gdouble v)
 {
   return f->x0 + axis_frac (a, v) * f->w;
 }
 
 static gdouble
-map_y (Frame *f, const Axis *a, gdouble v)
+map_y (QfPlotFrame *f, const QfPlotAxis *a, gdouble v)
 {
   return f->y0 + f->h - axis_frac (a, v) * f->h;
 }
@@ -200,9 +187,9 @@ nice_step (gdouble range,
   return 10 * mag;
 }
 
-static void
-nice_linear (Axis    *a,
-             gboolean from_zero)
+void
+_qf_plot_nice_linear (QfPlotAxis    *a,
+                      gboolean from_zero)
 {
   gdouble step;
 
@@ -234,20 +221,20 @@ format_power (gdouble v)
   return g_string_free (s, FALSE);
 }
 
-static void
-set_rgb (cairo_t *cr, const gdouble c[3], gdouble alpha)
+void
+_qf_plot_set_rgb (cairo_t *cr, const gdouble c[3], gdouble alpha)
 {
   cairo_set_source_rgba (cr, c[0], c[1], c[2], alpha);
 }
 
 /* Lays out the frame: margins for the title, tick labels and axis labels. */
-static void
-frame_init (Frame               *f,
-            cairo_t             *cr,
-            gdouble              width,
-            gdouble              height,
-            const QfPlotOptions *opt,
-            const char          *sample_y_tick)
+void
+_qf_plot_frame_init (QfPlotFrame               *f,
+                     cairo_t             *cr,
+                     gdouble              width,
+                     gdouble              height,
+                     const QfPlotOptions *opt,
+                     const char          *sample_y_tick)
 {
   gdouble tw, th, lw, lh;
 
@@ -274,8 +261,8 @@ frame_init (Frame               *f,
       cairo_fill (cr);
     }
 
-  text_size (f, sample_y_tick, 1.0, &tw, &th);
-  text_size (f, "Ag", 1.0, &lw, &lh);
+  _qf_plot_text_size (f, sample_y_tick, 1.0, &tw, &th);
+  _qf_plot_text_size (f, "Ag", 1.0, &lw, &lh);
   f->x0 = 4 + tw + 6 + (opt->y_label && *opt->y_label ? lh + 4 : 0);
   f->y0 = 6 + (opt->title && *opt->title ? lh * 1.25 + 6 : 0) + lh;  /* room for limit labels */
   f->w = width - f->x0 - 10;
@@ -285,17 +272,17 @@ frame_init (Frame               *f,
   if (f->h < 10)
     f->h = 10;
 
-  set_rgb (cr, f->fg, 1);
+  _qf_plot_set_rgb (cr, f->fg, 1);
   if (opt->title && *opt->title)
-    draw_text (f, opt->title, width / 2, 4, 0.5, 0, 1.25, FALSE);
+    _qf_plot_draw_text (f, opt->title, width / 2, 4, 0.5, 0, 1.25, FALSE);
   if (opt->x_label && *opt->x_label)
-    draw_text (f, opt->x_label, f->x0 + f->w / 2, height - 3, 0.5, 1, 1.0, FALSE);
+    _qf_plot_draw_text (f, opt->x_label, f->x0 + f->w / 2, height - 3, 0.5, 1, 1.0, FALSE);
   if (opt->y_label && *opt->y_label)
-    draw_text (f, opt->y_label, 3, f->y0 + f->h / 2, 0.5, 0, 1.0, TRUE);
+    _qf_plot_draw_text (f, opt->y_label, 3, f->y0 + f->h / 2, 0.5, 0, 1.0, TRUE);
 }
 
-static void
-draw_x_ticks (Frame *f, const Axis *a)
+void
+_qf_plot_draw_x_ticks (QfPlotFrame *f, const QfPlotAxis *a)
 {
   cairo_t *cr = f->cr;
   gdouble label_w, label_h;
@@ -311,20 +298,20 @@ draw_x_ticks (Frame *f, const Axis *a)
 
           if (v < a->min * 0.9999)
             continue;
-          x = map_x (f, a, v);
-          set_rgb (cr, f->grid, 1);
+          x = _qf_plot_map_x (f, a, v);
+          _qf_plot_set_rgb (cr, f->grid, 1);
           cairo_move_to (cr, x, f->y0);
           cairo_line_to (cr, x, f->y0 + f->h);
           cairo_stroke (cr);
-          set_rgb (cr, f->fg, 1);
-          draw_text (f, label, x, f->y0 + f->h + 3, 0.5, 0, 1.0, FALSE);
+          _qf_plot_set_rgb (cr, f->fg, 1);
+          _qf_plot_draw_text (f, label, x, f->y0 + f->h + 3, 0.5, 0, 1.0, FALSE);
         }
       return;
     }
 
   {
     g_autofree char *widest = qf_plot_format_value (a->max);
-    text_size (f, widest, 1.0, &label_w, &label_h);
+    _qf_plot_text_size (f, widest, 1.0, &label_w, &label_h);
   }
   max_ticks = (int) (f->w / (label_w + 14));
   max_ticks = CLAMP (max_ticks, 2, 10);
@@ -333,20 +320,20 @@ draw_x_ticks (Frame *f, const Axis *a)
     for (gdouble v = ceil (a->min / step - 1e-9) * step; v <= a->max + step * 1e-6; v += step)
       {
         g_autofree char *label = qf_plot_format_value (fabs (v) < step * 1e-6 ? 0 : v);
-        gdouble x = map_x (f, a, v);
+        gdouble x = _qf_plot_map_x (f, a, v);
 
-        set_rgb (cr, f->grid, 1);
+        _qf_plot_set_rgb (cr, f->grid, 1);
         cairo_move_to (cr, x, f->y0);
         cairo_line_to (cr, x, f->y0 + f->h);
         cairo_stroke (cr);
-        set_rgb (cr, f->fg, 1);
-        draw_text (f, label, x, f->y0 + f->h + 3, 0.5, 0, 1.0, FALSE);
+        _qf_plot_set_rgb (cr, f->fg, 1);
+        _qf_plot_draw_text (f, label, x, f->y0 + f->h + 3, 0.5, 0, 1.0, FALSE);
       }
   }
 }
 
 static void
-draw_y_ticks (Frame *f, const Axis *a)
+draw_y_ticks (QfPlotFrame *f, const QfPlotAxis *a)
 {
   cairo_t *cr = f->cr;
 
@@ -361,12 +348,12 @@ draw_y_ticks (Frame *f, const Axis *a)
           if (v < a->min * 0.9999)
             continue;
           y = map_y (f, a, v);
-          set_rgb (cr, f->grid, 1);
+          _qf_plot_set_rgb (cr, f->grid, 1);
           cairo_move_to (cr, f->x0, y);
           cairo_line_to (cr, f->x0 + f->w, y);
           cairo_stroke (cr);
-          set_rgb (cr, f->fg, 1);
-          draw_text (f, label, f->x0 - 4, y, 1, 0.5, 1.0, FALSE);
+          _qf_plot_set_rgb (cr, f->fg, 1);
+          _qf_plot_draw_text (f, label, f->x0 - 4, y, 1, 0.5, 1.0, FALSE);
         }
       return;
     }
@@ -378,35 +365,35 @@ draw_y_ticks (Frame *f, const Axis *a)
         g_autofree char *label = qf_plot_format_value (fabs (v) < step * 1e-6 ? 0 : v);
         gdouble y = map_y (f, a, v);
 
-        set_rgb (cr, f->grid, 1);
+        _qf_plot_set_rgb (cr, f->grid, 1);
         cairo_move_to (cr, f->x0, y);
         cairo_line_to (cr, f->x0 + f->w, y);
         cairo_stroke (cr);
-        set_rgb (cr, f->fg, 1);
-        draw_text (f, label, f->x0 - 4, y, 1, 0.5, 1.0, FALSE);
+        _qf_plot_set_rgb (cr, f->fg, 1);
+        _qf_plot_draw_text (f, label, f->x0 - 4, y, 1, 0.5, 1.0, FALSE);
       }
   }
 }
 
-static void
-draw_box (Frame *f)
+void
+_qf_plot_draw_box (QfPlotFrame *f)
 {
-  set_rgb (f->cr, f->fg, 1);
+  _qf_plot_set_rgb (f->cr, f->fg, 1);
   cairo_set_line_width (f->cr, 0.8);
   cairo_rectangle (f->cr, f->x0, f->y0, f->w, f->h);
   cairo_stroke (f->cr);
 }
 
-static void
-draw_note (Frame *f, const char *note)
+void
+_qf_plot_draw_note (QfPlotFrame *f, const char *note)
 {
-  set_rgb (f->cr, f->fg, 0.7);
-  draw_text (f, note, f->x0 + f->w / 2, f->y0 + f->h / 2, 0.5, 0.5, 1.0, FALSE);
+  _qf_plot_set_rgb (f->cr, f->fg, 0.7);
+  _qf_plot_draw_text (f, note, f->x0 + f->w / 2, f->y0 + f->h / 2, 0.5, 0.5, 1.0, FALSE);
 }
 
 /* Number of columns to decimate into: one per device pixel, bounded. */
 static guint
-device_columns (Frame *f)
+device_columns (QfPlotFrame *f)
 {
   gdouble dx = f->w, dy = 0;
 
@@ -422,7 +409,7 @@ static const gdouble limit_color_dark[3] = { 1.0, 0.45, 0.4 };
  * 2335 µs ↑") inside the plot at the edge it lies past, over a short solid stroke on that edge;
  * row stacks several markers at one edge. */
 static void
-draw_edge_marker (Frame             *f,
+draw_edge_marker (QfPlotFrame             *f,
                   const QfPlotLimit *limit,
                   gboolean           above,
                   int                row)
@@ -431,20 +418,20 @@ draw_edge_marker (Frame             *f,
                                            above ? "↑" : "↓");
   gdouble tw, th, right = f->x0 + f->w - 3, y;
 
-  text_size (f, text, 0.95, &tw, &th);
+  _qf_plot_text_size (f, text, 0.95, &tw, &th);
   y = above ? f->y0 + 2 + row * (th + 1) : f->y0 + f->h - 2 - row * (th + 1);
   cairo_set_line_width (f->cr, 2.4);
   cairo_move_to (f->cr, right - MIN (tw, f->w / 3), above ? f->y0 + 1 : f->y0 + f->h - 1);
   cairo_line_to (f->cr, right + 3, above ? f->y0 + 1 : f->y0 + f->h - 1);
   cairo_stroke (f->cr);
-  draw_text (f, text, right, y, 1, above ? 0 : 1, 0.95, FALSE);
+  _qf_plot_draw_text (f, text, right, y, 1, above ? 0 : 1, 0.95, FALSE);
 }
 
 /* Limit lines: dashed, labelled at the top, labels staggered so neighbours do not overlap; a
  * time series' limit beyond its value axis is an edge marker instead. */
 static void
-draw_limits (Frame             *f,
-             const Axis        *a,
+draw_limits (QfPlotFrame             *f,
+             const QfPlotAxis        *a,
              gboolean           vertical,
              const QfPlotLimit *limits,
              guint              n_limits)
@@ -466,31 +453,31 @@ draw_limits (Frame             *f,
       if (fr < 0 || fr > 1)
         {
           cairo_save (cr);
-          set_rgb (cr, col, 1);
+          _qf_plot_set_rgb (cr, col, 1);
           draw_edge_marker (f, &limits[i], fr > 1, fr > 1 ? rows_above++ : rows_below++);
           cairo_restore (cr);
           continue;
         }
       cairo_save (cr);
-      set_rgb (cr, col, 1);
+      _qf_plot_set_rgb (cr, col, 1);
       cairo_set_line_width (cr, 1.2);
       cairo_set_dash (cr, dashes, 2, 0);
       if (vertical)
         {
-          gdouble x = map_x (f, a, v);
+          gdouble x = _qf_plot_map_x (f, a, v);
           cairo_move_to (cr, x, f->y0);
           cairo_line_to (cr, x, f->y0 + f->h);
           cairo_stroke (cr);
           if (limits[i].label != NULL)
             {
-              text_size (f, limits[i].label, 0.95, &tw, &th);
+              _qf_plot_text_size (f, limits[i].label, 0.95, &tw, &th);
               if (x - tw / 2 < last_label_end + 2)
                 row++;
               else
                 row = 0;
               /* Keep the label inside the plot's width. */
               gdouble lx = CLAMP (x, f->x0 + tw / 2, f->x0 + f->w - tw / 2);
-              draw_text (f, limits[i].label, lx, f->y0 - 1 + row * (th + 1), 0.5, 1, 0.95, FALSE);
+              _qf_plot_draw_text (f, limits[i].label, lx, f->y0 - 1 + row * (th + 1), 0.5, 1, 0.95, FALSE);
               last_label_end = lx + tw / 2;
             }
         }
@@ -505,10 +492,10 @@ draw_limits (Frame             *f,
               /* Labels at the right end; a label too close in height to the previous one moves
                * left of it instead of covering it. */
               gdouble right = f->x0 + f->w - 3;
-              text_size (f, limits[i].label, 0.95, &tw, &th);
+              _qf_plot_text_size (f, limits[i].label, 0.95, &tw, &th);
               if (fabs (y - last_label_y) < th + 1 && last_label_left > f->x0 + tw)
                 right = last_label_left - 10;
-              draw_text (f, limits[i].label, right, y - 1, 1, 1, 0.95, FALSE);
+              _qf_plot_draw_text (f, limits[i].label, right, y - 1, 1, 1, 0.95, FALSE);
               last_label_y = y;
               last_label_left = right - tw;
             }
@@ -521,7 +508,7 @@ draw_limits (Frame             *f,
  * above the plot), or in one row above the plot's right end (time series, whose limit labels
  * sit at the right end inside it). */
 static void
-draw_legend (Frame       *f,
+draw_legend (QfPlotFrame       *f,
              const char **labels,
              guint        n,
              gboolean     above)
@@ -537,15 +524,15 @@ draw_legend (Frame       *f,
 
       if (labels[i] == NULL)
         continue;
-      text_size (f, labels[i], 0.95, &tw, &th);
+      _qf_plot_text_size (f, labels[i], 0.95, &tw, &th);
       if (above)
         y = f->y0 - th - 1;
       qf_plot_series_color (i, f->opt->dark, &r, &g, &b);
       cairo_set_source_rgb (f->cr, r, g, b);
       cairo_rectangle (f->cr, right - tw - 14, y + th / 2 - 3, 10, 6);
       cairo_fill (f->cr);
-      set_rgb (f->cr, f->fg, 1);
-      draw_text (f, labels[i], right, y, 1, 0, 0.95, FALSE);
+      _qf_plot_set_rgb (f->cr, f->fg, 1);
+      _qf_plot_draw_text (f, labels[i], right, y, 1, 0, 0.95, FALSE);
       if (above)
         right -= tw + 14 + 12;
       else
@@ -568,23 +555,23 @@ options_or_defaults (const QfPlotOptions *options,
 
 /* Background, title and axis labels, then the grid and tick labels of both axes. */
 static void
-draw_frame (Frame               *f,
+draw_frame (QfPlotFrame               *f,
             cairo_t             *cr,
             gdouble              width,
             gdouble              height,
             const QfPlotOptions *opt,
             const char          *widest_y_tick,
-            const Axis          *ax,
-            const Axis          *ay)
+            const QfPlotAxis          *ax,
+            const QfPlotAxis          *ay)
 {
-  frame_init (f, cr, width, height, opt, widest_y_tick);
+  _qf_plot_frame_init (f, cr, width, height, opt, widest_y_tick);
   draw_y_ticks (f, ay);
-  draw_x_ticks (f, ax);
+  _qf_plot_draw_x_ticks (f, ax);
 }
 
 /* Keeps the data inside the plot area until the matching cairo_restore(). */
 static void
-clip_to_plot (Frame *f)
+clip_to_plot (QfPlotFrame *f)
 {
   cairo_save (f->cr);
   cairo_rectangle (f->cr, f->x0, f->y0, f->w, f->h);
@@ -592,7 +579,7 @@ clip_to_plot (Frame *f)
 }
 
 static void
-series_rgb (Frame   *f,
+series_rgb (QfPlotFrame   *f,
             guint    index,
             gdouble  rgb[3])
 {
@@ -602,16 +589,16 @@ series_rgb (Frame   *f,
 /* What is drawn over the data: the "No samples yet" note when there is nothing to show, the
  * legend and the box around the plot area. */
 static void
-draw_overlay (Frame       *f,
+draw_overlay (QfPlotFrame       *f,
               gboolean     empty,
               const char **labels,
               guint        n_labels,
               gboolean     legend_above)
 {
   if (empty)
-    draw_note (f, f->opt->empty_text ? f->opt->empty_text : _("No samples yet"));
+    _qf_plot_draw_note (f, f->opt->empty_text ? f->opt->empty_text : _("No samples yet"));
   draw_legend (f, labels, n_labels, legend_above);
-  draw_box (f);
+  _qf_plot_draw_box (f);
 }
 
 /* Histogram */
@@ -727,7 +714,7 @@ histogram_x_axis (const QfPlotOptions   *options,
                   const QfPlotHistogram *histograms,
                   guint                  n_histograms,
                   const HistogramExtent *e,
-                  Axis                  *ax)
+                  QfPlotAxis                  *ax)
 {
   ax->log = histogram_wants_log_x (options, histograms, n_histograms, e);
   if (options->fixed_scale)
@@ -746,7 +733,7 @@ histogram_x_axis (const QfPlotOptions   *options,
     {
       ax->min = 0;
       ax->max = e->data_max > 0 ? e->data_max * 1.05 : 100;
-      nice_linear (ax, TRUE);
+      _qf_plot_nice_linear (ax, TRUE);
     }
 }
 
@@ -754,7 +741,7 @@ histogram_x_axis (const QfPlotOptions   *options,
 static void
 histogram_y_axis (const QfPlotOptions   *options,
                   const HistogramExtent *e,
-                  Axis                  *ay)
+                  QfPlotAxis                  *ay)
 {
   ay->log = TRUE;
   if (options->fixed_scale)
@@ -774,7 +761,7 @@ histogram_y_axis (const QfPlotOptions   *options,
  * Returns FALSE when no bucket with samples lies on the axis. */
 static gboolean
 histogram_to_columns (const QfPlotHistogram *h,
-                      const Axis            *ax,
+                      const QfPlotAxis            *ax,
                       gdouble               *colmax,
                       guint                  ncol)
 {
@@ -806,8 +793,8 @@ histogram_to_columns (const QfPlotHistogram *h,
 /* The thinned histogram as one outlined step shape standing on the x axis, filled with
  * fill_alpha of its colour. */
 static void
-draw_histogram_steps (Frame         *f,
-                      const Axis    *ay,
+draw_histogram_steps (QfPlotFrame         *f,
+                      const QfPlotAxis    *ay,
                       const gdouble *colmax,
                       guint          ncol,
                       const gdouble  rgb[3],
@@ -848,13 +835,13 @@ draw_histogram_steps (Frame         *f,
 
 /* The samples beyond the last bucket: one narrow bar at the histogram's end. */
 static void
-draw_overflow_bar (Frame                 *f,
-                   const Axis            *ax,
-                   const Axis            *ay,
+draw_overflow_bar (QfPlotFrame                 *f,
+                   const QfPlotAxis            *ax,
+                   const QfPlotAxis            *ay,
                    const QfPlotHistogram *h,
                    const gdouble          rgb[3])
 {
-  gdouble xe = map_x (f, ax, h->n_buckets * h->bucket_width);
+  gdouble xe = _qf_plot_map_x (f, ax, h->n_buckets * h->bucket_width);
   gdouble y = map_y (f, ay, (gdouble) h->overflow), base = f->y0 + f->h;
 
   cairo_rectangle (f->cr, MIN (xe, f->x0 + f->w - 4), y, 4, base - y);
@@ -863,9 +850,9 @@ draw_overflow_bar (Frame                 *f,
 }
 
 static void
-draw_histograms (Frame                 *f,
-                 const Axis            *ax,
-                 const Axis            *ay,
+draw_histograms (QfPlotFrame                 *f,
+                 const QfPlotAxis            *ax,
+                 const QfPlotAxis            *ay,
                  const QfPlotHistogram *histograms,
                  guint                  n_histograms)
 {
@@ -892,8 +879,8 @@ draw_histograms (Frame                 *f,
 
 /* The largest sample: a triangle on the x axis with "max 95.0" above it. */
 static void
-draw_max_marker (Frame      *f,
-                 const Axis *ax,
+draw_max_marker (QfPlotFrame      *f,
+                 const QfPlotAxis *ax,
                  gdouble     sample_max)
 {
   g_autofree char *v = NULL;
@@ -908,17 +895,17 @@ draw_max_marker (Frame      *f,
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
   label = g_strdup_printf (f->opt->max_format ? f->opt->max_format : _("max %s"), v);
 #pragma GCC diagnostic pop
-  x = map_x (f, ax, sample_max);
+  x = _qf_plot_map_x (f, ax, sample_max);
   y = f->y0 + f->h;
 
-  set_rgb (f->cr, f->fg, 1);
+  _qf_plot_set_rgb (f->cr, f->fg, 1);
   cairo_move_to (f->cr, x, y);
   cairo_line_to (f->cr, x - 4, y - 7);
   cairo_line_to (f->cr, x + 4, y - 7);
   cairo_close_path (f->cr);
   cairo_fill (f->cr);
-  text_size (f, label, 0.95, &tw, &th);
-  draw_text (f, label, CLAMP (x, f->x0 + tw / 2 + 2, f->x0 + f->w - tw / 2 - 2), y - 9, 0.5, 1,
+  _qf_plot_text_size (f, label, 0.95, &tw, &th);
+  _qf_plot_draw_text (f, label, CLAMP (x, f->x0 + tw / 2 + 2, f->x0 + f->w - tw / 2 - 2), y - 9, 0.5, 1,
              0.95, FALSE);
 }
 
@@ -934,8 +921,8 @@ qf_plot_histogram (cairo_t               *cr,
 {
   QfPlotOptions defaults;
   HistogramExtent extent;
-  Frame f;
-  Axis ax, ay;
+  QfPlotFrame f;
+  QfPlotAxis ax, ay;
   g_autofree char *max_tick = NULL;
   g_autofree const char **labels = NULL;
 
@@ -990,7 +977,7 @@ static void
 series_x_axis (const QfPlotOptions *options,
                const QfPlotSeries  *series,
                guint                n_series,
-               Axis                *ax)
+               QfPlotAxis                *ax)
 {
   gdouble t_lo = G_MAXDOUBLE, t_hi = -G_MAXDOUBLE;
 
@@ -1031,7 +1018,7 @@ series_x_axis (const QfPlotOptions *options,
 static gboolean
 series_value_range (const QfPlotSeries *series,
                     guint               n_series,
-                    const Axis         *ax,
+                    const QfPlotAxis         *ax,
                     gdouble            *v_lo,
                     gdouble            *v_hi)
 {
@@ -1097,7 +1084,7 @@ qf_plot_series_scale (const QfPlotOptions *options,
                       gdouble             *y_max)
 {
   QfPlotOptions defaults;
-  Axis ax, ay;
+  QfPlotAxis ax, ay;
   gdouble v_lo, v_hi;
   gboolean any, area;
 
@@ -1122,7 +1109,7 @@ qf_plot_series_scale (const QfPlotOptions *options,
         v_lo = 0, v_hi = 1;
       ay.min = (v_lo >= 0 || area) ? 0 : v_lo;
       ay.max = v_hi + (v_hi - ay.min) * 0.08;
-      nice_linear (&ay, ay.min == 0);
+      _qf_plot_nice_linear (&ay, ay.min == 0);
     }
   *y_min = ay.min;
   *y_max = ay.max;
@@ -1130,7 +1117,7 @@ qf_plot_series_scale (const QfPlotOptions *options,
 
 /* The longer of the value axis's end labels, which sets the left margin. */
 static char *
-series_widest_y_tick (const Axis *ay)
+series_widest_y_tick (const QfPlotAxis *ay)
 {
   char *tick = qf_plot_format_value (ay->max);
   g_autofree char *lo = qf_plot_format_value (ay->min);
@@ -1156,7 +1143,7 @@ typedef struct
 /* Fills cols from ser; returns the number of samples on the time axis. */
 static gsize
 series_to_columns (const QfPlotSeries *ser,
-                   const Axis         *ax,
+                   const QfPlotAxis         *ax,
                    Columns            *cols)
 {
   gsize visible = 0;
@@ -1201,9 +1188,9 @@ close_area (cairo_t *cr,
 /* Few samples: the path connects them in order; a NAN or a sample off the axis breaks it.
  * An area's runs are closed down to base. */
 static void
-path_series_line (Frame              *f,
-                  const Axis         *ax,
-                  const Axis         *ay,
+path_series_line (QfPlotFrame              *f,
+                  const QfPlotAxis         *ax,
+                  const QfPlotAxis         *ay,
                   const QfPlotSeries *ser,
                   gdouble             base)
 {
@@ -1221,7 +1208,7 @@ path_series_line (Frame              *f,
           open = FALSE;
           continue;
         }
-      x = map_x (f, ax, t);
+      x = _qf_plot_map_x (f, ax, t);
       y = map_y (f, ay, v);
       if (!open)
         {
@@ -1254,8 +1241,8 @@ pixel_height (cairo_t *cr)
  * stretched to meet the neighbouring column so the trace stays connected, at least a line
  * wide. All bars are one rectilinear path for fill_boxes(). */
 static void
-path_column_bars (Frame              *f,
-                  const Axis         *ay,
+path_column_bars (QfPlotFrame              *f,
+                  const QfPlotAxis         *ay,
                   const QfPlotSeries *ser,
                   const Columns      *cols)
 {
@@ -1293,8 +1280,8 @@ path_column_bars (Frame              *f,
 
 /* A dense area's top edge as a line: a box one pixel high at each column's max. */
 static void
-path_column_tops (Frame         *f,
-                  const Axis    *ay,
+path_column_tops (QfPlotFrame         *f,
+                  const QfPlotAxis    *ay,
                   const Columns *cols)
 {
   gdouble colw = f->w / cols->n, min_h = pixel_height (f->cr);
@@ -1340,9 +1327,9 @@ stroke_series_line (cairo_t            *cr,
 /* One series: a line through its samples when there are fewer than pixel columns, else the
  * min/max bars of its columns (an area with its top edge). */
 static void
-draw_one_series (Frame              *f,
-                 const Axis         *ax,
-                 const Axis         *ay,
+draw_one_series (QfPlotFrame              *f,
+                 const QfPlotAxis         *ax,
+                 const QfPlotAxis         *ay,
                  const QfPlotSeries *ser,
                  guint               index,
                  Columns            *cols)
@@ -1371,9 +1358,9 @@ draw_one_series (Frame              *f,
 }
 
 static void
-draw_series (Frame              *f,
-             const Axis         *ax,
-             const Axis         *ay,
+draw_series (QfPlotFrame              *f,
+             const QfPlotAxis         *ax,
+             const QfPlotAxis         *ay,
              const QfPlotSeries *series,
              guint               n_series)
 {
@@ -1400,8 +1387,8 @@ qf_plot_time_series (cairo_t             *cr,
                      guint                n_limits)
 {
   QfPlotOptions defaults;
-  Frame f;
-  Axis ax, ay;
+  QfPlotFrame f;
+  QfPlotAxis ax, ay;
   gdouble v_lo, v_hi;
   gboolean any;
   g_autofree char *tick = NULL;

@@ -6,8 +6,8 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-report.h"
 

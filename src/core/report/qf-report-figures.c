@@ -8,11 +8,12 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
+#include "qf-i18n.h"
 #include "qf-report-figures.h"
 #include "qf-report-format.h"
 #include "qf-report-json.h"
+#include "qf-spike-plot.h"
 
 /* A criterion's limit as a labelled line ("Maximum latency ≤ 100 µs"); at most
  * QF_REPORT_MAX_LIMITS per figure. */
@@ -205,7 +206,9 @@ _qf_report_draw_figure (QfReport *report,
   opt.legend = TRUE;
   opt.max_format = TR (N_("max %s"));
   opt.empty_text = TR (N_("No samples"));
-  if (block->figure == QF_FIGURE_HISTOGRAM)
+  if (block->figure == QF_FIGURE_SPIKE_TIMELINE)
+    qf_spike_plot_draw (cr, width, height, &opt, block->result, _qf_report_translate, report);
+  else if (block->figure == QF_FIGURE_HISTOGRAM)
     qf_plot_result_histogram (cr, width, height, &opt, block->result, block->limits, block->n_limits);
   else
     qf_plot_result_time_series (cr, width, height, &opt, block->result, block->limits, block->n_limits);

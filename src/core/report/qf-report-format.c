@@ -9,9 +9,9 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 
+#include "qf-i18n.h"
 #include "qf-report-format.h"
 #include "qf-report-json.h"
 #include "qf-step-bandwidth.h"

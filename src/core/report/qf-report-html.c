@@ -11,9 +11,9 @@
 #include "config.h"
 
 #include <cairo-svg.h>
-#include <glib/gi18n.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-report-private.h"
 
 #define FIGURE_W 520.0

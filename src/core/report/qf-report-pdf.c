@@ -8,10 +8,10 @@
 #include "config.h"
 
 #include <cairo-pdf.h>
-#include <glib/gi18n.h>
 #include <pango/pangocairo.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-pdf-sign.h"
 #include "qf-report-private.h"
 

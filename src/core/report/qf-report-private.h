@@ -35,6 +35,7 @@ typedef enum
 {
   QF_FIGURE_HISTOGRAM,
   QF_FIGURE_TIME_SERIES,
+  QF_FIGURE_SPIKE_TIMELINE,   /* result: a traced result's "trace"."timeline" (qf-spike-plot) */
 } QfFigureKind;
 
 #define QF_REPORT_MAX_LIMITS 4
@@ -93,6 +94,9 @@ JsonArray  *_qf_report_step_verdicts (QfReport    *report,
 /* The string in the report's language (msgid itself when untranslated or English). */
 const char *_qf_report_tr           (QfReport    *report,
                                      const char  *msgid);
+/* _qf_report_tr in the form the steps' texts take it (QfStepTranslate; user_data: the report). */
+const char *_qf_report_translate    (const char  *msgid,
+                                     gpointer     report);
 /* Builds report->blocks for the current language (idempotent). */
 void        _qf_report_build        (QfReport    *report);
 

@@ -2,13 +2,15 @@
  *
  * Heading and description, status table (status, error, duration, real-time priority, validity,
  * parameters), the equivalent classic command, the measured figures as the engine stored them,
- * the test's own verdicts, then its figures (qf-report-figures.c).
+ * the test's own verdicts, then its figures (qf-report-figures.c) and, when the kernel's trace
+ * was recorded, why it was slow (qf-report-causes.c).
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 
+#include "qf-i18n.h"
+#include "qf-report-causes.h"
 #include "qf-report-figures.h"
 #include "qf-report-format.h"
 #include "qf-report-json.h"
@@ -219,4 +221,5 @@ _qf_report_add_step_section (QfReport   *report,
   add_measured_figures (report, info, result);
   add_verdicts (report, _qf_report_step_verdicts (report, index - 1));
   _qf_report_add_figures (report, step, result);
+  _qf_report_add_latency_causes (report, info, step, result);
 }

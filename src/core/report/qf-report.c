@@ -10,12 +10,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-paths.h"
 #include "qf-report-private.h"
 #include "qf-session-check.h"
+#include "qf-text.h"
 #include "qf-verdict.h"
 
 G_DEFINE_QUARK (qf-report-error-quark, qf_report_error)
@@ -49,7 +50,26 @@ block_free (QfBlock *b)
 }
 
 /* Catalogue: a .mo file read directly (GNU gettext's format: magic, count, two tables of
- * (length, offset) pairs). Plural and context entries are not used by the report. */
+ * (length, offset) pairs). Plural and context entries are not used by the report. A translation
+ * whose printf conversions differ from its original's is left out (the report prints the
+ * original), exactly as the translation layer does for _() (qf-i18n.h), and said once. */
+
+static gboolean
+catalogue_entry_usable (const char *original,
+                        gsize       original_len,
+                        const char *translation)
+{
+  g_autofree char *shown = NULL;
+
+  if (memchr (original, '\0', original_len) != NULL)
+    return FALSE;   /* a plural entry */
+  if (qf_text_format_compatible (original, translation, FALSE))
+    return TRUE;
+  shown = qf_text_clean (original, -1);
+  g_warning ("The translation of “%s” in the report's catalogue does not use the same %% "
+             "conversions as the original; the report prints the original instead.", shown);
+  return FALSE;
+}
 
 static GHashTable *
 load_catalogue (const char *language,
@@ -93,9 +113,14 @@ load_catalogue (const char *language,
     {
       guint32 olen = RD (orig + 8 * i), ooff = RD (orig + 8 * i + 4);
       guint32 tlen = RD (trans + 8 * i), toff = RD (trans + 8 * i + 4);
+      g_autofree char *original = NULL, *translation = NULL;
+
       if ((guint64) ooff + olen >= len || (guint64) toff + tlen >= len || olen == 0 || tlen == 0)
         continue;
-      g_hash_table_insert (table, g_strndup (data + ooff, olen), g_strndup (data + toff, tlen));
+      original = g_strndup (data + ooff, olen);
+      translation = g_strndup (data + toff, tlen);
+      if (catalogue_entry_usable (data + ooff, olen, translation))
+        g_hash_table_insert (table, g_steal_pointer (&original), g_steal_pointer (&translation));
     }
 #undef RD
   return table;
@@ -111,6 +136,13 @@ _qf_report_tr (QfReport   *report,
     return msgid;
   s = g_hash_table_lookup (report->catalogue, msgid);
   return s != NULL && *s != '\0' ? s : msgid;
+}
+
+const char *
+_qf_report_translate (const char *msgid,
+                      gpointer    report)
+{
+  return _qf_report_tr (report, msgid);
 }
 
 /* Loading */

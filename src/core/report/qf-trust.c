@@ -2,17 +2,26 @@
  * $XDG_DATA_HOME/qualify/trusted/, named after its SHA-256 fingerprint (src/core).
  *
  * A file counts only when the certificate it holds is exactly the one asked about (the DER bytes
- * are compared), so a file renamed to another fingerprint trusts nothing.
+ * are compared), so a file renamed to another fingerprint trusts nothing. As ssh's StrictModes
+ * does for authorized_keys, the store counts only while no one else can change it: the folder and
+ * its files are the user's own, not symbolic links, and neither group- nor world-writable (a
+ * private group of the user's own excepted), and the qualify/ folder above is writable by no one
+ * else either (qf_trust_check_store).
  */
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <gnutls/gnutls.h>
+#include <grp.h>
+#include <pwd.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
+#include "qf-text.h"
 #include "qf-trust.h"
 
 G_DEFINE_QUARK (qf-trust-error-quark, qf_trust_error)
@@ -56,7 +65,7 @@ subject_part (gnutls_x509_crt_t crt,
 
   if (gnutls_x509_crt_get_dn_by_oid (crt, oid, 0, 0, buf, &size) < 0)
     return NULL;
-  return g_strndup (buf, size);
+  return qf_text_clean (buf, size);
 }
 
 QfTrustedSigner *
@@ -68,9 +77,10 @@ qf_trusted_signer_new_from_crt (gnutls_x509_crt_t crt)
   g_autoptr(GDateTime) dt = expires > 0 ? g_date_time_new_from_unix_utc (expires) : NULL;
 
   s->fingerprint = qf_trust_fingerprint (crt);
+  /* Names from a certificate anyone can make: cleaned before anything prints them. */
   if (gnutls_x509_crt_get_dn3 (crt, &dn, 0) >= 0)
     {
-      s->subject = g_strndup ((const char *) dn.data, dn.size);
+      s->subject = qf_text_clean ((const char *) dn.data, dn.size);
       gnutls_free (dn.data);
     }
   s->name = subject_part (crt, GNUTLS_OID_X520_COMMON_NAME);
@@ -83,6 +93,120 @@ char *
 qf_trust_get_dir (void)
 {
   return g_build_filename (g_get_user_data_dir (), "qualify", "trusted", NULL);
+}
+
+/* ---- StrictModes ----------------------------------------------------------------------------- */
+
+/* The user's own private group (a group of that name, the user's primary one, with no other
+ * member), where group-writable means writable by the user alone: Debian's ssh accepts that too,
+ * and a umask of 002 with such groups is the default on Debian and Ubuntu. */
+static gboolean
+private_group (gid_t gid)
+{
+  struct passwd *pw = getpwuid (geteuid ());
+  struct group *gr = getgrgid (gid);
+
+  if (pw == NULL || gr == NULL || pw->pw_gid != gid || g_strcmp0 (gr->gr_name, pw->pw_name) != 0)
+    return FALSE;
+  for (char **member = gr->gr_mem; *member != NULL; member++)
+    if (g_strcmp0 (*member, pw->pw_name) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* Why an entry of the store is refused. */
+typedef enum { ENTRY_OK, ENTRY_UNREADABLE, ENTRY_LINK, ENTRY_KIND, ENTRY_OWNER, ENTRY_WRITABLE } Entry;
+
+/* path (lstat) as the store may hold it: kind S_IFDIR or S_IFREG, owned by this user (or by root,
+ * for the folder above the store), writable by no one else. */
+static Entry
+check_entry (const char *path,
+             mode_t      kind,
+             gboolean    root_may_own)
+{
+  struct stat st;
+
+  if (lstat (path, &st) != 0)
+    return errno == ENOENT ? ENTRY_OK : ENTRY_UNREADABLE;
+  if (S_ISLNK (st.st_mode))
+    return ENTRY_LINK;
+  if ((st.st_mode & S_IFMT) != kind)
+    return ENTRY_KIND;
+  if (st.st_uid != geteuid () && !(root_may_own && st.st_uid == 0))
+    return ENTRY_OWNER;
+  if ((st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && !private_group (st.st_gid)))
+    return ENTRY_WRITABLE;
+  return ENTRY_OK;
+}
+
+/* The refusal of path, as cause and fix (the path quoted in the command to paste). */
+static gboolean
+refuse (const char  *path,
+        Entry        why,
+        gboolean     folder,
+        GError     **error)
+{
+  g_autofree char *shown = qf_text_clean (path, -1);
+  g_autofree char *word = qf_text_shell_word (path);
+
+  switch (why)
+    {
+    case ENTRY_UNREADABLE:
+      g_set_error (error, QF_TRUST_ERROR, QF_TRUST_ERROR_UNSAFE,
+                   _("%s cannot be read, so the signers you trust cannot be checked. Check its "
+                     "permissions."), shown);
+      break;
+    case ENTRY_LINK:
+      g_set_error (error, QF_TRUST_ERROR, QF_TRUST_ERROR_UNSAFE,
+                   _("%s is a symbolic link: whoever controls where it points would choose whom "
+                     "you trust, so no signer there counts. Fix: remove the link (rm %s) and trust "
+                     "the signers again."), shown, word);
+      break;
+    case ENTRY_KIND:
+      g_set_error (error, QF_TRUST_ERROR, QF_TRUST_ERROR_UNSAFE,
+                   _("%s is neither a folder nor a regular file where the store expects one, so no "
+                     "signer there counts. Fix: remove it (rm -r %s) and trust the signers again."),
+                   shown, word);
+      break;
+    case ENTRY_OWNER:
+      g_set_error (error, QF_TRUST_ERROR, QF_TRUST_ERROR_UNSAFE,
+                   _("%s belongs to another user, who could change whom you trust, so no signer "
+                     "there counts. Fix: remove it (rm -r %s) and trust the signers again."),
+                   shown, word);
+      break;
+    case ENTRY_WRITABLE:
+      g_set_error (error, QF_TRUST_ERROR, QF_TRUST_ERROR_UNSAFE,
+                   _("%s can be written by other users, who could add a signer you never chose, so "
+                     "no signer there counts. Fix: chmod %s %s, then check which signers the store "
+                     "holds (qualify-cli trust list)."), shown, folder ? "700" : "600", word);
+      break;
+    case ENTRY_OK:
+    default:
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+qf_trust_check_store (GError **error)
+{
+  g_autofree char *dir_path = qf_trust_get_dir ();
+  g_autofree char *parent = g_path_get_dirname (dir_path);
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (!refuse (parent, check_entry (parent, S_IFDIR, TRUE), TRUE, error) ||
+      !refuse (dir_path, check_entry (dir_path, S_IFDIR, FALSE), TRUE, error))
+    return FALSE;
+  dir = g_dir_open (dir_path, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir_path, name, NULL);
+
+      if (g_str_has_suffix (name, ".pem") && !refuse (path, check_entry (path, S_IFREG, FALSE), FALSE, error))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /* "AB:CD:…" or "abcd…" → the file that remembers it; NULL when it is no SHA-256 fingerprint. */
@@ -163,6 +287,8 @@ qf_trust_add (GBytes  *certificate,
   gboolean written;
 
   g_return_val_if_fail (certificate != NULL, NULL);
+  if (!qf_trust_check_store (error))
+    return NULL;
   crt = crt_from_bytes (g_bytes_get_data (certificate, NULL), g_bytes_get_size (certificate));
   if (crt == NULL)
     {
@@ -208,7 +334,7 @@ qf_trust_list (void)
 {
   GPtrArray *list = g_ptr_array_new_with_free_func ((GDestroyNotify) qf_trusted_signer_free);
   g_autofree char *dir_path = qf_trust_get_dir ();
-  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  g_autoptr(GDir) dir = qf_trust_check_store (NULL) ? g_dir_open (dir_path, 0, NULL) : NULL;
   const char *name;
 
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
@@ -258,7 +384,7 @@ qf_trust_contains (gnutls_x509_crt_t crt)
   g_autofree char *path = file_for_fingerprint (fingerprint);
   g_auto(gnutls_x509_crt_t) stored = NULL;
 
-  if (path == NULL || (stored = crt_from_file (path)) == NULL)
+  if (path == NULL || !qf_trust_check_store (NULL) || (stored = crt_from_file (path)) == NULL)
     return FALSE;
   return gnutls_x509_crt_equals (crt, stored) != 0;
 }

@@ -21,6 +21,7 @@ typedef enum
   QF_TRUST_ERROR_IO,          /* the folder or a file cannot be written or removed */
   QF_TRUST_ERROR_CERT,        /* not a certificate */
   QF_TRUST_ERROR_NOT_FOUND,   /* no trusted signer has that fingerprint */
+  QF_TRUST_ERROR_UNSAFE,      /* the store can be changed by someone else (qf_trust_check_store) */
 } QfTrustError;
 
 typedef struct
@@ -43,16 +44,23 @@ char            *qf_trust_fingerprint       (gnutls_x509_crt_t   crt);
 
 /* $XDG_DATA_HOME/qualify/trusted */
 char            *qf_trust_get_dir           (void);
-/* Remembers the certificate (DER or PEM); returns what was stored. Adding it again is no error. */
+/* Remembers the certificate (DER or PEM); returns what was stored. Adding it again is no error;
+ * a store qf_trust_check_store refuses is left as it is, with its error. */
 QfTrustedSigner *qf_trust_add               (GBytes             *certificate,
                                              GError            **error);
+/* TRUE when the store may be used, as ssh's StrictModes decides for authorized_keys: the folder
+ * and every .pem file in it are the user's own, neither symbolic links nor group- or
+ * world-writable, and the qualify/ folder above is the user's (or root's) and writable by no one
+ * else. An absent folder is a safe, empty store. Otherwise FALSE with QF_TRUST_ERROR_UNSAFE
+ * naming the file, why it is refused and the command that fixes it. */
+gboolean         qf_trust_check_store       (GError            **error);
 /* The remembered signers (QfTrustedSigner *), by name; files that hold no certificate are
- * skipped. An absent folder is an empty list. */
+ * skipped. An absent folder, and one qf_trust_check_store refuses, is an empty list. */
 GPtrArray       *qf_trust_list              (void);
 /* Forgets the signer with this fingerprint (any case, colons optional). */
 gboolean         qf_trust_remove            (const char         *fingerprint,
                                              GError            **error);
-/* TRUE when exactly this certificate is remembered. */
+/* TRUE when exactly this certificate is remembered, in a store qf_trust_check_store accepts. */
 gboolean         qf_trust_contains          (gnutls_x509_crt_t   crt);
 
 G_END_DECLS

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/pkcs7.h>
@@ -18,9 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-pdf-sign.h"
 #include "qf-report-private.h"
+#include "qf-text.h"
 #include "qf-trust.h"
 #include "qf-verify.h"
 
@@ -40,6 +41,7 @@ qf_verify_result_free (QfVerifyResult *r)
   g_free (r->signer_fingerprint);
   g_free (r->signing_time);
   g_free (r->trust_detail);
+  g_free (r->same_name_as_trusted);
   g_free (r->contents_detail);
   g_free (r->overall_verdict);
   g_free (r->session_id);
@@ -110,19 +112,6 @@ qf_verify_outcome_text (QfVerifyOutcome outcome)
 
   g_return_val_if_fail ((guint) outcome < G_N_ELEMENTS (texts), "");
   return _(texts[outcome]);
-}
-
-static char *
-dn_of (gnutls_x509_crt_t crt)
-{
-  gnutls_datum_t dn = { NULL, 0 };
-  char *s;
-
-  if (gnutls_x509_crt_get_dn3 (crt, &dn, 0) < 0)
-    return NULL;
-  s = g_strndup ((const char *) dn.data, dn.size);
-  gnutls_free (dn.data);
-  return s;
 }
 
 /* The certificates carried in a CMS structure, and which one is the signer's (-1: none). */
@@ -276,6 +265,72 @@ note_untrusted (QfVerifyResult *r,
              r->trust_detail ? r->trust_detail : "");
 }
 
+/* A store of remembered signers that someone else could change counts for nothing
+ * (qf_trust_check_store); the reader is told why the signer is not trusted. */
+static void
+note_untrusted_store (QfVerifyResult *r)
+{
+  g_autoptr(GError) unsafe = NULL;
+  char *detail;
+
+  if (qf_trust_check_store (&unsafe))
+    return;
+  detail = r->trust_detail != NULL ? g_strdup_printf ("%s; %s", r->trust_detail, unsafe->message)
+                                   : g_strdup (unsafe->message);
+  g_free (r->trust_detail);
+  r->trust_detail = detail;
+}
+
+/* A name as people compare it: the same letters whatever their case or Unicode form. */
+static char *
+name_key (const char *name)
+{
+  g_autofree char *normal = name != NULL ? g_utf8_normalize (name, -1, G_NORMALIZE_ALL) : NULL;
+
+  return normal != NULL ? g_utf8_casefold (normal, -1) : NULL;
+}
+
+/* An untrusted certificate whose holder and company are those of a signer the reader trusts is
+ * what an impostor would make: it is noted (the trusted one's fingerprint) so every reader of
+ * the result says so. */
+static void
+note_same_name (QfVerifyResult *r)
+{
+  g_autoptr(GPtrArray) trusted = NULL;
+  g_autofree char *name = name_key (r->signer_name);
+  g_autofree char *company = name_key (r->signer_organization);
+
+  if (r->trusted || name == NULL)
+    return;
+  trusted = qf_trust_list ();
+  for (guint i = 0; i < trusted->len && r->same_name_as_trusted == NULL; i++)
+    {
+      const QfTrustedSigner *s = g_ptr_array_index (trusted, i);
+      g_autofree char *s_name = name_key (s->name);
+      g_autofree char *s_company = name_key (s->organization);
+
+      if (g_strcmp0 (name, s_name) == 0 && g_strcmp0 (company, s_company) == 0
+          && g_strcmp0 (r->signer_fingerprint, s->fingerprint) != 0)
+        r->same_name_as_trusted = g_strdup (s->fingerprint);
+    }
+}
+
+char *
+qf_verify_result_warning (const QfVerifyResult *r)
+{
+  g_return_val_if_fail (r != NULL, NULL);
+  if (r->same_name_as_trusted == NULL)
+    return NULL;
+  /* TRANSLATORS: the names come from the report's certificate; then two SHA-256 fingerprints */
+  return g_strdup_printf (_("A different certificate with the name of a signer you trust: this "
+                            "report is signed by a certificate for %s (%s) that is not the one you "
+                            "trust under that name. Someone may be posing as them. Do not trust "
+                            "it unless the signer confirms its fingerprint (SHA-256 %s); the one "
+                            "you trust is SHA-256 %s."),
+                          r->signer_name, r->signer_organization ? r->signer_organization : "—",
+                          r->signer_fingerprint, r->same_name_as_trusted);
+}
+
 /* The signer certificate is one the reader chose to trust (qf-trust.h), and valid today. */
 static gboolean
 remembered (gnutls_x509_crt_t crt)
@@ -317,10 +372,13 @@ check_trust (QfVerifyResult    *r,
     r->trusted = r->trusted_by_reader = TRUE;
   if (!r->trusted)
     note_untrusted (r, ret, status, added);
+  if (!r->trusted)
+    note_untrusted_store (r);
   gnutls_x509_trust_list_deinit (tl, 1);
 }
 
-/* The signer's name, company, fingerprint and certificate. */
+/* The signer's subject, name, company (cleaned of control characters by qf-trust),
+ * fingerprint and certificate. */
 static void
 note_signer (QfVerifyResult    *r,
              gnutls_x509_crt_t  crt)
@@ -328,6 +386,7 @@ note_signer (QfVerifyResult    *r,
   g_autoptr(QfTrustedSigner) s = qf_trusted_signer_new_from_crt (crt);
   gnutls_datum_t der = { NULL, 0 };
 
+  r->signer = g_steal_pointer (&s->subject);
   r->signer_fingerprint = g_steal_pointer (&s->fingerprint);
   r->signer_name = g_steal_pointer (&s->name);
   r->signer_organization = g_steal_pointer (&s->organization);
@@ -365,7 +424,6 @@ verify_cms (QfVerifyResult    *r,
       problem (r, _("The signer's certificate is not included in the signature."));
       goto out;
     }
-  r->signer = dn_of (c.certs[c.signer]);
   note_signer (r, c.certs[c.signer]);
 
   ret = gnutls_pkcs7_verify_direct (p7, c.certs[c.signer], 0, &content, 0);
@@ -374,6 +432,7 @@ verify_cms (QfVerifyResult    *r,
     problem (r, _("The signature does not match the document: it was changed after signing (%s)."),
              gnutls_strerror (ret));
   check_trust (r, &c, trust_paths, error);
+  note_same_name (r);
 
 out:
   for (guint i = 0; i < c.n; i++)
@@ -395,15 +454,20 @@ note_pc_and_profile (QfVerifyResult *r,
   const char *name = profile ? qf_json_get_string (profile, "name", NULL) : NULL;
   const char *id = profile ? qf_json_get_string (profile, "id", NULL) : NULL;
 
+  g_autofree char *shown_pc = NULL, *shown_profile = NULL;
+
+  /* Names from the file being checked, which anyone can write: cleaned before they are shown. */
   if (host != NULL && (vendor != NULL || product != NULL))
-    r->pc = g_strdup_printf ("%s (%s%s%s)", host, vendor ? vendor : "", vendor && product ? " " : "",
-                             product ? product : "");
+    shown_pc = g_strdup_printf ("%s (%s%s%s)", host, vendor ? vendor : "", vendor && product ? " " : "",
+                                product ? product : "");
   else
-    r->pc = g_strdup (host);
+    shown_pc = g_strdup (host);
   if (name != NULL && id != NULL && g_strcmp0 (name, id) != 0)
-    r->profile = g_strdup_printf ("%s (%s)", name, id);
+    shown_profile = g_strdup_printf ("%s (%s)", name, id);
   else
-    r->profile = g_strdup (name ? name : id);
+    shown_profile = g_strdup (name ? name : id);
+  r->pc = shown_pc != NULL ? qf_text_clean (shown_pc, -1) : NULL;
+  r->profile = shown_profile != NULL ? qf_text_clean (shown_profile, -1) : NULL;
 }
 
 static void
@@ -1001,6 +1065,7 @@ qf_verify_result_to_json (const QfVerifyResult *r)
   json_object_set_boolean_member (o, "trusted", r->trusted);
   json_object_set_boolean_member (o, "trusted_by_reader", r->trusted_by_reader);
   json_object_set_string_member (o, "trust_detail", r->trust_detail);
+  json_object_set_string_member (o, "same_name_as_trusted_signer", r->same_name_as_trusted);
   if (r->contents_checked)
     json_object_set_boolean_member (o, "contents_match", r->contents_match);
   else

@@ -54,6 +54,8 @@ typedef struct
                                    * signer certificate is one the reader chose to trust */
   gboolean   trusted_by_reader;   /* trusted because it is remembered (qf-trust.h) */
   char      *trust_detail;        /* why not, in words */
+  char      *same_name_as_trusted; /* not trusted, but holder and company are those of a signer
+                                   * the reader trusts: that signer's SHA-256; else NULL */
   gboolean   trust_requested;     /* --trust was given */
   gboolean   contents_checked;
   gboolean   contents_match;
@@ -79,6 +81,9 @@ const char     *qf_verify_outcome_id     (QfVerifyOutcome       outcome);
 /* The outcome in a few words for a person (translated). */
 const char     *qf_verify_outcome_text   (QfVerifyOutcome       outcome);
 JsonObject     *qf_verify_result_to_json (const QfVerifyResult *result);
+/* What a reader must be told loudly before anything else, or NULL: "a different certificate
+ * with the name of a signer you trust" (same_name_as_trusted). */
+char           *qf_verify_result_warning (const QfVerifyResult *result);
 void            qf_verify_result_free   (QfVerifyResult      *result);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfVerifyResult, qf_verify_result_free)

@@ -5,16 +5,24 @@
  * the network readiness audit, a measured interface fact, a figure of the result or of the
  * monitor); nothing is guessed from the interface's kind. Causes are ranked by how
  * strongly each one is known to move the measured figure: for scheduling latency the kernel's
- * preemption model first, then deep idle states and frequency scaling, then the rest. */
+ * preemption model first, then deep idle states and frequency scaling, then the rest.
+ *
+ * When the test recorded the kernel's trace (its result's "latency_causes", qf-step-trace.h),
+ * what the trace saw comes first, ranked by its share of the worst spikes' time, and a cause of
+ * the configuration is named only when the trace supports it: the preemption model when tasks
+ * kept the CPU after the wake-up or the scheduler was slow, idle states and a virtual machine
+ * when time passed with no event, CPU isolation when interrupts, softirqs or other tasks took
+ * it. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <string.h>
 
 #include "qf-advice.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-load-rules.h"
 #include "qf-step.h"
+#include "qf-step-trace.h"
 #include "qf-verdict.h"
 
 #define MAX_CAUSES 4
@@ -131,11 +139,94 @@ audit_cause_text (const char *id,
   return g_strdup_printf (_("%s: %s"), title != NULL ? title : id, value);
 }
 
-/* Audit findings that are not OK, as causes (the audit's own advice is the fix). */
+/* How the traced spikes' time was spent, as shares of their total (0…1). */
+typedef struct
+{
+  gboolean traced;          /* the result holds explained spikes */
+  gdouble  rt_task;         /* tasks of real-time priority */
+  gdouble  other_task;      /* other tasks that kept the CPU after the wake-up */
+  gdouble  irq;
+  gdouble  softirq;
+  gdouble  sched;
+  gdouble  unexplained;
+} TraceShares;
+
+#define TRACE_SUPPORT 0.10  /* a share that supports a cause */
+
 static void
-add_audit_causes (GPtrArray  *causes,
-                  JsonObject *session,
-                  gint        bias)
+trace_shares (JsonObject  *result,
+              TraceShares *sh)
+{
+  JsonArray *causes = qf_json_get_array (result, "latency_causes");
+  gdouble total = 0;
+
+  memset (sh, 0, sizeof *sh);
+  for (guint i = 0; causes != NULL && i < json_array_get_length (causes); i++)
+    {
+      JsonArray *items = qf_json_get_array (json_array_get_object_element (causes, i), "breakdown");
+
+      for (guint j = 0; items != NULL && j < json_array_get_length (items); j++)
+        {
+          JsonObject *item = json_array_get_object_element (items, j);
+          const char *kind = qf_json_get_string (item, "kind", "");
+          const char *policy = qf_json_get_string (item, "policy", "");
+          gdouble us = qf_json_get_double (item, "duration_us", 0);
+
+          total += us;
+          if (g_str_equal (kind, "task"))
+            *(g_str_has_prefix (policy, "SCHED_FIFO") || g_str_has_prefix (policy, "SCHED_RR")
+              || g_str_has_prefix (policy, "SCHED_DEADLINE") ? &sh->rt_task : &sh->other_task) += us;
+          else if (g_str_equal (kind, "irq"))
+            sh->irq += us;
+          else if (g_str_equal (kind, "softirq"))
+            sh->softirq += us;
+          else if (g_str_equal (kind, "sched-delay"))
+            sh->sched += us;
+          else
+            sh->unexplained += us;
+        }
+    }
+  if (total <= 0)
+    return;
+  sh->traced = TRUE;
+  sh->rt_task /= total;
+  sh->other_task /= total;
+  sh->irq /= total;
+  sh->softirq /= total;
+  sh->sched /= total;
+  sh->unexplained /= total;
+}
+
+/* Whether the trace supports a configuration finding as a cause (see the top of the file). */
+static gboolean
+trace_supports (const char        *id,
+                const TraceShares *sh)
+{
+  static const char *const preemption[] = { "kernel.preempt", NULL };
+  static const char *const silent[] = { "virtualization", "cpu.idle_states", "cmdline.idle",
+    "cmdline.intel_idle.max_cstate", "cmdline.processor.max_cstate", "cpu.governor",
+    "clocksource", "cpu.smt", NULL };
+  static const char *const isolation[] = { "cmdline.isolcpus", "cmdline.nohz_full",
+    "irqbalance", "cmdline.irqaffinity", "cmdline.rcu_nocbs", NULL };
+
+  if (sh == NULL || !sh->traced)
+    return TRUE;
+  if (g_strv_contains (preemption, id))
+    return sh->other_task + sh->sched >= TRACE_SUPPORT;
+  if (g_strv_contains (silent, id))
+    return sh->unexplained >= TRACE_SUPPORT;
+  if (g_strv_contains (isolation, id))
+    return sh->irq + sh->softirq + sh->rt_task + sh->other_task >= TRACE_SUPPORT;
+  return FALSE;
+}
+
+/* Audit findings that are not OK, as causes (the audit's own advice is the fix); with a trace,
+ * only those it supports. */
+static void
+add_audit_causes (GPtrArray         *causes,
+                  JsonObject        *session,
+                  gint               bias,
+                  const TraceShares *trace)
 {
   JsonArray *checks = qf_json_get_array (qf_json_get_object (session, "audit"), "checks");
   gboolean have_preempt = FALSE;
@@ -163,6 +254,8 @@ add_audit_causes (GPtrArray  *causes,
         have_preempt = TRUE;
       if (!g_str_equal (status, "fail") && !g_str_equal (status, "warn"))
         continue;
+      if (!trace_supports (id, trace))
+        continue;
       if (idle_states_reported && (g_str_equal (id, "cmdline.intel_idle.max_cstate") ||
                                    g_str_equal (id, "cmdline.processor.max_cstate") ||
                                    g_str_equal (id, "cmdline.idle")))
@@ -175,7 +268,7 @@ add_audit_causes (GPtrArray  *causes,
     }
 
   /* Without an audit, the PC identity still says whether the kernel is real-time. */
-  if (!have_preempt)
+  if (!have_preempt && trace_supports ("kernel.preempt", trace))
     {
       JsonObject *pc = qf_json_get_object (session, "pc");
       JsonNode *rt = pc != NULL ? json_object_get_member (pc, "preempt_rt") : NULL;
@@ -433,6 +526,92 @@ summary_sentence (JsonObject *verdict,
                           translated_label, measured, limit);
 }
 
+/* One thing the trace saw, summed over the worst spikes. */
+typedef struct
+{
+  JsonObject *item;       /* borrowed: its largest occurrence */
+  gint64      cpu;
+  gdouble     us;
+} TraceCulprit;
+
+static TraceCulprit *
+find_culprit (GPtrArray  *culprits,
+              JsonObject *item)
+{
+  for (guint i = 0; i < culprits->len; i++)
+    {
+      TraceCulprit *c = g_ptr_array_index (culprits, i);
+
+      if (g_strcmp0 (qf_json_get_string (c->item, "kind", ""), qf_json_get_string (item, "kind", "")) == 0
+          && g_strcmp0 (qf_json_get_string (c->item, "name", ""), qf_json_get_string (item, "name", "")) == 0
+          && qf_json_get_double (c->item, "pid", -1) == qf_json_get_double (item, "pid", -1))
+        return c;
+    }
+  return NULL;
+}
+
+static gint
+compare_culprits (gconstpointer a,
+                  gconstpointer b)
+{
+  const TraceCulprit *x = *(TraceCulprit *const *) a, *y = *(TraceCulprit *const *) b;
+
+  return x->us > y->us ? -1 : x->us < y->us ? 1 : 0;
+}
+
+/* What the trace saw take the worst spikes' time, each with its share, first among the causes
+ * (weight 150 + its share in %): at most three, each with at least TRACE_SUPPORT. */
+static void
+add_trace_causes (GPtrArray  *causes,
+                  JsonObject *result)
+{
+  JsonArray *spikes = qf_json_get_array (result, "latency_causes");
+  g_autoptr(GPtrArray) culprits = g_ptr_array_new_with_free_func (g_free);
+  guint n = spikes != NULL ? json_array_get_length (spikes) : 0;
+  gdouble total = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *spike = json_array_get_object_element (spikes, i);
+      JsonArray *items = qf_json_get_array (spike, "breakdown");
+
+      for (guint j = 0; items != NULL && j < json_array_get_length (items); j++)
+        {
+          JsonObject *item = json_array_get_object_element (items, j);
+          TraceCulprit *c = find_culprit (culprits, item);
+          gdouble us = qf_json_get_double (item, "duration_us", 0);
+
+          if (c == NULL)
+            g_ptr_array_add (culprits, c = g_new0 (TraceCulprit, 1));
+          if (c->item == NULL || us > qf_json_get_double (c->item, "duration_us", 0))
+            {
+              c->item = item;
+              c->cpu = (gint64) qf_json_get_double (spike, "cpu", 0);
+            }
+          c->us += us;
+          total += us;
+        }
+    }
+  g_ptr_array_sort (culprits, compare_culprits);
+  for (guint i = 0; i < MIN (culprits->len, 3) && total > 0; i++)
+    {
+      TraceCulprit *c = g_ptr_array_index (culprits, i);
+      g_autofree char *label = qf_step_trace_item_label (c->item, NULL, NULL);
+      g_autofree char *fix = qf_step_trace_item_fix (c->item, c->cpu, NULL, NULL);
+      g_autofree char *id = g_strdup_printf ("trace.%s", qf_json_get_string (c->item, "kind", ""));
+
+      if (c->us / total < TRACE_SUPPORT)
+        break;
+      add_cause (causes, id, "trace", 150 + (gint) (100 * c->us / total),
+                 /* TRANSLATORS: "cc1 (pid 4242, SCHED_OTHER) took 83 % of the 8 worst delays
+                  * (kernel trace)" */
+                 g_strdup_printf (qf_ngettext ("%s took %.0f %% of the worst delay (kernel trace)",
+                                               "%s took %.0f %% of the %u worst delays (kernel trace)",
+                                               n), label, 100 * c->us / total, n),
+                 fix);
+    }
+}
+
 static JsonObject *
 find_step (JsonObject *session,
            const char *key)
@@ -472,8 +651,11 @@ add_step_causes (GPtrArray  *causes,
     {
       JsonObject *params = qf_json_get_object (step, "params");
       JsonNode *under_load = params != NULL ? json_object_get_member (params, "under_load") : NULL;
+      TraceShares trace;
 
-      add_audit_causes (causes, session, 0);
+      trace_shares (result, &trace);
+      add_trace_causes (causes, result);
+      add_audit_causes (causes, session, 0, &trace);
       add_rt_result_causes (causes, result);
       /* The stress test's figures explain latency only when it was measured under that load. */
       if (under_load != NULL && JSON_NODE_HOLDS_VALUE (under_load) && json_node_get_value_type (under_load) == G_TYPE_BOOLEAN &&
@@ -489,10 +671,14 @@ add_step_causes (GPtrArray  *causes,
     }
   else
     {
+      TraceShares trace;
+
+      trace_shares (result, &trace);
+      add_trace_causes (causes, result);
       add_network_causes (causes, session, measures == QF_STEP_MEASURES_THROUGHPUT, result);
       /* A test unknown to this build gets the network's causes only, as it always did. */
       if (info != NULL && measures == QF_STEP_MEASURES_NET_LATENCY)
-        add_audit_causes (causes, session, -60);
+        add_audit_causes (causes, session, -60, &trace);
     }
   return rule_message;
 }

@@ -3,9 +3,9 @@
  * key path, because profiles are written by hand and a silent mistake would mis-judge a PC. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-paths.h"
 #include "qf-profile.h"

@@ -10,10 +10,10 @@
  * "samples". */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-builtin-peer.h"
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-runner.h"
 #include "qf-step.h"

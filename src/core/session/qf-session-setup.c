@@ -3,12 +3,13 @@
  * (profile, built-in peer, quick, re-run), so the wizard and the CLI write the same file. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
+#include "qf-i18n.h"
 #include "qf-pairing.h"
 #include "qf-session-check.h"
 #include "qf-net-audit.h"
 #include "qf-session-setup.h"
+#include "qf-text.h"
 
 G_DEFINE_QUARK (qf-session-setup-error-quark, qf_session_setup_error)
 
@@ -94,8 +95,10 @@ set_network (QfSession               *session,
 
       if (!qf_net_iface_read_sysfs (choices->root, choices->iface_name, &facts))
         {
+          g_autofree char *shown = qf_text_clean (choices->iface_name, -1);
+
           g_set_error (error, QF_SESSION_SETUP_ERROR, QF_SESSION_SETUP_ERROR_NO_IFACE,
-                       _("there is no network interface “%s” (see “ip link”)"), choices->iface_name);
+                       _("there is no network interface “%s” (see “ip link”)"), shown);
           return FALSE;
         }
       qf_session_set_network (session, choices->iface_name, facts.kind, facts.speed_mbps,
@@ -176,6 +179,8 @@ qf_session_setup (const QfSessionChoices  *choices,
         return NULL;
       qf_session_set_pairing_code_used (session, TRUE);
     }
+  if (choices->trace)
+    qf_session_set_trace (session, TRUE);
   add_notes (session, choices);
   if (!qf_session_set_new_dir (session, choices->out_dir, error))
     return NULL;

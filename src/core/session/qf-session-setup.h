@@ -44,6 +44,8 @@ typedef struct
   QfNetIface                 *iface;
   const char                 *iface_name;
   const char                 *token_file;     /* the helper machine's access token file */
+  gboolean                    trace;          /* record the kernel's trace in the tests that
+                                               * explain their spikes from it */
   const char                 *pairing_code;   /* typed code (qf-pairing.h); kept in memory
                                                * only, never saved; wins over token_file */
   const char                 *out_dir;        /* NULL: a new folder under the default base;

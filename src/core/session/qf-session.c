@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include "qf-advice.h"
 #include "qf-audit.h"
 #include "qf-auth.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-netifaces.h"
 #include "qf-peer-check.h"
@@ -728,6 +728,27 @@ qf_session_set_token_file (QfSession   *self,
 }
 
 void
+qf_session_set_trace (QfSession *self,
+                      gboolean   trace)
+{
+  JsonArray *steps;
+
+  g_return_if_fail (QF_IS_SESSION (self));
+
+  steps = qf_json_get_array (self->root, "steps");
+  for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
+    {
+      JsonObject *step = json_array_get_object_element (steps, i);
+      const QfStepInfo *info = qf_step_lookup (qf_json_get_string (step, "test", ""));
+      JsonObject *params = qf_json_get_object (step, "params");
+
+      if (params != NULL && info != NULL && info->spikes != QF_STEP_SPIKES_NONE)
+        json_object_set_boolean_member (params, "trace", trace);
+    }
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+void
 qf_session_set_pairing_code_used (QfSession *self,
                                   gboolean   used)
 {
@@ -1357,8 +1378,7 @@ qf_session_prepare_resume (QfSession *self)
   if (kept > 0)
     {
       g_autofree char *text =
-        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                      "This session was resumed after an interruption; %u finished step was kept.",
+        g_strdup_printf (qf_ngettext ("This session was resumed after an interruption; %u finished step was kept.",
                                       "This session was resumed after an interruption; %u finished steps were kept.",
                                       kept), kept);
       qf_session_add_note (self, "resumed", text);

@@ -110,6 +110,10 @@ guint16      qf_session_get_peer_bandwidth_port (QfSession *self);
 gboolean     qf_session_set_token_file     (QfSession    *self,
                                             const char   *path,
                                             GError      **error);
+/* Records the kernel's trace during every test that can explain its spikes from it (rt, rt under
+ * load, cycle: QfStepInfo.spikes): "trace": true in their params (qf-step-trace.h). */
+void         qf_session_set_trace          (QfSession    *self,
+                                            gboolean      trace);
 /* Whether the helper machine was reached with a pairing code (qf-pairing.h). Only that fact is
  * kept ("peer": {"pairing_code": true}), never the code: a resumed session asks for it again. */
 void         qf_session_set_pairing_code_used (QfSession *self,

@@ -2,8 +2,8 @@
  * See qf-step-status.h. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
+#include "qf-i18n.h"
 #include "qf-step-status.h"
 
 static const char *const status_names[] = {

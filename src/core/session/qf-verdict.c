@@ -1,9 +1,9 @@
 /* qf-verdict.c — criteria judged on the engines' result JSON (src/core). See qf-verdict.h. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-verdict.h"
 

@@ -3,9 +3,9 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-builtin-peer.h"
+#include "qf-i18n.h"
 #include "qf-peer-services.h"
 
 #define BUILTIN_HOST "127.0.0.1"

@@ -23,4 +23,13 @@ void       qf_discover_async  (const char          *iface,
 GPtrArray *qf_discover_finish (GAsyncResult        *result,
                                GError             **error);
 
+/* TRUE when another helper in helpers, heard on the same interface, announces the same name
+ * (DNS-SD instance or machine name, whatever the case): two hosts on one link claim to be the
+ * same machine, and one may be posing as the other. */
+gboolean   qf_discover_name_in_conflict (GPtrArray          *helpers,
+                                         const QfHelperInfo *helper);
+/* One sentence per name that several helpers announce on one interface, naming them with their
+ * addresses and what to do; NULL when there is no such name. For the CLI and the network page. */
+char      *qf_discover_describe_conflicts (GPtrArray        *helpers);
+
 G_END_DECLS

@@ -5,10 +5,10 @@
  * holds a port, read from /proc/net and /proc/<pid>/fd; no interface up). */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <string.h>
 
 #include "qf-helper-private.h"
+#include "qf-i18n.h"
 #include "qf-pairing.h"
 #include "qf-peer-check.h"
 

@@ -2,9 +2,9 @@
  * See qf-load-rules.h for the rules, their limits and the exact meaning of "rising steadily". */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 
+#include "qf-i18n.h"
 #include "qf-load-rules.h"
 
 /* ---- await trend ---- */

@@ -3,9 +3,9 @@
  * check is what will answer the tests. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-auth.h"
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-peer-check.h"
 #include "qf-step.h"

@@ -7,9 +7,9 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-discovery.h"
+#include "qf-i18n.h"
 #include "qf-iperf3.h"
 #include "qf-peer-services.h"
 
@@ -93,7 +93,8 @@ bind_bandwidth_service (QfPeerServices              *self,
   if (config->iface != NULL && !qf_iperf3_server_bind_iface (self->bandwidth, config->iface, error))
     return FALSE;
   qf_iperf3_server_set_log (self->bandwidth, config->log, config->log_data);
-  qf_iperf3_server_set_token (self->bandwidth, config->token, config->allow_classic);
+  if (!qf_iperf3_server_set_token (self->bandwidth, config->token, config->allow_classic, error))
+    return FALSE;
   qf_iperf3_server_set_limits (self->bandwidth, config->max_clients, config->max_test_seconds);
   return TRUE;
 }

@@ -16,11 +16,11 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
 
 #include "qf-bandwidth.h"
+#include "qf-i18n.h"
 #include "qf-step-bandwidth.h"
 #include "qf-step-net-private.h"
 #include "qf-steps.h"

@@ -3,7 +3,8 @@
  *
  * Params (all optional): host (default: the context's peer), iface, port (11111), rate_hz (1000;
  * the procedure's robots also run at 500), time_s (10), token_file (the responder's access token,
- * `serve --token-file`; only the path is stored).
+ * `serve --token-file`; only the path is stored), trace (record the kernel's trace and explain
+ * the slowest round trips, qf-step-trace.h), trace_threshold_us.
  * Result: the `qualify-cli cycle --json` object. Samples: RTT ns per reply, flags 1 when that
  * cycle missed its deadline. A stop request is honoured within one period + 0.5 s.
  */
@@ -11,6 +12,7 @@
 
 #include "qf-cycle.h"
 #include "qf-step-net-private.h"
+#include "qf-step-trace.h"
 #include "qf-steps.h"
 
 static void
@@ -77,6 +79,7 @@ cycle_run (JsonObject     *params,
   QfCycleConfig config = { 0 };
   g_autoptr(GBytes) token = NULL;
   QfCycleResult r;
+  QfStepTrace *trace;
   GError *net_error = NULL;
   gint64 port, rate_hz;
   gboolean ok;
@@ -95,15 +98,19 @@ cycle_run (JsonObject     *params,
   config.port = (guint16) port;
   config.rate_hz = (guint) rate_hz;
 
+  trace = qf_step_trace_start (params, NULL, 0);
+  config.marks = qf_step_trace_marks (trace);
   test = qf_cycle_test_new (&config, &net_error);
   if (test == NULL)
     {
+      qf_step_trace_finish (trace, &qf_step_cycle, 120, NULL);
       _qf_step_net_propagate (error, net_error);
       return FALSE;
     }
   ok = qf_cycle_test_run (test, ctx != NULL ? ctx->samples : NULL,
                           ctx != NULL ? ctx->cancel : NULL, on_progress, ctx, &r, &net_error);
   *result = build_result (&config, &r);
+  qf_step_trace_finish (trace, &qf_step_cycle, 120, *result);
   if (!ok)
     _qf_step_net_propagate (error, net_error);
   return ok;
@@ -146,6 +153,8 @@ static const QfStepFigure cycle_figures[] = {
   { "time_s", N_("Duration"), "s" },
   { "port", N_("Port"), NULL },
   { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
+  { "latency_causes", N_("Why it was slow"), NULL, QF_FIGURE_HIDDEN },
+  { "trace", N_("Kernel trace"), NULL, QF_FIGURE_HIDDEN },
   { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },
   { NULL }
 };
@@ -159,6 +168,9 @@ static const QfStepFigure cycle_params[] = {
   { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
   { "iface", N_("Network interface"), NULL, QF_FIGURE_TEXT },
   { "token_file", N_("Access token file"), NULL, QF_FIGURE_TEXT },
+  { "trace", N_("Kernel trace recorded"), NULL },
+  { "trace_threshold_us", N_("Trace mark threshold"), "µs" },
+  { "trace_spikes", N_("Worst spikes explained"), NULL },
   { NULL }
 };
 
@@ -177,4 +189,5 @@ const QfStepInfo qf_step_cycle = {
   },
   .figures = cycle_figures,
   .params = cycle_params,
+  .spikes = QF_STEP_SPIKES_ROUND_TRIP,
 };

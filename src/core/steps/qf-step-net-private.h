@@ -2,10 +2,10 @@
  * the peer to measure, the mapping of engine errors onto the step contract and the token. */
 #pragma once
 
-#include <glib/gi18n.h>
 #include <math.h>
 
 #include "qf-auth.h"
+#include "qf-i18n.h"
 #include "qf-net.h"
 #include "qf-step.h"
 

@@ -11,20 +11,23 @@
  * With "under_load": {cpu, io, vm, hdd, …} (qf-step-stress.h) the stressors and the monitor run
  * during the measurement and the result gains an "under_load" object (workers, monitor summary,
  * rules): the latency a robot controller sees on a busy PC.
+ * With "trace": true (and optionally "trace_threshold_us") the kernel's trace is recorded during
+ * the measurement and the result gains "latency_causes" and "trace" (qf-step-trace.h).
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-privileges.h"
 #include "qf-rt.h"
 #include "qf-rt-grant.h"
 #include "qf-step.h"
 #include "qf-step-stress.h"
+#include "qf-step-trace.h"
 #include "qf-steps.h"
 #include "qf-sysinfo.h"
 
@@ -298,6 +301,7 @@ rt_run (JsonObject     *params,
   g_autoptr(GError) local_error = NULL;
   QfRtConfig config = { 0 };
   QfUnderLoad *load = NULL;
+  QfStepTrace *trace = NULL;
   g_autoptr(JsonObject) under_load = NULL;
   gboolean run_ok;
   gint64 t0_ns;
@@ -325,9 +329,13 @@ rt_run (JsonObject     *params,
       config.progress_data = ctx;
     }
 
+  /* Marks are written only while the engine runs: the load's start and end are no spikes. */
+  trace = qf_step_trace_start (params, config.cpus, config.n_cpus);
+  config.marks = qf_step_trace_marks (trace);
   engine = qf_rt_engine_new (&config, &local_error);
   if (engine == NULL)
     {
+      qf_step_trace_finish (trace, &qf_step_rt, 0, NULL);
       g_set_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS, "%s", local_error->message);
       return FALSE;
     }
@@ -339,7 +347,10 @@ rt_run (JsonObject     *params,
     {
       load = qf_under_load_start (json_object_get_object_member (params, "under_load"), error);
       if (load == NULL)
-        return FALSE;
+        {
+          qf_step_trace_finish (trace, &qf_step_rt, 0, NULL);
+          return FALSE;
+        }
     }
   if (!qf_privileges_can_set_rt ((int) p.priority) || !qf_privileges_can_lock_memory ())
     qf_rt_grant_prepare (grant, (int) p.priority);
@@ -347,6 +358,8 @@ rt_run (JsonObject     *params,
   run_ok = qf_rt_engine_run (engine, ctx ? ctx->samples : NULL, ctx ? ctx->cancel : NULL,
                              &local_error);
   measured_s = (qf_clock_now_ns () - t0_ns) / 1e9;
+  if (!run_ok)
+    qf_step_trace_finish (g_steal_pointer (&trace), &qf_step_rt, 0, NULL);
   if (load != NULL)
     under_load = qf_under_load_finish (g_steal_pointer (&load));
   if (!run_ok)
@@ -356,6 +369,8 @@ rt_run (JsonObject     *params,
     }
 
   *result = build_result (&p, engine, grant, measured_s);
+  qf_step_trace_finish (g_steal_pointer (&trace), &qf_step_rt,
+                        p.priority > 0 ? 99 - (gint32) p.priority : 120, *result);
   if (under_load != NULL)
     json_object_set_object_member (*result, "under_load", g_steal_pointer (&under_load));
   if (qf_rt_engine_stopped_early (engine))
@@ -431,6 +446,8 @@ static const QfStepFigure rt_figures[] = {
   { "loops", N_("Cycles per thread"), NULL },
   { "samples_dropped", N_("Live samples dropped"), NULL },
   { "rt_source", N_("Real-time priority granted by"), NULL, QF_FIGURE_WORD },
+  { "latency_causes", N_("Why it was slow"), NULL, QF_FIGURE_HIDDEN },
+  { "trace", N_("Kernel trace"), NULL, QF_FIGURE_HIDDEN },
   { "policy", N_("Scheduling policy"), NULL, QF_FIGURE_HIDDEN },
   { "reason", N_("Why the result is not valid"), NULL, QF_FIGURE_HIDDEN },
   { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },
@@ -446,6 +463,9 @@ static const QfStepFigure rt_params[] = {
   { "duration_s", N_("Duration"), "s" },
   { "cpus", N_("CPUs"), NULL, QF_FIGURE_TEXT },
   { "under_load", N_("Load during the test"), NULL, QF_FIGURE_UNDER_LOAD },
+  { "trace", N_("Kernel trace recorded"), NULL },
+  { "trace_threshold_us", N_("Trace mark threshold"), "µs" },
+  { "trace_spikes", N_("Worst spikes explained"), NULL },
   { NULL }
 };
 
@@ -464,4 +484,5 @@ const QfStepInfo qf_step_rt = {
   },
   .figures = rt_figures,
   .params = rt_params,
+  .spikes = QF_STEP_SPIKES_WAKEUP,
 };

@@ -21,11 +21,11 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
 
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-load-rules.h"
 #include "qf-step-monitor.h"
 #include "qf-step-stress.h"

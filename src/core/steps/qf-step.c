@@ -3,9 +3,9 @@
  * See qf-step.h. The list of steps is qf-steps.c, above the steps; this file is below them. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "qf-clock.h"
+#include "qf-i18n.h"
 #include "qf-step.h"
 
 G_DEFINE_QUARK (qf-step-error-quark, qf_step_error)

@@ -139,6 +139,15 @@ typedef struct
                                       * NULL = every criterion in the plot's unit */
 } QfStepPlot;
 
+/* Whether the step can explain its spikes from the kernel's trace (qf-step-trace.h: its
+ * result's "latency_causes"), and what kind of wait a spike is, which decides how it is told. */
+typedef enum
+{
+  QF_STEP_SPIKES_NONE,         /* no trace: the result never has "latency_causes" */
+  QF_STEP_SPIKES_WAKEUP,       /* a thread woke late after its timer (rt, rt under load) */
+  QF_STEP_SPIKES_ROUND_TRIP,   /* a reply came back late (cycle) */
+} QfStepSpikes;
+
 typedef struct
 {
   const char         *id;          /* "rt", "stress", "monitor", "ping", "latency", "cycle", "bandwidth" */
@@ -152,6 +161,7 @@ typedef struct
   QfStepPlot          plot;
   const QfStepFigure *figures;     /* the result's members; ends with an entry whose key is NULL */
   const QfStepFigure *params;      /* the parameters it takes; ends likewise */
+  QfStepSpikes        spikes;      /* its spikes explained from the kernel's trace, or not */
 } QfStepInfo;
 
 /* The registry of the steps this build has (qf-steps.c). NULL when the id is unknown. */

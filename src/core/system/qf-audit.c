@@ -7,10 +7,10 @@
  * non-preemptible kernel delays the real-time thread behind kernel work. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <string.h>
 
 #include "qf-audit.h"
+#include "qf-i18n.h"
 #include "qf-sysinfo.h"
 
 /* Exit latencies (µs) from which an enabled idle state is a concern. */

@@ -9,14 +9,15 @@
  * name or kind. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <netdb.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "qf-i18n.h"
 #include "qf-net-audit.h"
 #include "qf-nic.h"
 #include "qf-sysinfo.h"
+#include "qf-text.h"
 
 /* rx-usecs above this hold a frame long enough to show in a ping figure */
 #define COALESCE_RX_USECS_MAX 10
@@ -34,7 +35,9 @@ typedef struct
   const QfNmFacts        *nm;
   QfNicFacts             *nic;
   GPtrArray              *checks;
+  char                   *word;         /* iface as a word of a command (qf_text_shell_word) */
   char                   *con;          /* the connection's id, shell-quoted; NULL: none */
+  char                   *con_shown;    /* the connection's id for prose (qf_text_clean) */
   gboolean                wireless;
   gboolean                is_virtual;   /* no device behind it (veth, dummy, bridge) */
 } NetAudit;
@@ -148,16 +151,6 @@ add_not_reported (NetAudit   *audit,
        NULL, NULL);
 }
 
-char *
-qf_net_shell_word (const char *word)
-{
-  g_return_val_if_fail (word != NULL, NULL);
-  for (const char *p = word; *p != '\0'; p++)
-    if (!g_ascii_isalnum (*p) && strchr ("-_.:/+@", *p) == NULL)
-      return g_shell_quote (word);
-  return *word != '\0' ? g_strdup (word) : g_shell_quote (word);
-}
-
 /* "nmcli connection modify ID SETTINGS", or NULL without a connection. */
 static char *
 nm_modify (NetAudit   *audit,
@@ -212,7 +205,7 @@ check_link_speed (NetAudit *audit)
     {
       add (audit, "link-speed", title, QF_AUDIT_WARN, g_strdup (_("no link")), recommended,
            _("The card has no link: the cable is unplugged or the other end is off."),
-           g_strdup_printf ("ip link set dev %s up", audit->iface), NULL);
+           g_strdup_printf ("ip link set dev %s up", audit->word), NULL);
       return;
     }
   status = speed >= 1000 ? QF_AUDIT_OK : speed >= 100 ? QF_AUDIT_WARN : QF_AUDIT_FAIL;
@@ -223,7 +216,7 @@ check_link_speed (NetAudit *audit)
          : _("The link negotiated a low speed: every frame takes longer on the wire and the "
              "bandwidth test cannot pass. Use a Cat 5e or better cable with all eight wires and "
              "a gigabit port at the other end; `ethtool IFACE` shows what both ends offer."),
-       status == QF_AUDIT_OK ? NULL : g_strdup_printf ("ethtool %s", audit->iface), NULL);
+       status == QF_AUDIT_OK ? NULL : g_strdup_printf ("ethtool %s", audit->word), NULL);
 }
 
 static void
@@ -271,7 +264,7 @@ check_duplex (NetAudit *audit)
       advice = _("Both directions run at once, so frames never wait for each other.");
     }
   add (audit, "duplex", title, status, g_steal_pointer (&found), recommended, advice,
-       status == QF_AUDIT_OK ? NULL : g_strdup_printf ("ethtool -s %s autoneg on", audit->iface),
+       status == QF_AUDIT_OK ? NULL : g_strdup_printf ("ethtool -s %s autoneg on", audit->word),
        status == QF_AUDIT_OK ? NULL : nm_modify (audit, "802-3-ethernet.auto-negotiate yes"));
 }
 
@@ -295,7 +288,7 @@ check_eee (NetAudit *audit)
            "tens of microseconds to the first frame after a pause, which is every control "
            "message. Turn it off. NetworkManager 1.42 cannot hold this setting: make it "
            "permanent with a udev rule running the same command."),
-         g_strdup_printf ("ethtool --set-eee %s eee off", audit->iface), NULL);
+         g_strdup_printf ("ethtool --set-eee %s eee off", audit->word), NULL);
   else
     add (audit, "eee", title, QF_AUDIT_OK, g_strdup (_("off")), recommended,
          _("The link never sleeps between frames."), NULL, NULL);
@@ -343,7 +336,7 @@ check_coalescing (NetAudit *audit)
        _("The card waits to gather several frames before it interrupts the CPU, so each reply "
          "sits in the card for that long; adaptive moderation changes the wait with the load, "
          "which makes the figures vary. Turn adaptive moderation off and rx-usecs down."),
-       g_strdup_printf ("ethtool -C %s%s rx-usecs 0", audit->iface,
+       g_strdup_printf ("ethtool -C %s%s rx-usecs 0", audit->word,
                         nic->adaptive_rx ? " adaptive-rx off" : ""),
        nm_modify (audit, nic->adaptive_rx ? "ethtool.coalesce-adaptive-rx 0 ethtool.coalesce-rx-usecs 0"
                                           : "ethtool.coalesce-rx-usecs 0"));
@@ -399,7 +392,7 @@ check_gro (NetAudit *audit)
       if (fix == NULL)
         {
           fix = g_string_new (NULL);
-          g_string_printf (fix, "ethtool -K %s", audit->iface);
+          g_string_printf (fix, "ethtool -K %s", audit->word);
           fix_nm = g_string_new (NULL);
         }
       g_string_append_printf (fix, " %s off", batching[i].ethtool);
@@ -663,8 +656,12 @@ affinity_queues (NetAudit   *audit,
         out->overlap = TRUE;
       if (cpus_overlap (cpus, isolated) && housekeeping->len > 0)
         {
-          g_string_append_printf (out->fix, "%secho %s > /sys/class/net/%s/queues/%s/%s",
-                                  out->fix->len ? "\n" : "", keep, audit->iface, queue, file);
+          g_autofree char *target = g_build_filename ("/sys/class/net", audit->iface, "queues",
+                                                      queue, file, NULL);
+          g_autofree char *target_word = qf_text_shell_word (target);
+
+          g_string_append_printf (out->fix, "%secho %s > %s", out->fix->len ? "\n" : "", keep,
+                                  target_word);
         }
     }
 }
@@ -844,11 +841,11 @@ check_mtu (NetAudit *audit)
          _("Full-size frames are dropped or must be split on the way to the peer: large "
            "messages and the bandwidth test stall. Set the same MTU at both ends and on every "
            "switch between them, or go back to 1500."),
-         g_strdup_printf ("ip link set dev %s mtu 1500", audit->iface), nm_modify (audit, nm_set));
+         g_strdup_printf ("ip link set dev %s mtu 1500", audit->word), nm_modify (audit, nm_set));
   else if (mtu < 1280)
     add (audit, "mtu", title, QF_AUDIT_WARN, g_strdup_printf (_("%lld bytes"), (long long) mtu), recommended,
          _("An MTU below 1280 bytes splits ordinary messages and rules out IPv6."),
-         g_strdup_printf ("ip link set dev %s mtu 1500", audit->iface), nm_modify (audit, nm_set));
+         g_strdup_printf ("ip link set dev %s mtu 1500", audit->word), nm_modify (audit, nm_set));
   else if (path == 1)
     add (audit, "mtu", title, QF_AUDIT_OK,
          g_strdup_printf (_("%lld bytes; the path to the peer carries them unfragmented"), (long long) mtu),
@@ -896,10 +893,21 @@ ip_found (NetAudit   *audit,
   /* TRANSLATORS: "connection “Wired 1”: IPv4 auto (no DHCP lease), IPv6 auto; connects by
    * itself: yes; metered: no" */
   return g_strdup_printf (_("connection “%s”: IPv4 %s%s, IPv6 %s; connects by itself: %s; metered: %s"),
-                          audit->nm->connection_id, method4,
+                          audit->con_shown, method4,
                           g_str_equal (method4, "auto") ? lease : "", method6,
                           s_con != NULL && nm_setting_connection_get_autoconnect (s_con) ? _("yes") : _("no"),
                           metered_word (s_con != NULL ? nm_setting_connection_get_metered (s_con) : NM_METERED_UNKNOWN));
+}
+
+/* A connection of its own for the interface, named after it. */
+static char *
+new_connection_command (NetAudit *audit)
+{
+  g_autofree char *name = g_strconcat ("qualify-", audit->iface, NULL);
+  g_autofree char *name_word = qf_text_shell_word (name);
+
+  return g_strdup_printf ("nmcli connection add type ethernet ifname %s con-name %s "
+                          "ipv4.method link-local ipv6.method link-local", audit->word, name_word);
 }
 
 static void
@@ -933,8 +941,7 @@ check_ip_method (NetAudit *audit)
       add (audit, "ip-method", title, QF_AUDIT_WARN, g_strdup (_("no NetworkManager connection for this interface")),
            recommended, _("Nothing brings this interface up after a reboot. Create a connection for it."),
            NULL,
-           g_strdup_printf ("nmcli connection add type ethernet ifname %s con-name qualify-%s "
-                            "ipv4.method link-local ipv6.method link-local", audit->iface, audit->iface));
+           new_connection_command (audit));
       return;
     }
   s4 = nm_connection_get_setting_ip4_config (audit->nm->connection);
@@ -1083,7 +1090,7 @@ check_wifi_power_save (NetAudit *audit)
     status = QF_AUDIT_UNKNOWN;
   if (status != QF_AUDIT_OK)
     fix = g_strdup_printf ("%siw dev %s set power_save off", audit->nic->iw_missing ? "apt install iw\n" : "",
-                           audit->iface);
+                           audit->word);
   add (audit, "wifi-power-save", title, status, found, _("off"),
        status == QF_AUDIT_OK ? _("The radio stays awake, so frames are delivered at once.")
          : audit->nic->iw_missing && driver < 0
@@ -1165,16 +1172,22 @@ qf_net_audit_run (const QfNetAuditConfig *config,
   dir = g_build_filename (audit.root, "sys/class/net", config->iface, NULL);
   if (strchr (config->iface, '/') != NULL || !g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
+      g_autofree char *shown = qf_text_clean (config->iface, -1);
+
       g_set_error (error, QF_NET_AUDIT_ERROR, QF_NET_AUDIT_ERROR_NO_IFACE,
-                   _("there is no network interface “%s” (see “ip link”)"), config->iface);
+                   _("there is no network interface “%s” (see “ip link”)"), shown);
       return NULL;
     }
   device = g_build_filename (dir, "device", NULL);
   audit.is_virtual = !g_file_test (device, G_FILE_TEST_EXISTS);
   audit.wireless = is_wireless (&audit);
   audit.nic = qf_nic_facts_read (audit.root, audit.iface);
+  audit.word = qf_text_shell_word (audit.iface);
   if (audit.nm != NULL && audit.nm->connection_id != NULL)
-    audit.con = qf_net_shell_word (audit.nm->connection_id);
+    {
+      audit.con = qf_text_shell_word (audit.nm->connection_id);
+      audit.con_shown = qf_text_clean (audit.nm->connection_id, -1);
+    }
 
   check_link_speed (&audit);
   check_duplex (&audit);
@@ -1190,6 +1203,8 @@ qf_net_audit_run (const QfNetAuditConfig *config,
       check_wifi_link (&audit);
     }
   qf_nic_facts_free (audit.nic);
+  g_free (audit.word);
   g_free (audit.con);
+  g_free (audit.con_shown);
   return g_steal_pointer (&checks);
 }

@@ -112,9 +112,6 @@ typedef struct
 
 const QfNetBatchingFeature *qf_net_audit_batching_features (guint *n_features);
 
-/* word as a shell reads it: unchanged when it needs no quoting ("Wired-1"), else quoted. */
-char       *qf_net_shell_word (const char *word);
-
 /* The connection active on device, else the first that could activate on it, preferring those
  * that connect by themselves; NULL when none (qf-nm-facts.c). Borrowed. */
 NMRemoteConnection *qf_nm_device_connection (NMDevice *device);

@@ -12,7 +12,6 @@
 #include "config.h"
 
 #include <arpa/inet.h>
-#include <glib/gi18n.h>
 #include <ifaddrs.h>
 #include <limits.h>
 #include <net/if.h>
@@ -22,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-netifaces.h"
 #include "qf-sysinfo.h"
 

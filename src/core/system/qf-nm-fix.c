@@ -8,11 +8,12 @@
  * writes from them — are exactly those of before. */
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <string.h>
 
+#include "qf-i18n.h"
 #include "qf-net-audit.h"
 #include "qf-nm-fix.h"
+#include "qf-text.h"
 
 G_DEFINE_QUARK (qf-nm-fix-error-quark, qf_nm_fix_error)
 
@@ -255,7 +256,8 @@ describe (QfNmFix  *self,
 {
   NMConnection *connection = NM_CONNECTION (self->remote);
   const char *id = nm_connection_get_id (connection);
-  g_autofree char *quoted = qf_net_shell_word (id);
+  g_autofree char *quoted = qf_text_shell_word (id);
+  g_autofree char *shown = qf_text_clean (id, -1);
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(GString) command = g_string_new ("nmcli connection modify ");
 
@@ -271,7 +273,7 @@ describe (QfNmFix  *self,
           continue;
         }
       /* TRANSLATORS: "Connection “Wired 1”: ethtool.feature-gro not set → off" */
-      g_string_append_printf (text, _("%sConnection “%s”: %s.%s %s → %s"), text->len ? "\n" : "", id,
+      g_string_append_printf (text, _("%sConnection “%s”: %s.%s %s → %s"), text->len ? "\n" : "", shown,
                               change->setting, change->key, old != NULL ? old : _("not set"), change->value);
       g_string_append_printf (command, " %s.%s %s", change->setting, change->key, change->value);
       i++;
@@ -279,7 +281,7 @@ describe (QfNmFix  *self,
   if (self->changes->len == 0)
     {
       g_set_error (error, QF_NM_FIX_ERROR, QF_NM_FIX_ERROR_NOTHING_TO_DO,
-                   _("connection “%s” already has the recommended settings"), id);
+                   _("connection “%s” already has the recommended settings"), shown);
       return FALSE;
     }
   self->description = g_string_free (g_steal_pointer (&text), FALSE);
@@ -308,8 +310,10 @@ qf_nm_fix_new_for_check (NMClient               *client,
   remote = device != NULL ? qf_nm_device_connection (device) : NULL;
   if (remote == NULL)
     {
+      g_autofree char *shown = qf_text_clean (iface, -1);
+
       g_set_error (error, QF_NM_FIX_ERROR, QF_NM_FIX_ERROR_NO_CONNECTION,
-                   _("NetworkManager has no connection for %s; create one first"), iface);
+                   _("NetworkManager has no connection for %s; create one first"), shown);
       return NULL;
     }
   self = g_object_new (QF_TYPE_NM_FIX, NULL);
@@ -384,17 +388,19 @@ activate_done (GObject      *object,
   QfNmFix *self = g_task_get_source_object (task);
   g_autoptr(NMActiveConnection) active = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *shown = NULL;
 
   active = nm_client_activate_connection_finish (NM_CLIENT (object), result, &error);
+  shown = qf_text_clean (nm_device_get_iface (self->device), -1);
   if (active == NULL)
     /* TRANSLATORS: the second %s is NetworkManager's reason */
     self->note = g_strdup_printf (_("The connection’s settings are changed; %s takes them when "
                                     "the connection is next activated (%s)."),
-                                  nm_device_get_iface (self->device), error->message);
+                                  shown, error->message);
   else
     self->note = g_strdup_printf (_("NetworkManager cannot change these settings on a running "
                                     "link, so the connection was activated again; %s was down for "
-                                    "a moment."), nm_device_get_iface (self->device));
+                                    "a moment."), shown);
   g_task_return_boolean (task, TRUE);
 }
 

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <gio/gio.h>
-#include <glib/gi18n.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +16,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "qf-i18n.h"
 #include "qf-privileges.h"
 #include "qf-qualifyd.h"
+#include "qf-text.h"
 
 /* Bits of the kernel's capability sets (linux/capability.h). */
 #define CAP_BIT_IPC_LOCK 14
@@ -333,7 +334,8 @@ qf_privileges_check (void)
   Facts facts = { 0 };
 
   facts.caps = effective_capabilities ();
-  facts.user = g_strdup (g_get_user_name ());
+  /* a word of the adduser command in the advice: quoted when it needs to be, as it pastes */
+  facts.user = qf_text_shell_word (g_get_user_name ());
   if (geteuid () != 0)
     facts.qualifyd_known = qf_qualifyd_get_access (&facts.qualifyd, NULL);
 

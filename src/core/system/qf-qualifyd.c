@@ -7,13 +7,14 @@
 
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
-#include <glib/gi18n.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "qf-i18n.h"
 #include "qf-qualifyd-protocol.h"
 #include "qf-qualifyd.h"
 #include "qf-rttime.h"
+#include "qf-text.h"
 
 /* A person may be typing an administrator's password in polkit's dialog. */
 #define INTERACTIVE_TIMEOUT_MS (5 * 60 * 1000)
@@ -21,10 +22,12 @@
 
 G_DEFINE_QUARK (qf-qualifyd-error-quark, qf_qualifyd_error)
 
+/* The user's login name as a word of the adduser command the messages give: quoted when it
+ * needs to be, so the command pastes as shown. */
 static char *
 user_name (void)
 {
-  return g_strdup (g_get_user_name ());
+  return qf_text_shell_word (g_get_user_name ());
 }
 
 /* The user's explanation of a failed call; consumes `remote`. */

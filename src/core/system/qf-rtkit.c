@@ -8,9 +8,9 @@
 
 #include <errno.h>
 #include <gio/gio.h>
-#include <glib/gi18n.h>
 #include <sys/resource.h>
 
+#include "qf-i18n.h"
 #include "qf-rtkit.h"
 #include "qf-rttime.h"
 

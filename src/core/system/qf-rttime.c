@@ -3,9 +3,9 @@
 
 #include <errno.h>
 #include <gio/gio.h>
-#include <glib/gi18n.h>
 #include <sys/resource.h>
 
+#include "qf-i18n.h"
 #include "qf-rttime.h"
 
 gboolean

@@ -7,12 +7,13 @@
 #include "config.h"
 
 #include <gio/gio.h>
-#include <glib/gi18n.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-sysinfo.h"
+#include "qf-text.h"
 
 char *
 qf_sysfs_read_string (const char *root,
@@ -221,6 +222,33 @@ read_identity (QfSysinfo  *info,
   info->dmi_serial = qf_sysfs_read_string (root, "sys/class/dmi/id/product_serial");
 }
 
+/* The names a PC gives itself (host name, DMI strings from the firmware or a hypervisor, the
+ * CPU's brand string, the kernel's) are printed and stored as text: control characters in them
+ * would reach a terminal (qf_text_clean). */
+static void
+clean_text (char **text)
+{
+  char *clean;
+
+  if (*text == NULL)
+    return;
+  clean = qf_text_clean (*text, -1);
+  g_free (*text);
+  *text = clean;
+}
+
+static void
+clean_identity (QfSysinfo *info)
+{
+  clean_text (&info->hostname);
+  clean_text (&info->cpu_model);
+  clean_text (&info->kernel_release);
+  clean_text (&info->kernel_version);
+  clean_text (&info->dmi_vendor);
+  clean_text (&info->dmi_product);
+  clean_text (&info->dmi_serial);
+}
+
 QfSysinfo *
 qf_sysinfo_read (const char  *root,
                  GError     **error)
@@ -264,6 +292,7 @@ qf_sysinfo_read (const char  *root,
                      (info->kernel_version != NULL && strstr (info->kernel_version, "PREEMPT_RT"));
   info->preempt_model = preempt_model (root, info->kernel_version, info->preempt_rt);
   read_identity (info, root);
+  clean_identity (info);
 
   return g_steal_pointer (&info);
 }

@@ -91,7 +91,7 @@ system_bus (GError **error)
     g_set_error (error, QF_QUALIFYD_ERROR, QF_QUALIFYD_ERROR_NOT_AVAILABLE,
                  _("Cannot reach the system bus to ask Qualify’s system service qualifyd: %s. "
                    "Run the test as root, or on a PC whose system bus runs."),
-                 local_error->message);
+                 local_error != NULL ? local_error->message : "?");
   return bus;
 }
 

@@ -18,7 +18,7 @@
  *     events, tracers available and used, buffer and window sizes, events read and lost,
  *     marks — and "timeline", the worst spike's pieces in time order with its expiry, wake-up
  *     and switch-in (what qf-spike-plot draws).
- * When the process may not trace (not root today; qualifyd later, docs/privileges.md) the step
+ * When the process may not trace (not root, and qualifyd refused: docs/privileges.md) the step
  * measures as before and "trace" says why in one line ("reason").
  *
  * The shape of "latency_causes" is known here and nowhere else: the report and the results page

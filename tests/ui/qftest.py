@@ -253,6 +253,22 @@ def plan_switches(app):
     return found
 
 
+def to_plan(app):
+    """Welcome (quick run) → System → Network (built-in peer) → Plan; the plan's switches."""
+    quick = control(app, "Quick run")
+    if quick is not None and not checked(quick):
+        click(quick)
+        wait_for(lambda: checked(quick), 5)
+    click(app.find_button("Start", timeout=15))
+    app.find("label", "Readiness", timeout=15)
+    click(app.find_button("Next", timeout=10))
+    builtin = control(app, "This PC only (built-in peer)")
+    if builtin is not None and not checked(builtin):
+        click(builtin)
+    click(app.find_button("Next", timeout=10))
+    return wait_for(lambda: plan_switches(app) or None, 15) or {}
+
+
 def verify_in_running(env, path):
     """`qualify --verify PATH` while Qualify runs: the running one opens it in its verify view,
     this one ends at once. True when it handed the file over."""

@@ -24,8 +24,8 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import (SCALE, App, Tap, checked, click, control, need_display,  # noqa: E402
-                    plan_switches, private_dirs, run_main, sensitive, sessions, verify_in_running,
+from qftest import (SCALE, App, Tap, checked, click, need_display,  # noqa: E402
+                    private_dirs, run_main, sensitive, sessions, to_plan, verify_in_running,
                     wait_for)
 
 import gi  # noqa: E402
@@ -83,17 +83,7 @@ def run_to_report(tap, app):
     """Welcome (names, quick run) → System → Network → Plan (socket latency only) → Results → Report."""
     set_text(app, "text", "Operator", "Li Wei")
     set_text(app, "text", "Customer", "Example Robotics")
-    quick = control(app, "Quick run")
-    click(quick)
-    wait_for(lambda: checked(quick), 5)
-    click(app.find_button("Start", timeout=10))
-    app.find("label", "Readiness", timeout=15)
-    click(app.find_button("Next", timeout=10))
-    builtin = control(app, "This PC only (built-in peer)")
-    if builtin is not None and not checked(builtin):
-        click(builtin)
-    click(app.find_button("Next", timeout=10))
-    switches = wait_for(lambda: plan_switches(app) or None, 15) or {}
+    switches = to_plan(app)
     for title, switch in switches.items():
         if title != KEEP and checked(switch):
             click(switch)

@@ -16,7 +16,7 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qftest import (SCALE, App, Tap, checked, click, control, load, need_display,  # noqa: E402
-                    private_dirs, run_main, sensitive, sessions, to_plan, wait_for)
+                    private_dirs, run_main, run_only, sessions, to_plan, wait_for)
 
 import gi  # noqa: E402
 
@@ -62,15 +62,8 @@ def main():
         tap.ok(not checked(trace), "it is off by default")
         click(trace)
         tap.ok(wait_for(lambda: checked(trace), 5), "it can be switched on")
-        for title, switch in switches.items():
-            if title != KEEP and checked(switch):
-                click(switch)
-                wait_for(lambda s=switch: not checked(s), 5)
-        start = app.find_button("Start tests", timeout=10)
-        click(start)
-        done = wait_for(lambda: start.get_name().endswith("See results") and sensitive(start), 150 * SCALE)
-        tap.ok(done, "the real-time test runs to the end with the switch on")
-        click(start)
+        tap.ok(run_only(app, switches, KEEP, 150 * SCALE),
+               "the real-time test runs to the end with the switch on")
         line = app.find("label", lambda n: n.startswith(f"{KEEP}: not traced: "), timeout=20)
         text = line.get_name() if line is not None else ""
         tap.ok(line is not None and "\n" not in text and "qualifyd" in text

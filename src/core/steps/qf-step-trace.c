@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "qf-audit.h"
 #include "qf-clock.h"
 #include "qf-i18n.h"
 #include "qf-qualifyd.h"
@@ -250,6 +251,7 @@ static JsonObject *
 cause_json (const QfStepInfo      *info,
             const QfSpikeAnalysis *a,
             gint64                 real_minus_mono_ns,
+            gboolean               virtual_machine,
             gboolean               first)
 {
   JsonObject *o = json_object_new ();
@@ -263,6 +265,8 @@ cause_json (const QfStepInfo      *info,
   for (guint i = 0; i < a->n_items; i++)
     json_array_add_object_element (breakdown, item_json (&a->items[i]));
   json_object_set_array_member (o, "breakdown", breakdown);
+  if (virtual_machine)
+    json_object_set_boolean_member (o, "virtual_machine", TRUE);
   sentence = qf_step_trace_sentence (info, o, first, NULL, NULL);
   json_object_set_string_member (o, "sentence", sentence);
   return o;
@@ -360,6 +364,8 @@ explain_spikes (QfStepTrace      *trace,
   gint64 real_minus_mono_ns = g_get_real_time () * 1000 - qf_clock_now_ns ();
   QfSpikeWait wait = info->spikes == QF_STEP_SPIKES_ROUND_TRIP ? QF_SPIKE_WAIT_REPLY
                                                                 : QF_SPIKE_WAIT_TIMER;
+  /* the sentence then says that unexplained time is most likely the hypervisor's */
+  gboolean virtual_machine = qf_audit_is_virtual_machine ("/");
 
   guint incomplete = 0;
 
@@ -374,6 +380,7 @@ explain_spikes (QfStepTrace      *trace,
       if (a->n_items == 0 || a->incomplete)
         continue;
       json_array_add_object_element (causes, cause_json (info, a, real_minus_mono_ns,
+                                                         virtual_machine,
                                                          json_array_get_length (causes) == 0));
       if (!json_object_has_member (trace_obj, "timeline"))
         json_object_set_object_member (trace_obj, "timeline", timeline_json (a, wait, real_minus_mono_ns));

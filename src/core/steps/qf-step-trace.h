@@ -11,7 +11,9 @@
  *   "latency_causes": [{"cpu", "at" (ISO 8601, local time), "latency_us", "sentence",
  *                       "breakdown": [{"kind" (irq, softirq, task, sched-delay, unexplained),
  *                                      "name", "pid", "policy", "priority", "duration_us"}]}]
- *     one per spike explained, worst first; "pid", "policy" and "priority" only for a task. A
+ *     one per spike explained, worst first; "pid", "policy" and "priority" only for a task;
+ *     "virtual_machine": true when the PC reads as one (qf_audit_is_virtual_machine), so that
+ *     the sentence of a spike most of which no event explains names the hypervisor. A
  *     spike in whose window the kernel dropped events is not explained (its missing time would
  *     read as unexplained) but counted in "trace"."spikes_incomplete".
  *   "trace": what was recorded — "recorded", "reason" (why nothing was), the instance, clock,

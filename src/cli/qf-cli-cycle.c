@@ -57,7 +57,7 @@ qf_cli_cycle (int    argc,
       N_("Prove the pairing code the helper machine shows (serve --pairing-code); “-” reads it from standard input, out of the process list"), N_("CODE") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
     { "trace", 0, 0, G_OPTION_ARG_NONE, &trace,
-      N_("Record the kernel’s trace and name what delayed the slowest round trips (needs root)"), NULL },
+      N_("Record the kernel’s trace and name what delayed the slowest round trips (root, or through Qualify’s system service qualifyd)"), NULL },
     { NULL }
   };
 

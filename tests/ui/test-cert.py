@@ -24,8 +24,8 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import (SCALE, App, Tap, checked, click, control, need_display,  # noqa: E402
-                    plan_switches, private_dirs, run_main, sensitive, sessions, verify_in_running,
+from qftest import (SCALE, App, Tap, click, need_display,  # noqa: E402
+                    private_dirs, run_main, run_only, sessions, to_plan, verify_in_running,
                     wait_for)
 
 import gi  # noqa: E402
@@ -83,26 +83,7 @@ def run_to_report(tap, app):
     """Welcome (names, quick run) → System → Network → Plan (socket latency only) → Results → Report."""
     set_text(app, "text", "Operator", "Li Wei")
     set_text(app, "text", "Customer", "Example Robotics")
-    quick = control(app, "Quick run")
-    click(quick)
-    wait_for(lambda: checked(quick), 5)
-    click(app.find_button("Start", timeout=10))
-    app.find("label", "Readiness", timeout=15)
-    click(app.find_button("Next", timeout=10))
-    builtin = control(app, "This PC only (built-in peer)")
-    if builtin is not None and not checked(builtin):
-        click(builtin)
-    click(app.find_button("Next", timeout=10))
-    switches = wait_for(lambda: plan_switches(app) or None, 15) or {}
-    for title, switch in switches.items():
-        if title != KEEP and checked(switch):
-            click(switch)
-            wait_for(lambda s=switch: not checked(s), 5)
-    start = app.find_button("Start tests", timeout=10)
-    click(start)
-    done = wait_for(lambda: start.get_name().endswith("See results") and sensitive(start), 150 * SCALE)
-    tap.ok(done, "the socket-latency test runs to the end")
-    click(start)
+    tap.ok(run_only(app, to_plan(app), KEEP, 150 * SCALE), "the socket-latency test runs to the end")
     click(app.find_button("Report", timeout=15))
     return app.find_button("Export report", timeout=15)
 

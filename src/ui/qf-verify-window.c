@@ -145,8 +145,9 @@ show_facts (QfVerifyWindow       *self,
   g_autofree char *verdict = verdict_words (r->overall_verdict);
   g_autofree char *path = g_file_get_path (self->file);
   g_autofree char *fingerprint = qf_cert_group_fingerprint_hex (r->signer_fingerprint);
+  g_autofree char *label = qf_cert_signer_label (r->signer_name, r->signer_organization, r->signer);
 
-  set_fact (self->signer_row, r->signer_name ? r->signer_name : r->signer);
+  set_fact (self->signer_row, label);
   set_fact (self->company_row, r->signer_organization);
   set_fact (self->fingerprint_row, fingerprint);
   set_fact (self->signed_at_row, signed_at);

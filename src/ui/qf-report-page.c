@@ -13,7 +13,6 @@
 #include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-message-dialog.h"
-#include "qf-paths.h"
 #include "qf-report-page.h"
 #include "qf-report.h"
 #include "qf-session-check.h"

@@ -146,20 +146,3 @@ qf_i18n_init (void)
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 }
-
-char *
-qf_i18n_interface_language (void)
-{
-  /* the catalogue's header, which gettext returns for the empty message (a variable, so that
-   * xgettext does not take it for a message) */
-  static const char empty[] = "";
-  const char *header = _(empty);
-  const char *line = header != NULL ? strstr (header, "Language: ") : NULL;
-  gsize length;
-
-  if (line == NULL || (line != header && line[-1] != '\n'))
-    return g_strdup ("en");
-  line += strlen ("Language: ");
-  length = strcspn (line, " \t\r\n");
-  return length > 0 ? g_strndup (line, length) : g_strdup ("en");
-}

@@ -11,9 +11,5 @@ G_BEGIN_DECLS
 const char *qf_paths_get_datadir   (void);
 const char *qf_paths_get_localedir (void);
 void        qf_i18n_init           (void);
-/* The language the interface speaks, as its catalogue names it ("zh_CN"), or "en" when no
- * catalogue answers: gettext's own choice (LANGUAGE, LC_ALL, LC_MESSAGES, LANG, read by the C
- * library, never here), so it is the language of every string on screen. After qf_i18n_init. */
-char       *qf_i18n_interface_language (void);
 
 G_END_DECLS

@@ -276,8 +276,7 @@ signer_row_new (QfVerifyWindow        *self,
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
   const char *name = signer->name ? signer->name : signer->subject;
-  g_autofree char *title = signer->organization ? g_strdup_printf ("%s — %s", name, signer->organization)
-                                                : g_strdup (name);
+  g_autofree char *title = qf_cert_signer_label (signer->name, signer->organization, signer->subject);
   g_autofree char *remove_name = g_strdup_printf (_("Remove %s"), name);
   g_autofree char *shown_fingerprint = qf_cert_group_fingerprint_hex (signer->fingerprint);
 

@@ -6,6 +6,7 @@
  * exit 2. `--replay SESSION.json` plays a recorded session back (training). */
 #include "config.h"
 
+#include "qf-format.h"
 #include <glib-unix.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -217,11 +218,10 @@ append_criterion (GString    *out,
   JsonNode *measured = json_object_get_member (v, "measured");
   g_autofree char *name = criterion_name (session, v);
   g_autofree char *value = measured != NULL && !JSON_NODE_HOLDS_NULL (measured)
-                             ? qf_verdict_format_value (json_node_get_double (measured), unit)
+                             ? qf_format_value (json_node_get_double (measured), unit)
                              : g_strdup ("—");
-  g_autofree char *limit_value = qf_verdict_format_value (qf_json_get_double (v, "limit", 0), unit);
-  g_autofree char *limit = g_strdup_printf ("%s %s", g_str_equal (qf_json_get_string (v, "comparison", ""), "<=") ? "≤" : "≥",
-                                            limit_value);
+  g_autofree char *limit = qf_format_limit (qf_json_get_string (v, "comparison", "<="),
+                                            qf_json_get_double (v, "limit", 0), unit);
   QfVerdict verdict = QF_VERDICT_NOT_RUN;
 
   qf_verdict_from_string (qf_json_get_string (v, "verdict", NULL), &verdict);

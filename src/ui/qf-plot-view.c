@@ -46,6 +46,7 @@ struct _QfPlotView
   GArray         *pending;       /* QfSample queued since the last frame */
   guint           tick_id;
   JsonObject     *result;
+  const QfStepChart *chart;   /* the step's chart drawing result, or NULL */
   char           *summary;
   guint64         n_plotted;     /* samples folded in since the last reset */
   guint64         n_described;   /* n_plotted as last told to assistive technologies */
@@ -234,9 +235,15 @@ qf_plot_view_draw (QfPlotView *self,
 
   if (self->result != NULL)
     {
-      gboolean drawn = self->kind == QF_PLOT_VIEW_HISTOGRAM
-        ? qf_plot_result_histogram (cr, width, height, &options, self->result, self->limits, self->n_limits)
-        : qf_plot_result_time_series (cr, width, height, &options, self->result, self->limits, self->n_limits);
+      gboolean drawn;
+
+      if (self->kind == QF_PLOT_VIEW_HISTOGRAM)
+        drawn = qf_plot_result_histogram (cr, width, height, &options, self->result, self->limits, self->n_limits);
+      else if (self->chart != NULL)
+        drawn = qf_plot_result_chart (cr, width, height, &options, self->chart, self->result, NULL, NULL,
+                                      self->limits, self->n_limits);
+      else
+        drawn = qf_plot_result_time_series (cr, width, height, &options, self->result, self->limits, self->n_limits);
       if (drawn)
         return;
     }
@@ -346,6 +353,7 @@ qf_plot_view_reset (QfPlotView        *self,
   g_array_set_size (self->pending, 0);
   self->n_plotted = 0;
   g_clear_pointer (&self->result, json_object_unref);
+  self->chart = NULL;
   self->unit_ns = unit_ns;
   self->bucket_ns = unit_ns;
   g_free (self->axis_label);
@@ -389,11 +397,13 @@ qf_plot_view_add_samples (QfPlotView     *self,
 }
 
 void
-qf_plot_view_set_result (QfPlotView *self,
-                         JsonObject *result)
+qf_plot_view_set_result (QfPlotView        *self,
+                         JsonObject        *result,
+                         const QfStepChart *chart)
 {
   g_return_if_fail (QF_IS_PLOT_VIEW (self));
   g_clear_pointer (&self->result, json_object_unref);
+  self->chart = result != NULL ? chart : NULL;
   if (result != NULL)
     self->result = json_object_ref (result);
   gtk_widget_queue_draw (GTK_WIDGET (self));

@@ -42,9 +42,11 @@ void       qf_plot_view_add_samples (QfPlotView       *self,
                                      guint             n);
 /* Folds the queued samples into the display data now (the frame clock does it otherwise). */
 void       qf_plot_view_flush       (QfPlotView       *self);
-/* Draws a finished step's result instead (qf_plot_result_*); NULL goes back to live samples. */
-void       qf_plot_view_set_result  (QfPlotView       *self,
-                                     JsonObject       *result);
+/* Draws a finished step's result instead (qf_plot_result_*), as the step's chart when chart is
+ * not NULL (QfStepInfo.charts, as in the report); NULL result goes back to live samples. */
+void       qf_plot_view_set_result  (QfPlotView        *self,
+                                     JsonObject        *result,
+                                     const QfStepChart *chart);
 /* The largest value the engine reported (marked on the histogram); NAN when unknown. */
 void       qf_plot_view_set_max     (QfPlotView       *self,
                                      gdouble           max_value);

@@ -279,13 +279,17 @@ step_finished (QfRunPage *self,
   QfSession *session = qf_runner_get_session (self->runner);
   JsonObject *step = qf_session_get_step (session, index);
   JsonObject *result = qf_json_get_object (step, "result");
+  const QfStepInfo *info = qf_step_lookup (qf_session_get_step_test (session, index));
 
   update_step_row (self, index);
-  /* keep the finished test's picture: drawn from its stored result like the report */
+  /* keep the finished test's picture: drawn from its stored result like the report, as the
+   * step's first chart when it answers its figures itself */
   if (result != NULL)
     {
-      qf_plot_view_set_result (QF_PLOT_VIEW (self->histogram), result);
-      qf_plot_view_set_result (QF_PLOT_VIEW (self->series), result);
+      qf_plot_view_set_result (QF_PLOT_VIEW (self->histogram), result, NULL);
+      qf_plot_view_set_result (QF_PLOT_VIEW (self->series), result,
+                               info != NULL && info->charts != NULL && info->charts[0].axis != NULL
+                               ? &info->charts[0] : NULL);
     }
 }
 

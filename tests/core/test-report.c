@@ -17,6 +17,7 @@
 
 #include "qf-cert.h"
 #include "qf-format.h"
+#include "qf-json.h"
 #include "qf-pdf-sign.h"
 #include "qf-plot.h"
 #include "qf-report-private.h"
@@ -1750,6 +1751,200 @@ test_cert_pkcs12_and_mismatch (void)
   g_assert_error (error, QF_CERT_ERROR, QF_CERT_ERROR_MISMATCH);
 }
 
+/* Whether label (an axis title) names unit as its data's: "Load (%)" for "%"; a ratio ("")
+ * names none. */
+static gboolean
+axis_names_unit (const char *label,
+                 const char *unit)
+{
+  g_autofree char *wanted = g_strdup_printf ("(%s)", unit);
+
+  if (label == NULL)
+    return FALSE;
+  if (unit == NULL || *unit == '\0')
+    return strchr (label, '(') == NULL;
+  return g_str_has_suffix (label, wanted);
+}
+
+/* Counts the criteria (objects with "metric") under node stating metric, failing when one
+ * states it in another unit than unit. */
+static guint
+check_criteria_unit (JsonNode   *node,
+                     const char *metric,
+                     const char *unit,
+                     const char *where)
+{
+  guint found = 0;
+
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    for (guint i = 0; i < json_array_get_length (json_node_get_array (node)); i++)
+      found += check_criteria_unit (json_array_get_element (json_node_get_array (node), i), metric, unit, where);
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *o = json_node_get_object (node);
+      g_autoptr(GList) members = json_object_get_members (o);
+
+      if (g_strcmp0 (qf_json_get_string (o, "metric", NULL), metric) == 0)
+        {
+          const char *stated = qf_json_get_string (o, "unit", "");
+          if (g_strcmp0 (stated, unit) != 0)
+            g_error ("%s draws %s as a limit in “%s”, but a profile states it in “%s”", where,
+                     metric, unit, stated);
+          return 1;
+        }
+      for (GList *m = members; m != NULL; m = m->next)
+        found += check_criteria_unit (json_object_get_member (o, m->data), metric, unit, where);
+    }
+  return found;
+}
+
+/* Every profile's criteria state metric in unit: a limit drawn on an axis must be in the axis's
+ * unit. */
+static void
+assert_metric_unit (const char *metric,
+                    const char *unit,
+                    const char *where)
+{
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "..", "data", "profiles", NULL);
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint found = 0;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+
+      if (g_str_has_suffix (name, ".json") && json_parser_load_from_file (parser, path, NULL))
+        found += check_criteria_unit (json_parser_get_root (parser), metric, unit, where);
+    }
+  g_assert_cmpuint (found, >, 0);
+}
+
+/* Every step's plot and charts name their data's unit on the axis and draw only limits in it,
+ * and every figure the report draws of the stored sessions labels its value axis with the unit
+ * of the values drawn (issue #33: the stress figure was labelled "Latency (µs)"). */
+static void
+test_figure_units (void)
+{
+  const char *sessions[] = { "pass.json", "fail.json", "quick-run.json" };
+  guint figures = 0;
+
+  for (const QfStepInfo *const *info = qf_step_list (); *info != NULL; info++)
+    {
+      const QfStepPlot *plot = &(*info)->plot;
+
+      if (plot->unit != NULL && !axis_names_unit (plot->axis, plot->unit))
+        g_error ("step %s: live plot axis “%s” is not in its unit “%s”", (*info)->id, plot->axis, plot->unit);
+      for (guint i = 0; plot->limit_metrics != NULL && plot->limit_metrics[i] != NULL; i++)
+        assert_metric_unit (plot->limit_metrics[i], plot->unit, (*info)->id);
+      for (const QfStepChart *c = (*info)->charts; c != NULL && c->axis != NULL; c++)
+        {
+          if (!axis_names_unit (c->axis, c->unit))
+            g_error ("step %s: chart axis “%s” is not in its unit “%s”", (*info)->id, c->axis, c->unit);
+          for (guint i = 0; c->limit_metrics != NULL && c->limit_metrics[i] != NULL; i++)
+            assert_metric_unit (c->limit_metrics[i], c->unit, (*info)->id);
+        }
+    }
+
+  for (guint s = 0; s < G_N_ELEMENTS (sessions); s++)
+    {
+      g_autofree char *path = fixture (sessions[s]);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(QfReport) report = qf_report_new_from_path (path, &error);
+
+      g_assert_no_error (error);
+      _qf_report_build (report);
+      for (guint i = 0; i < report->blocks->len; i++)
+        {
+          QfBlock *b = g_ptr_array_index (report->blocks, i);
+          const char *axis;
+
+          if (b->kind != QF_BLOCK_FIGURE || b->figure == QF_FIGURE_SPIKE_TIMELINE)
+            continue;
+          axis = b->figure == QF_FIGURE_HISTOGRAM ? b->x_label : b->y_label;
+          g_assert_nonnull (b->data_unit);
+          if (!axis_names_unit (axis, b->data_unit))
+            g_error ("%s: figure “%s” labels its axis “%s”, but its values are in “%s”", sessions[s],
+                     b->fig_title, axis, b->data_unit);
+          figures++;
+        }
+    }
+  g_assert_cmpuint (figures, >=, 17);
+}
+
+/* The stress and bandwidth figures of a real quick run are the steps' own (issue #33): the
+ * monitor's CPU busy, I/O wait and each disk in %, the load average per CPU on an axis of its
+ * own, each against the criteria in its unit; bandwidth in both directions draws each direction
+ * (the intervals' up_mbps and down_mbps, not their sum) against both limits. */
+static void
+test_step_charts (void)
+{
+  g_autofree char *path = fixture ("quick-run.json");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfReport) report = qf_report_new_from_path (path, &error);
+  guint stress = 0, bandwidth = 0;
+
+  g_assert_no_error (error);
+  _qf_report_build (report);
+  for (guint i = 0; i < report->blocks->len; i++)
+    {
+      QfBlock *b = g_ptr_array_index (report->blocks, i);
+      g_autoptr(GPtrArray) lines = NULL;
+      const char *test = b->kind == QF_BLOCK_FIGURE ? qf_json_get_string (b->result, "test", "") : "";
+
+      if (!g_str_equal (test, "stress") && !g_str_equal (test, "bandwidth"))
+        continue;
+      g_assert_nonnull (b->chart);
+      lines = qf_step_chart_read (b->chart, b->result);
+      if (g_str_equal (test, "stress") && stress++ == 0)
+        {
+          JsonArray *samples = json_node_get_array (qf_json_get_path (b->result, "monitor.samples"));
+          QfStepLineData *busy = g_ptr_array_index (lines, 0), *disk = g_ptr_array_index (lines, 2);
+
+          g_assert_cmpstr (b->y_label, ==, "Load (%)");
+          g_assert_cmpuint (lines->len, ==, 3);
+          g_assert_cmpstr (busy->label, ==, "CPU busy");
+          g_assert_cmpstr (disk->name, ==, "vda");
+          g_assert_cmpuint (busy->values->len, ==, json_array_get_length (samples));
+          g_assert_cmpfloat (g_array_index (disk->values, gdouble, 0), ==, 30.65);
+          g_assert_cmpuint (b->n_limits, ==, 2);   /* I/O wait ≤ 30 %, disk ≤ 95 % */
+        }
+      else if (g_str_equal (test, "stress"))
+        {
+          QfStepLineData *load = g_ptr_array_index (lines, 0);
+
+          g_assert_cmpstr (b->y_label, ==, "Load average per CPU");
+          g_assert_cmpuint (lines->len, ==, 1);
+          g_assert_cmpfloat_with_epsilon (g_array_index (load->values, gdouble, 0), 8.84 / 2, 1e-9);
+          g_assert_cmpuint (b->n_limits, ==, 1);
+          g_assert_cmpfloat (b->limits[0].value, ==, 1.0);
+        }
+      else if (bandwidth++ == 0)
+        {
+          QfStepLineData *up = g_ptr_array_index (lines, 0), *down = g_ptr_array_index (lines, 1);
+
+          g_assert_cmpuint (lines->len, ==, 2);
+          g_assert_cmpstr (up->label, ==, "PC to helper");
+          g_assert_cmpfloat (g_array_index (up->values, gdouble, 0), ==, 4478.922);
+          g_assert_cmpfloat (g_array_index (down->values, gdouble, 0), ==, 5670.031);
+          g_assert_cmpuint (b->n_limits, ==, 2);
+        }
+      else
+        {
+          /* one direction: its rate, the only line, unlabelled as before */
+          QfStepLineData *rate = g_ptr_array_index (lines, 0);
+
+          g_assert_cmpuint (lines->len, ==, 1);
+          g_assert_null (rate->label);
+          g_assert_cmpfloat (g_array_index (rate->values, gdouble, 0), ==, 7682.293);
+        }
+    }
+  g_assert_cmpuint (stress, ==, 2);
+  g_assert_cmpuint (bandwidth, ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1804,6 +1999,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/report/network-readiness-table", test_network_readiness_table);
   g_test_add_func ("/core/report/network-readiness-absent", test_network_readiness_absent);
   g_test_add_func ("/core/report/virtual-machine-note", test_virtual_machine_note);
+  g_test_add_func ("/core/report/figure-units", test_figure_units);
+  g_test_add_func ("/core/report/step-charts", test_step_charts);
   g_test_add_func ("/core/verify/trust", test_verify_trust);
   g_test_add_func ("/core/verify/not-a-report", test_verify_not_a_report);
   g_test_add_func ("/core/cert/store-modes", test_cert_store_modes);

@@ -1729,3 +1729,71 @@ qf_plot_result_time_series (cairo_t             *cr,
   qf_plot_time_series (cr, width, height, &opt, &series, 1, limits, n_limits);
   return TRUE;
 }
+
+static const char *
+chart_tr (const char      *msgid,
+          QfStepTranslate  tr,
+          gpointer         tr_data)
+{
+  return tr != NULL ? tr (msgid, tr_data) : _(msgid);
+}
+
+gboolean
+qf_plot_result_chart (cairo_t             *cr,
+                      gdouble              width,
+                      gdouble              height,
+                      const QfPlotOptions *options,
+                      const QfStepChart   *chart,
+                      JsonObject          *result,
+                      QfStepTranslate      tr,
+                      gpointer             tr_data,
+                      const QfPlotLimit   *limits,
+                      guint                n_limits)
+{
+  g_autoptr(GPtrArray) lines = NULL;
+  g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autofree QfPlotSeries *series = NULL;
+  QfPlotOptions opt;
+
+  g_return_val_if_fail (cr != NULL, FALSE);
+  g_return_val_if_fail (chart != NULL, FALSE);
+  g_return_val_if_fail (result != NULL, FALSE);
+
+  lines = qf_step_chart_read (chart, result);
+  if (lines->len == 0)
+    return FALSE;
+  series = g_new0 (QfPlotSeries, lines->len);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      QfStepLineData *d = g_ptr_array_index (lines, i);
+      char *label = NULL;
+
+      if (d->label != NULL && d->name != NULL)
+        {
+          /* the element's name in place of %s: a name is never read as a format */
+          GString *text = g_string_new (chart_tr (d->label, tr, tr_data));
+          g_string_replace (text, "%s", d->name, 1);
+          label = g_string_free (text, FALSE);
+        }
+      else if (d->label != NULL)
+        label = g_strdup (chart_tr (d->label, tr, tr_data));
+      g_ptr_array_add (labels, label);
+      series[i] = (QfPlotSeries) {
+        .label = label,
+        .t_s = (const gdouble *) d->t_s->data,
+        .values = (const gdouble *) d->values->data,
+        .n_values = d->values->len,
+        .area = chart->area,
+      };
+    }
+  if (options != NULL)
+    opt = *options;
+  else
+    qf_plot_options_init (&opt);
+  if (opt.x_label == NULL)
+    opt.x_label = _("Time (s)");
+  if (opt.y_label == NULL)
+    opt.y_label = chart_tr (chart->axis, tr, tr_data);
+  qf_plot_time_series (cr, width, height, &opt, series, lines->len, limits, n_limits);
+  return TRUE;
+}

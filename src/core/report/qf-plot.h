@@ -20,6 +20,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "qf-step.h"
+
 G_BEGIN_DECLS
 
 typedef struct
@@ -161,6 +163,20 @@ gboolean qf_plot_result_time_series (cairo_t             *cr,
                                      gdouble              height,
                                      const QfPlotOptions *options,
                                      JsonObject          *result,
+                                     const QfPlotLimit   *limits,
+                                     guint                n_limits);
+
+/* Draws a step's chart (QfStepInfo.charts) of its stored result: the lines the step names,
+ * their legends translated through tr (NULL: gettext), options' y_label defaulting to the
+ * chart's axis. Returns FALSE (drawing nothing) when the result holds none of its points. */
+gboolean qf_plot_result_chart       (cairo_t             *cr,
+                                     gdouble              width,
+                                     gdouble              height,
+                                     const QfPlotOptions *options,
+                                     const QfStepChart   *chart,
+                                     JsonObject          *result,
+                                     QfStepTranslate      tr,
+                                     gpointer             tr_data,
                                      const QfPlotLimit   *limits,
                                      guint                n_limits);
 

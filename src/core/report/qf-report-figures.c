@@ -134,6 +134,7 @@ add_histogram_figure (QfReport   *report,
 {
   QfBlock *b = add_figure_block (report, step, QF_FIGURE_HISTOGRAM, result);
 
+  b->data_unit = in_ms ? "ms" : "µs";
   b->x_label = g_strdup (in_ms ? TR (N_("Latency (ms)")) : TR (N_("Latency (µs)")));
   b->y_label = g_strdup (TR (N_("Samples (log scale)")));
   add_limits (report, b, step, in_ms ? "ms" : "µs");
@@ -168,6 +169,8 @@ add_series_figure (QfReport   *report,
   else
     return;
   b = add_figure_block (report, step, QF_FIGURE_TIME_SERIES, source);
+  /* the values drawn: the result's own, else the live samples in the step's plot unit */
+  b->data_unit = source == samples && info != NULL && info->plot.unit != NULL ? info->plot.unit : unit;
   b->x_label = g_strdup (TR (N_("Time (s)")));
   if (g_str_equal (unit, "Mbit/s"))
     b->y_label = g_strdup (TR (N_("Throughput (Mbit/s)")));
@@ -176,16 +179,51 @@ add_series_figure (QfReport   *report,
   add_limits (report, b, step, unit);
 }
 
+/* The step's own figures (QfStepInfo.charts): those its result holds points for, each with
+ * the criteria the chart shows as limit lines. */
+static void
+add_chart_figures (QfReport         *report,
+                   JsonObject       *step,
+                   JsonObject       *result,
+                   const QfStepInfo *info)
+{
+  JsonArray *verdicts = arr (step, "verdicts");
+
+  for (const QfStepChart *chart = info->charts; chart->axis != NULL; chart++)
+    {
+      g_autoptr(GPtrArray) lines = qf_step_chart_read (chart, result);
+      QfBlock *b;
+
+      if (lines->len == 0)
+        continue;
+      b = add_figure_block (report, step, QF_FIGURE_TIME_SERIES, result);
+      b->chart = chart;
+      b->data_unit = chart->unit;
+      b->x_label = g_strdup (TR (N_("Time (s)")));
+      b->y_label = g_strdup (TR (chart->axis));
+      for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
+        {
+          JsonObject *c = json_array_get_object_element (verdicts, i);
+          if (c != NULL && qf_step_chart_shows_limit (chart, c))
+            add_limit (report, b, c);
+        }
+    }
+}
+
 void
 _qf_report_add_figures (QfReport   *report,
                         JsonObject *step,
                         JsonObject *result)
 {
   gboolean in_ms = result_in_ms (result);
+  const QfStepInfo *info = qf_step_lookup (str (step, "test") ? str (step, "test") : "");
 
   if (result != NULL && has_histogram (result))
     add_histogram_figure (report, step, result, in_ms);
-  add_series_figure (report, step, result, in_ms);
+  if (info != NULL && info->charts != NULL && result != NULL)
+    add_chart_figures (report, step, result, info);
+  else
+    add_series_figure (report, step, result, in_ms);
 }
 
 void
@@ -208,6 +246,9 @@ _qf_report_draw_figure (QfReport *report,
   opt.empty_text = TR (N_("No samples"));
   if (block->figure == QF_FIGURE_SPIKE_TIMELINE)
     qf_spike_plot_draw (cr, width, height, &opt, block->result, _qf_report_translate, report);
+  else if (block->chart != NULL)
+    qf_plot_result_chart (cr, width, height, &opt, block->chart, block->result, _qf_report_translate,
+                          report, block->limits, block->n_limits);
   else if (block->figure == QF_FIGURE_HISTOGRAM)
     qf_plot_result_histogram (cr, width, height, &opt, block->result, block->limits, block->n_limits);
   else

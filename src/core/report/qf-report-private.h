@@ -58,6 +58,8 @@ typedef struct
   char         *fig_title;
   char         *x_label;
   char         *y_label;
+  const char   *data_unit;    /* the unit of the values drawn on the value axis ("" for none) */
+  const QfStepChart *chart;   /* the step's chart drawn (QF_FIGURE_TIME_SERIES), or NULL */
   QfPlotLimit   limits[QF_REPORT_MAX_LIMITS];
   char         *limit_labels[QF_REPORT_MAX_LIMITS];
   guint         n_limits;

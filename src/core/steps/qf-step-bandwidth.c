@@ -430,6 +430,20 @@ static const QfStepFigure bandwidth_params[] = {
   { NULL }
 };
 
+/* The finished test's figure: each direction against its limit when both were measured (the
+ * intervals' up_mbps and down_mbps), else the one direction's rate. */
+static const QfStepChart bandwidth_charts[] = {
+  {
+    .axis = N_("Throughput (Mbit/s)"), .unit = "Mbit/s", .points = "intervals", .area = TRUE,
+    .lines = {
+      { "up_mbps", N_("PC to helper") },
+      { "down_mbps", N_("Helper to PC") },
+    },
+    .fallback = { "mbps", NULL },
+  },
+  { NULL }
+};
+
 const QfStepInfo qf_step_bandwidth = {
   .id = "bandwidth",
   .title = N_("Network bandwidth"),
@@ -445,4 +459,5 @@ const QfStepInfo qf_step_bandwidth = {
   },
   .figures = bandwidth_figures,
   .params = bandwidth_params,
+  .charts = bandwidth_charts,
 };

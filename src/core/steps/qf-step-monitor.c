@@ -404,6 +404,30 @@ const char *const qf_step_load_limit_metrics[] = {
   NULL
 };
 
+static const char *const load_per_cpu_metrics[] = { "monitor.summary.load1_max_per_cpu", NULL };
+
+/* The figures of a finished load test (stress, monitor): the monitor's samples in %, each disk
+ * on its own, and the load average per CPU on an axis of its own, against the criteria the
+ * profiles judge them by. */
+const QfStepChart qf_step_load_charts[] = {
+  {
+    .axis = N_("Load (%)"), .unit = "%", .points = "monitor.samples",
+    .lines = {
+      { "cpu_busy_pct", N_("CPU busy") },
+      { "cpu_iowait_pct", N_("I/O wait") },
+      /* Translators: %s is a disk's name, e.g. "sda" */
+      { "util_pct", N_("Disk %util (%s)"), .each = "disks" },
+    },
+    .limit_metrics = qf_step_load_limit_metrics,
+  },
+  {
+    .axis = N_("Load average per CPU"), .unit = "", .points = "monitor.samples",
+    .lines = { { "load1", N_("Load average per CPU"), .per = "monitor.cpu_count" } },
+    .limit_metrics = load_per_cpu_metrics,
+  },
+  { NULL }
+};
+
 static const QfStepFigure monitor_figures[] = {
   { "samples", N_("Samples"), NULL },
   { "duration_s", N_("Duration"), "s" },
@@ -440,4 +464,5 @@ const QfStepInfo qf_step_monitor = {
   },
   .figures = monitor_figures,
   .params = monitor_params,
+  .charts = qf_step_load_charts,
 };

@@ -46,4 +46,7 @@ void        qf_monitor_push_live     (QfStepContext *ctx,
  * live load plot (stress and monitor): the same key paths as in the profiles. */
 extern const char *const qf_step_load_limit_metrics[];
 
+/* The figures of a finished load test (stress, monitor): QfStepInfo.charts. */
+extern const QfStepChart qf_step_load_charts[];
+
 G_END_DECLS

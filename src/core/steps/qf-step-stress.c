@@ -451,6 +451,7 @@ const QfStepInfo qf_step_stress = {
   },
   .figures = stress_figures,
   .params = stress_params,
+  .charts = qf_step_load_charts,
 };
 
 /* ---- under load ---- */

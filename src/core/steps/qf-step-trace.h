@@ -58,10 +58,6 @@ void                qf_step_trace_finish (QfStepTrace        *trace,
  * NULL. */
 const char         *qf_step_trace_not_recorded (JsonObject   *result);
 
-/* The translation a caller wants for a message id; NULL = gettext in the current locale. */
-typedef const char *(*QfStepTranslate) (const char *msgid,
-                                        gpointer    user_data);
-
 /* The plain-language sentence and fix of one element of "latency_causes", as a step of that
  * kind tells it (the worst spike when first). Newly allocated. */
 char               *qf_step_trace_sentence   (const QfStepInfo *info,

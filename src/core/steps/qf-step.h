@@ -139,6 +139,53 @@ typedef struct
                                       * NULL = every criterion in the plot's unit */
 } QfStepPlot;
 
+/* The translation a caller wants for a message id; NULL = gettext in the current locale. */
+typedef const char *(*QfStepTranslate) (const char *msgid,
+                                        gpointer    user_data);
+
+/* One line of a step's chart (QfStepChart): at each point of the chart's array, the value of
+ * key; the point's time is its "t_s". */
+typedef struct
+{
+  const char *key;    /* member of each point drawn, e.g. "up_mbps", "cpu_busy_pct"; NULL ends */
+  const char *label;  /* N_() marked legend; NULL for a chart's only line; with each, a format
+                       * whose %s is the element's "name" (N_("Disk %util (%s)")) */
+  const char *each;   /* NULL, or a member of each point holding objects (a monitor sample's
+                       * "disks"): one line per "name" among them, key read from each object */
+  const char *per;    /* NULL, or a key path of the result that divides each value, as the
+                       * step's own summary does (load per CPU: "monitor.cpu_count") */
+} QfStepLine;
+
+/* A figure of the finished result, answered by the step: which of its series are drawn on one
+ * axis, in which unit, and which of the profile's limits beside them. The report (HTML and PDF),
+ * the run page and the results page draw a step's charts when it has them. */
+typedef struct
+{
+  const char        *axis;          /* N_() marked axis title naming the unit, "Load (%)";
+                                     * NULL ends the step's list of charts */
+  const char        *unit;          /* the lines' unit as criteria state it ("%", "Mbit/s"; ""
+                                     * for a ratio such as the load per CPU) */
+  const char        *points;        /* key path of the result's array of points: "intervals",
+                                     * "monitor.samples" */
+  QfStepLine         lines[4];      /* the lines, ending with a NULL key */
+  QfStepLine         fallback;      /* drawn when no line above has a point (a bandwidth test
+                                     * in one direction holds only "mbps"); NULL key: none */
+  gboolean           area;          /* the lines are filled (a rate) */
+  const char *const *limit_metrics; /* the verdict metrics drawn as limit lines (criteria in
+                                     * another unit are never drawn); NULL = every criterion in
+                                     * unit */
+} QfStepChart;
+
+/* One line read from a result (qf_step_chart_read): its legend as a message id with the
+ * element's name for an `each` line, and its points. */
+typedef struct
+{
+  const char *label;  /* the QfStepLine's label (untranslated) or NULL */
+  char       *name;   /* the "name" of an each line's element, else NULL */
+  GArray     *t_s;    /* gdouble */
+  GArray     *values; /* gdouble, in the chart's unit */
+} QfStepLineData;
+
 /* Whether the step can explain its spikes from the kernel's trace (qf-step-trace.h: its
  * result's "latency_causes"), and what kind of wait a spike is, which decides how it is told. */
 typedef enum
@@ -162,6 +209,9 @@ typedef struct
   const QfStepFigure *figures;     /* the result's members; ends with an entry whose key is NULL */
   const QfStepFigure *params;      /* the parameters it takes; ends likewise */
   QfStepSpikes        spikes;      /* its spikes explained from the kernel's trace, or not */
+  const QfStepChart  *charts;      /* the figures of its finished result, ending with a NULL
+                                    * axis; NULL: drawn from the result's histogram and series as
+                                    * qf-plot reads them */
 } QfStepInfo;
 
 /* The registry of the steps this build has (qf-steps.c). NULL when the id is unknown. */
@@ -190,6 +240,15 @@ const QfStepFigure *qf_step_find_figure (const QfStepInfo *info,
 /* The parameter of this step named key, or NULL when the step does not list it. */
 const QfStepFigure *qf_step_find_param  (const QfStepInfo *info,
                                          const char       *key);
+
+/* The lines of chart read from result (QfStepLineData, freed with the array), in the order
+ * of chart->lines, an each line once per name in the order first seen; the fallback alone when
+ * none of them has a point. Empty when the result has no such points. */
+GPtrArray  *qf_step_chart_read (const QfStepChart *chart,
+                                JsonObject        *result);
+/* Whether criterion (a verdict object: "metric", "unit") is drawn as a limit on chart. */
+gboolean    qf_step_chart_shows_limit (const QfStepChart *chart,
+                                       JsonObject        *criterion);
 
 /* A histogram (qf-histogram.h) as the results store it: only the buckets that hold samples,
  * in µs, with the overflow. Used by the rt and the network steps. */

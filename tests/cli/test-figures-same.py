@@ -2,14 +2,14 @@
 """test-figures-same.py — the stored sessions give the same output before and after a change
 that should only redraw two figures (issue #33: each step answers its own figures).
 
-For each stored session (tests/core/fixtures/sessions) this runs `qualify-cli run --replay
+For each stored session (tests/core/fixtures/sessions, data/demo) this runs `qualify-cli run --replay
 --json` and `qualify-cli report --no-sign --json` in English and Chinese, and compares with what
 a build of main wrote before the change (figures-same/before/, recorded by this script:
   tests/cli/test-figures-same.py --record /path/to/a/build/of/main
 ):
   - the --json objects, byte for byte;
-  - the HTML report, byte for byte outside its inline SVG figures; each figure by its digest,
-    named by its title (the PDF's figure titles, in the same order);
+  - the HTML report, byte for byte outside its inline SVG figures and its embedded session (by
+    digest); each figure by its digest, named by its title (the PDF's, in the same order);
   - the PDF's text (pdftotext -bbox), word for word outside its figures and the page's header
     and footer (a figure more moves the page breaks); the words of each figure by digest.
 Only the figures of the stress test and of a bandwidth test with both directions (titled as
@@ -25,12 +25,20 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 BEFORE = os.path.join(HERE, "figures-same", "before")
-SESSIONS = ["pass", "fail", "quick-run"]
+# the stored sessions: the report tests' fixtures and the demo sessions the wizard ships
+SESSIONS = {
+    "pass": os.path.join(SRC, "tests", "core", "fixtures", "sessions", "pass.json"),
+    "fail": os.path.join(SRC, "tests", "core", "fixtures", "sessions", "fail.json"),
+    "quick-run": os.path.join(SRC, "tests", "core", "fixtures", "sessions", "quick-run.json"),
+    "demo-pass": os.path.join(SRC, "data", "demo", "demo-pass.session.json"),
+    "demo-fail": os.path.join(SRC, "data", "demo", "demo-fail.session.json"),
+}
 LANGS = ["en", "zh_CN"]
-# The figure titles allowed to change, per session: only quick-run holds a stress test and a
-# bandwidth test in both directions (its second bandwidth test, "Receive rate", and the one-way
-# bandwidth tests of pass and fail stay the same).
-CHANGED = {"quick-run": {"Stress with monitoring", "Network bandwidth", "压力测试与监控", "网络带宽"}}
+# The figure titles allowed to change, per session: quick-run and the demo sessions hold a stress
+# test and a bandwidth test in both directions (their second bandwidth test, "Receive rate", and
+# the one-way bandwidth tests of pass and fail stay the same).
+TWO = {"Stress with monitoring", "Network bandwidth", "压力测试与监控", "网络带宽"}
+CHANGED = {"quick-run": TWO, "demo-pass": TWO, "demo-fail": TWO}
 FIGURE_H = 200.0   # src/core/report/qf-report-pdf.c
 WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">(.*?)</word>')
 # cairo numbers its SVG surfaces over the process, and the HTML writer prefixes each figure's
@@ -90,7 +98,11 @@ def pdf_lines(bbox_html, host, headers):
 
 
 def html_folded(html, titles):
-    """The HTML with each <figure> element folded into "[figure TITLE digest]"."""
+    """The HTML with each <figure> element folded into "[figure TITLE digest]", and the embedded
+    session (the same bytes or not: its digest is enough) into "[session digest]"."""
+    html = re.sub(r'(<script type="application/json" id="qf-session">)(.*?)(</script>)',
+                  lambda m: "%s[session %s]%s" % (m.group(1), digest(m.group(2)), m.group(3)),
+                  html, flags=re.S)
     parts = re.split(r"(<figure>.*?</figure>\n?)", html, flags=re.S)
     figures = [p for p in parts if p.startswith("<figure>")]
     if len(figures) != len(titles):
@@ -103,7 +115,7 @@ def html_folded(html, titles):
 def outputs(cli, build_po, session, tmp):
     """{name: text} of everything compared for one session."""
     env = dict(os.environ, QUALIFY_DATADIR=os.path.join(SRC, "data"), QUALIFY_LOCALEDIR=build_po)
-    path = os.path.join(SRC, "tests", "core", "fixtures", "sessions", session + ".json")
+    path = SESSIONS[session]
     host = json.load(open(path))["pc"]["hostname"]
     res = {}
     r = subprocess.run([cli, "run", "--replay", path, "--speed", "10000", "--json"],
@@ -144,7 +156,7 @@ def main():
         return 0
     if not record:
         print("1..%d" % len(SESSIONS))
-    for n, session in enumerate(SESSIONS, 1):
+    for n, session in enumerate(sorted(SESSIONS), 1):
         with tempfile.TemporaryDirectory() as tmp:
             res = outputs(cli, po, session, tmp)
         if record:

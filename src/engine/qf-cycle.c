@@ -159,7 +159,7 @@ drain (QfCycleTest   *self,
         qf_trace_mark (self->config.marks, self->tx_ns[seq - 1], rtt);
       if (ring != NULL)
         {
-          QfSample s = { rx, rtt, 0, rtt > period_ns ? 1u : 0u };
+          QfSample s = { rx, rtt, self->config.ring_channel, rtt > period_ns ? 1u : 0u };
           qf_ring_push (ring, &s);
         }
     }
@@ -215,6 +215,7 @@ summarize (QfCycleTest   *self,
       r->max_rtt_ns = sorted[n - 1];
       r->p50_rtt_ns = sorted[CLAMP ((guint64) ceil (0.50 * n), 1, n) - 1];
       r->p99_rtt_ns = sorted[CLAMP ((guint64) ceil (0.99 * n), 1, n) - 1];
+      r->p999_rtt_ns = sorted[CLAMP ((guint64) ceil (0.999 * n), 1, n) - 1];
     }
 }
 

@@ -659,7 +659,7 @@ measure (gpointer     data,
           last_latency = latency;
           if (ring != NULL)
             {
-              QfSample s = { rx, latency, 0, 0 };
+              QfSample s = { rx, latency, self->config.ring_channel, 0 };
               qf_ring_push (ring, &s);
             }
         }

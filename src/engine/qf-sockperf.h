@@ -96,6 +96,8 @@ typedef struct
   guint64             initial_capacity;  /* messages the arrays start with; 0 = 200 000/s × time */
   GBytes             *token;             /* access token to prove to our responder (qf-auth.h);
                                           * NULL = none */
+  guint32             ring_channel;      /* the channel of the ring's samples (0; a run under
+                                          * load draws beside the idle one on 1) */
 } QfSockperfConfig;
 
 /* Percentiles in sockperf's print order, reversed: 25, 50, 75, 90, 99, 99.9, 99.99, 99.999. */

@@ -724,6 +724,13 @@ add_peer_ports (QfRunner   *self,
                                       : qf_session_get_peer_bandwidth_port (self->session);
   if (port != 0)
     json_object_set_int_member (params, "port", port);
+  if (info->load_service == QF_PEER_SERVICE_BANDWIDTH)
+    {
+      port = self->builtin_peer != NULL ? qf_builtin_peer_get_bandwidth_port (self->builtin_peer)
+                                        : qf_session_get_peer_bandwidth_port (self->session);
+      if (port != 0)
+        json_object_set_int_member (params, "load_port", port);
+    }
 }
 
 static gboolean start_replay (QfRunner *self);

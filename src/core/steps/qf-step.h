@@ -162,6 +162,8 @@ typedef struct
   const QfStepFigure *figures;     /* the result's members; ends with an entry whose key is NULL */
   const QfStepFigure *params;      /* the parameters it takes; ends likewise */
   QfStepSpikes        spikes;      /* its spikes explained from the kernel's trace, or not */
+  QfPeerService       load_service; /* the helper's service that loads the link while it
+                                     * measures (its port: "load_port"); NONE for most */
 } QfStepInfo;
 
 /* The registry of the steps this build has (qf-steps.c). NULL when the id is unknown. */

@@ -62,7 +62,7 @@ qf_cli_latency (int    argc,
   QfStepContext ctx = { 0 };
   int port = QF_SOCKPERF_DEFAULT_PORT, msg_size = QF_SOCKPERF_MIN_MSG_SIZE;
   g_auto(QfCliLoadOptions) load = QF_CLI_LOAD_OPTIONS_INIT;
-  gdouble time_s = -1;
+  gdouble time_s = -1, interval_ms = -1;
   gboolean tcp = FALSE, udp = FALSE, full_rtt = FALSE, spin = FALSE, json = FALSE, ok;
   int exit_code;
   const GOptionEntry entries[] = {
@@ -87,6 +87,9 @@ qf_cli_latency (int    argc,
     { "under-load", 0, 0, G_OPTION_ARG_NONE, &load.under_load,
       N_("Measure on the idle link, then while the bandwidth test saturates it both ways"), NULL },
     QF_CLI_LOAD_ENTRIES (load),
+    { "interval-ms", 0, 0, G_OPTION_ARG_DOUBLE, &interval_ms,
+      N_("At most one exchange per MS milliseconds, as sockperf --mps (default: back to back; "
+         "with --under-load 10 in both phases)"), N_("MS") },
     { NULL }
   };
 
@@ -107,6 +110,11 @@ qf_cli_latency (int    argc,
                                        "figures: leave out --spin and --full-rtt"));
   if (time_s < 0)
     time_s = load.under_load ? 10 : 30;
+  if (interval_ms < 0)
+    interval_ms = load.under_load ? 10 : 0;
+  if (interval_ms > 1000)
+    return qf_cli_errorf ("latency", _("--interval-ms takes 0 to 1000"));
+  json_object_set_double_member (params, "interval_ms", interval_ms);
 
   json_object_set_string_member (params, "host", argv[1]);
   json_object_set_int_member (params, "port", port);

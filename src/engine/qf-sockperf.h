@@ -96,6 +96,11 @@ typedef struct
   guint64             initial_capacity;  /* messages the arrays start with; 0 = 200 000/s × time */
   GBytes             *token;             /* access token to prove to our responder (qf-auth.h);
                                           * NULL = none */
+  gint64              interval_ns;       /* 0: each request as soon as the last reply is in,
+                                          * as sockperf pp; else at most one per interval (as
+                                          * --mps): a probe under load, whose back-to-back
+                                          * exchanges would crowd into the moments a queue is
+                                          * empty (docs/benchmarks.md) */
   guint32             ring_channel;      /* the channel of the ring's samples (0; a run under
                                           * load draws beside the idle one on 1) */
 } QfSockperfConfig;

@@ -6,12 +6,17 @@
  * Params (all optional): host (default: the context's peer), iface, port (the latency port,
  * 11111), probe (the step whose measurement runs: "latency", sockperf's ping-pong, the
  * procedure's 14-byte TCP exchange; or "cycle", the control cycle), protocol ("tcp" or "udp", ping-pong), msg_size (14), rate_hz
- * (1000, cycle), idle_time_s (10), loaded_time_s (10), token_file, and the load's (load,
+ * (1000, cycle), interval_ms (10: the ping-pong's pace, at most one exchange per interval in
+ * both phases, as sockperf --mps=100; 0 = back to back), idle_time_s (10), loaded_time_s (10),
+ * token_file, and the load's (load,
  * load_port, load_streams, settle_s: qf-step-netload.h).
  * Result: {"idle": {…}, "loaded": {…}, "added_us", "load": {…}}, each phase with avg_us, p50_us,
  * p99_us, p999_us, max_us, min_us and loss_pct as one-way figures (half the round trip, as
  * sockperf reports them). The TCP exchange is blocking: each request waits for its own reply,
- * so a full queue times as its true round trip. Samples: channel 0 idle, channel 1 loaded.
+ * so a full queue times as its true round trip. It is paced: back to back, the exchanges crowd
+ * into the moments a queue is empty (thousands of 10 µs exchanges in a millisecond against a
+ * few of 40 ms in a second), so their median tells the empty queue, as sockperf pp's does
+ * (docs/benchmarks.md); one per interval weighs each moment alike, as ping does. Samples: channel 0 idle, channel 1 loaded.
  * A stop request is honoured within a second.
  */
 #include "config.h"
@@ -23,8 +28,9 @@
 #include "qf-steps.h"
 #include "qf-text.h"
 
-/* A UDP reply later than this counts as lost: long enough for any queue met in practice. */
-#define UDP_REPLY_TIMEOUT_NS  (2 * G_GINT64_CONSTANT (1000000000))
+/* A UDP reply later than this counts as lost: long enough for the queues met in practice, short
+ * enough that a request lost to a full queue costs little of the phase. */
+#define UDP_REPLY_TIMEOUT_NS  (500 * G_GINT64_CONSTANT (1000000))
 
 typedef struct
 {
@@ -190,6 +196,7 @@ parse_probe (JsonObject     *params,
 {
   const char *host, *iface, *probe, *protocol;
   gint64 port, msg_size, rate_hz;
+  gdouble interval_ms;
 
   if (!_qf_step_net_host (params, ctx, &host, error)
       || !_qf_step_net_iface (params, ctx, &iface, error)
@@ -199,6 +206,7 @@ parse_probe (JsonObject     *params,
       || !qf_step_param_int (params, "msg_size", QF_SOCKPERF_MIN_MSG_SIZE,
                              QF_SOCKPERF_MIN_MSG_SIZE, 65507, &msg_size, error)
       || !qf_step_param_int (params, "rate_hz", 1000, 1, 10000, &rate_hz, error)
+      || !qf_step_param_double (params, "interval_ms", 10, 0, 1000, &interval_ms, error)
       || !qf_step_param_double (params, "idle_time_s", 10, 0.1, 3600, &c->idle_time_s, error)
       || !qf_step_param_double (params, "loaded_time_s", 10, 0.1, 3600, &c->loaded_time_s, error))
     return FALSE;
@@ -219,7 +227,7 @@ parse_probe (JsonObject     *params,
   c->pingpong = (QfSockperfConfig) {
     .host = host, .port = (guint16) port, .iface = iface, .msg_size = (guint) msg_size,
     .protocol = g_ascii_strcasecmp (protocol, "udp") == 0 ? QF_SOCKPERF_UDP : QF_SOCKPERF_TCP,
-    .reply_timeout_ns = UDP_REPLY_TIMEOUT_NS,
+    .reply_timeout_ns = UDP_REPLY_TIMEOUT_NS, .interval_ns = (gint64) (interval_ms * 1e6),
   };
   c->cyc = (QfCycleConfig) { .host = host, .port = (guint16) port, .iface = iface,
                              .rate_hz = (guint) rate_hz };
@@ -245,6 +253,7 @@ build_result (const Config *c,
       json_object_set_string_member (obj, "protocol",
                                      c->pingpong.protocol == QF_SOCKPERF_UDP ? "udp" : "tcp");
       json_object_set_int_member (obj, "msg_size", c->pingpong.msg_size);
+      json_object_set_double_member (obj, "interval_ms", c->pingpong.interval_ns / 1e6);
     }
   json_object_set_boolean_member (obj, "one_way", TRUE);
   if (idle != NULL)
@@ -338,6 +347,7 @@ loaded_latency_classic (JsonObject *params,
   QfStepContext ctx = { .peer = peer != NULL ? peer : "PEER" };
   g_autofree char *host = NULL;
   g_autofree char *load = NULL;
+  g_autofree char *mps = NULL;
 
   if (!parse_probe (params, &ctx, &c, NULL)
       || !_qf_step_netload_config (params, &ctx, c.pingpong.host, "load_port", NULL, &c.load, NULL))
@@ -346,11 +356,13 @@ loaded_latency_classic (JsonObject *params,
   load = _qf_step_netload_classic (&c.load);
   if (c.cycle)
     return g_steal_pointer (&load);
-  return g_strdup_printf ("sockperf pp -i %s%s -t %g -m %u; %s & sockperf pp -i %s%s -t %g -m %u",
+  mps = c.pingpong.interval_ns > 0
+          ? g_strdup_printf (" --mps=%.0f", 1e9 / c.pingpong.interval_ns) : g_strdup ("");
+  return g_strdup_printf ("sockperf pp -i %s%s -t %g -m %u%s; %s & sockperf pp -i %s%s -t %g -m %u%s",
                           host, c.pingpong.protocol == QF_SOCKPERF_TCP ? " --tcp" : "",
-                          c.idle_time_s, c.pingpong.msg_size, load,
+                          c.idle_time_s, c.pingpong.msg_size, mps, load,
                           host, c.pingpong.protocol == QF_SOCKPERF_TCP ? " --tcp" : "",
-                          c.loaded_time_s, c.pingpong.msg_size);
+                          c.loaded_time_s, c.pingpong.msg_size, mps);
 }
 
 static gdouble
@@ -372,6 +384,7 @@ static const QfStepFigure loaded_latency_figures[] = {
   { "protocol", N_("Protocol"), NULL, QF_FIGURE_WORD },
   { "msg_size", N_("Message size"), NULL, QF_FIGURE_BYTES },
   { "rate_hz", N_("Cycle rate"), "Hz" },
+  { "interval_ms", N_("Interval between exchanges"), "ms" },
   { "one_way", N_("Half the round trip"), NULL, QF_FIGURE_HIDDEN },
   { "port", N_("Port"), NULL },
   { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
@@ -384,6 +397,7 @@ static const QfStepFigure loaded_latency_params[] = {
   { "protocol", N_("Protocol"), NULL, QF_FIGURE_WORD },
   { "msg_size", N_("Message size"), NULL, QF_FIGURE_BYTES },
   { "rate_hz", N_("Cycle rate"), "Hz" },
+  { "interval_ms", N_("Interval between exchanges"), "ms" },
   { "idle_time_s", N_("Idle phase"), "s" },
   { "loaded_time_s", N_("Loaded phase"), "s" },
   { "settle_s", N_("Load before measuring"), "s" },

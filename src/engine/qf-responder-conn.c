@@ -58,6 +58,8 @@ _qf_responder_conn_close (QfResponder *self,
   c->spin = FALSE;
   g_clear_pointer (&c->in, g_free);
   g_clear_pointer (&c->out, g_free);
+  c->in_len = 0;
+  c->out_off = c->out_len = 0;
 }
 
 void
@@ -439,7 +441,8 @@ conn_admit_request (QfResponder *self,
 }
 
 /* Reads what the connection has (waiting up to SO_RCVTIMEO when block and the socket is in
- * blocking mode) and answers every whole message. Returns whether bytes arrived. On the measured
+ * blocking mode) and answers every whole message. Returns whether bytes arrived on a connection
+ * that is still open (FALSE once it was closed here, so no caller reads it again). On the measured
  * path: once per message, so the answer is composed in place and nothing is allocated. */
 gboolean
 _qf_responder_conn_readable (QfResponder *self,
@@ -459,13 +462,13 @@ _qf_responder_conn_readable (QfResponder *self,
       if (n == 0)
         {
           _qf_responder_conn_close (self, index, NULL);
-          return TRUE;
+          return FALSE;
         }
       if (n < 0 && errno != EAGAIN && errno != EINTR)
         {
           _qf_responder_conn_close (self, index,
                                     errno == ECONNRESET ? NULL : _("the client went away"));
-          return TRUE;
+          return FALSE;
         }
       if (n > 0)
         {
@@ -487,23 +490,23 @@ _qf_responder_conn_readable (QfResponder *self,
                                                   (guint) self->max_msg);
           self->stats.rejected++;
           _qf_responder_conn_close (self, index, why);
-          return TRUE;
+          return FALSE;
         }
       if (c->in_len - off < h.length)
         break;
       if (h.flags & QF_AUTH_FLAG)
         {
           if (!conn_auth_message (self, index, c->in + off, h.length))
-            return TRUE;
+            return FALSE;
           off += h.length;
           continue;
         }
       if (c->auth != CONN_AUTH_OPEN && !conn_admit_request (self, index))
-        return TRUE;
+        return FALSE;
       if (!c->proven && !conn_prove (self, index))
-        return TRUE;
+        return FALSE;
       if (!conn_handle_message (self, index, c->in + off, &h))
-        return TRUE;
+        return FALSE;
       off += h.length;
       if (c->want_out)
         break;   /* the client is slow to read: wait before answering more */

@@ -283,10 +283,14 @@ def share_client():
     sent, answers, next_at = 0, 0, t0 + 0.3
     while time.monotonic() - t0 < 2.0:
         busy.sendto(query(random.randrange(1, 65535)), dest)
-        if time.monotonic() >= next_at and sent < 4:
+        now = time.monotonic()
+        if now >= next_at and sent < 4:
             other.sendto(query(random.randrange(1, 65535)), dest)
             sent += 1
-            next_at += 0.45
+            # 0.45 s after this one was sent, not after when it was due: a late query (a loaded
+            # machine) must not be followed at once by the next, which the second host's own
+            # bucket (burst 3, 1 a second) would rightly refuse.
+            next_at = now + 0.45
         drain(busy)
         answers += drain(other)
         time.sleep(0.02)

@@ -155,6 +155,8 @@ drain (QfCycleTest   *self,
       rtt = rx - self->tx_ns[seq - 1];
       self->rtt_ns[seq - 1] = rtt;
       r->replies++;
+      if (self->config.histogram != NULL)
+        qf_histogram_add (self->config.histogram, rtt / 2);
       if (qf_trace_mark_wanted (self->config.marks, &self->worst, rtt))
         qf_trace_mark (self->config.marks, self->tx_ns[seq - 1], rtt);
       if (ring != NULL)

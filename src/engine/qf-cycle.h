@@ -21,6 +21,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "qf-histogram.h"
 #include "qf-ring.h"
 #include "qf-trace.h"
 
@@ -52,6 +53,8 @@ typedef struct
   const QfTraceMarks *marks; /* mark late replies in a trace (qf-trace.h: start = the send
                               * time, latency = the round trip); NULL = none. Borrowed. */
   guint32     ring_channel;  /* the channel of the ring's samples (0; a run under load: 1) */
+  QfHistogram *histogram;    /* gets half of each round trip (one way, as the ping-pong's);
+                              * NULL = none. Borrowed; allocated by the caller. */
 } QfCycleConfig;
 
 typedef struct

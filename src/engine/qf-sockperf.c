@@ -679,6 +679,8 @@ measure (gpointer     data,
           gint64 latency = self->config.full_rtt ? rx - tx : (rx - tx) / 2;
           received++;
           last_latency = latency;
+          if (self->config.histogram != NULL)
+            qf_histogram_add (self->config.histogram, latency);
           if (ring != NULL)
             {
               QfSample s = { rx, latency, self->config.ring_channel, 0 };

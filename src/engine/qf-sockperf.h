@@ -15,6 +15,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "qf-histogram.h"
 #include "qf-ring.h"
 
 G_BEGIN_DECLS
@@ -103,6 +104,9 @@ typedef struct
                                           * empty (docs/benchmarks.md) */
   guint32             ring_channel;      /* the channel of the ring's samples (0; a run under
                                           * load draws beside the idle one on 1) */
+  QfHistogram        *histogram;         /* gets each reply's latency as reported (warm-up and
+                                          * cool-down included: the distribution drawn); NULL =
+                                          * none. Borrowed; allocated by the caller. */
 } QfSockperfConfig;
 
 /* Percentiles in sockperf's print order, reversed: 25, 50, 75, 90, 99, 99.9, 99.99, 99.999. */

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "qf-builtin-peer.h"
+#include "qf-plot.h"
 #include "qf-ring.h"
 #include "qf-step.h"
 #include "qf-steps.h"
@@ -45,6 +46,22 @@ assert_phase (JsonObject *result,
                      json_object_get_double_member (phase, "max_us"));
 }
 
+/* The results page and the report draw both phases' stored distributions on one axis. */
+static void
+assert_both_distributions_drawn (JsonObject *result)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 400, 300);
+  cairo_t *cr = cairo_create (surface);
+  JsonObject *idle = json_object_get_object_member (result, "idle");
+  JsonObject *loaded = json_object_get_object_member (result, "loaded");
+
+  g_assert_true (json_object_has_member (idle, "histogram"));
+  g_assert_true (json_object_has_member (loaded, "histogram"));
+  g_assert_true (qf_plot_result_histogram (cr, 400, 300, NULL, result, NULL, 0));
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+}
+
 static void
 test_loaded_latency (void)
 {
@@ -81,6 +98,7 @@ test_loaded_latency (void)
       per_channel[MIN (s[i].channel, 1)]++;
   g_assert_cmpuint (per_channel[0], >, 0);
   g_assert_cmpuint (per_channel[1], >, 0);
+  assert_both_distributions_drawn (result);
 }
 
 /* The training preset's queue: absent on the idle link, added to each reply while the bandwidth

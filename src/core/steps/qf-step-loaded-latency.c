@@ -28,6 +28,10 @@
 #include "qf-steps.h"
 #include "qf-text.h"
 
+/* Each phase's distribution, drawn on one axis: 1 µs buckets up to 200 ms, the overflow beyond. */
+#define HIST_BUCKET_NS  1000
+#define HIST_BUCKETS    200000
+
 /* A UDP reply later than this counts as lost: long enough for the queues met in practice, short
  * enough that a request lost to a full queue costs little of the phase. */
 #define UDP_REPLY_TIMEOUT_NS  (500 * G_GINT64_CONSTANT (1000000))
@@ -153,10 +157,13 @@ run_phase (Config         *c,
   QfRing *ring = ctx != NULL ? ctx->samples : NULL;
   const gint *cancel = ctx != NULL ? ctx->cancel : NULL;
   gdouble time_s = loaded ? c->loaded_time_s : c->idle_time_s;
+  QfHistogram *hist = qf_histogram_new (HIST_BUCKET_NS, HIST_BUCKETS);
   GError *net_error = NULL;
   gboolean ok;
 
   *phase = NULL;
+  c->pingpong.histogram = hist;
+  c->cyc.histogram = hist;
   if (c->cycle)
     {
       g_autoptr(QfCycleTest) test = NULL;
@@ -183,6 +190,11 @@ run_phase (Config         *c,
       if (client != NULL && r.sent > 0)
         *phase = pingpong_phase (&r, time_s);
     }
+  if (*phase != NULL && hist->count > 0)
+    json_object_set_object_member (*phase, "histogram", qf_step_histogram_to_json (hist));
+  qf_histogram_free (hist);
+  c->pingpong.histogram = NULL;
+  c->cyc.histogram = NULL;
   if (!ok)
     _qf_step_net_propagate (error, net_error);
   return ok;
@@ -375,11 +387,30 @@ loaded_latency_duration (JsonObject *params)
   return idle_s + loaded_s + 1.0 + _qf_step_netload_overhead_s (params);
 }
 
+static const char *const phase_keys[] = { "idle", "loaded", NULL };
+
+/* One phase's one-way figures, in the order a person reads them. */
+static const QfStepFigure phase_figures[] = {
+  { "p50_us", N_("Median"), "µs" },
+  { "avg_us", N_("Average"), "µs" },
+  { "p99_us", N_("99th percentile"), "µs" },
+  { "p999_us", N_("99.9th percentile"), "µs" },
+  { "max_us", N_("Maximum"), "µs" },
+  { "min_us", N_("Minimum"), "µs" },
+  { "stddev_us", N_("Standard deviation"), "µs" },
+  { "loss_pct", N_("Loss"), "%" },
+  { "miss_pct", N_("Missed cycles"), "%" },
+  { "samples", N_("Samples"), NULL },
+  { "time_s", N_("Duration"), "s" },
+  { "histogram", N_("Distribution"), NULL, QF_FIGURE_HIDDEN },
+  { NULL }
+};
+
 static const QfStepFigure loaded_latency_figures[] = {
-  { "idle", N_("On the idle link"), NULL, QF_FIGURE_HIDDEN },
-  { "loaded", N_("While the link is loaded"), NULL, QF_FIGURE_HIDDEN },
+  { "idle", N_("On the idle link"), NULL, QF_FIGURE_OBJECT, phase_figures },
+  { "loaded", N_("While the link is loaded"), NULL, QF_FIGURE_OBJECT, phase_figures },
   { "added_us", N_("Added by the load (median)"), "µs" },
-  { "load", N_("Load on the link"), NULL, QF_FIGURE_HIDDEN },
+  { "load", N_("Load on the link"), NULL, QF_FIGURE_OBJECT, _qf_step_netload_figures },
   { "probe", N_("Probe"), NULL, QF_FIGURE_WORD },
   { "protocol", N_("Protocol"), NULL, QF_FIGURE_WORD },
   { "msg_size", N_("Message size"), NULL, QF_FIGURE_BYTES },
@@ -424,6 +455,7 @@ const QfStepInfo qf_step_loaded_latency = {
   .plot = {
     .unit = "µs", .axis = N_("Latency (µs)"), .unit_ns = 1000, .histogram = TRUE,
     .channels = { N_("Idle link"), N_("Loaded link"), NULL },
+    .phase_keys = phase_keys,
   },
   .figures = loaded_latency_figures,
   .params = loaded_latency_params,

@@ -164,3 +164,15 @@ _qf_step_netload_overhead_s (JsonObject *params)
   qf_step_param_double (params, "settle_s", SETTLE_DEFAULT_S, 0, 60, &settle_s, NULL);
   return settle_s + 1.0;
 }
+
+/* The result's "load" object, labelled (QF_FIGURE_OBJECT). */
+const QfStepFigure _qf_step_netload_figures[] = {
+  { "load", N_("Load"), NULL, QF_FIGURE_TEXT },
+  { "up_mbps", N_("PC to helper"), "Mbit/s" },
+  { "down_mbps", N_("Helper to PC"), "Mbit/s" },
+  { "lost_pct", N_("Lost"), "%" },
+  { "retransmits", N_("Retransmits"), NULL },
+  { "settle_s", N_("Load before measuring"), "s" },
+  { "complete", N_("Ran to the end"), NULL },
+  { NULL }
+};

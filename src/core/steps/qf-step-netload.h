@@ -38,6 +38,9 @@ QfNetLoad  *_qf_step_netload_start  (QfStepNetLoad  *load,
 JsonObject *_qf_step_netload_stop   (QfStepNetLoad  *load,
                                      QfNetLoad      *running,
                                      GError        **error);
+/* The labels of the "load" object's members (a QF_FIGURE_OBJECT's table). */
+extern const QfStepFigure _qf_step_netload_figures[];
+
 /* The load as iperf3's command, for the classic command line. */
 char       *_qf_step_netload_classic (const QfStepNetLoad *load);
 /* The load's seconds beyond a measurement: settle_s and the stop. */

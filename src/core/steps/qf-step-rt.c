@@ -28,6 +28,7 @@
 #include "qf-step.h"
 #include "qf-step-stress.h"
 #include "qf-step-trace.h"
+#include "qf-step-netload.h"
 #include "qf-step-rt-private.h"
 #include "qf-steps.h"
 #include "qf-sysinfo.h"
@@ -451,7 +452,7 @@ const QfStepFigure _qf_step_rt_figures[] = {
   { "trace", N_("Kernel trace"), NULL, QF_FIGURE_HIDDEN },
   { "policy", N_("Scheduling policy"), NULL, QF_FIGURE_HIDDEN },
   { "reason", N_("Why the result is not valid"), NULL, QF_FIGURE_HIDDEN },
-  { "network_load", N_("Load on the link"), NULL, QF_FIGURE_HIDDEN },
+  { "network_load", N_("Load on the link"), NULL, QF_FIGURE_OBJECT, _qf_step_netload_figures },
   { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },
   { NULL }
 };

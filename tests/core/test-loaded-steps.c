@@ -4,6 +4,8 @@
  * that grows with load, and rt under network load. */
 #include "config.h"
 
+#include <string.h>
+
 #include "qf-builtin-peer.h"
 #include "qf-plot.h"
 #include "qf-ring.h"
@@ -99,6 +101,13 @@ test_loaded_latency (void)
   g_assert_cmpuint (per_channel[0], >, 0);
   g_assert_cmpuint (per_channel[1], >, 0);
   assert_both_distributions_drawn (result);
+  /* No queue grew on loopback: the advice leaves the cause to what the step measures. */
+  {
+    g_autofree char *cause = NULL, *fix = NULL;
+
+    json_object_set_double_member (result, "added_us", 3.0);
+    g_assert_false (qf_step_loaded_latency.explain (result, &cause, &fix));
+  }
 }
 
 /* The training preset's queue: absent on the idle link, added to each reply while the bandwidth
@@ -129,6 +138,15 @@ test_loaded_latency_bloat (void)
   g_assert_cmpfloat (idle_p50_us, <, 2000);
   g_assert_cmpfloat (added_us, >, 20000 * 0.7);
   g_assert_cmpfloat (added_us, <, 20000 * 1.3);
+  /* The advice names the queue from what was measured, with the fixes' commands. */
+  {
+    g_autofree char *cause = NULL, *fix = NULL;
+
+    g_assert_true (qf_step_loaded_latency.explain (result, &cause, &fix));
+    g_assert_nonnull (strstr (cause, "a queue that grows with load"));
+    g_assert_nonnull (strstr (fix, "root fq_codel"));
+    g_assert_nonnull (strstr (fix, "tc.qdiscs"));
+  }
 }
 
 static void

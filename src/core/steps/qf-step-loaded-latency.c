@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include "qf-cycle.h"
+#include "qf-json.h"
 #include "qf-sockperf.h"
 #include "qf-step-net-private.h"
 #include "qf-step-netload.h"
@@ -387,6 +388,62 @@ loaded_latency_duration (JsonObject *params)
   return idle_s + loaded_s + 1.0 + _qf_step_netload_overhead_s (params);
 }
 
+/* A median this much above the idle one is a queue that grows with load. */
+#define QUEUE_ADDED_US 1000.0
+
+/* Where the queue is likely to sit, from this PC's queue facts (the load's "queue"). */
+static char *
+queue_whereabouts (JsonObject *queue)
+{
+  const char *qdisc = queue != NULL && json_object_has_member (queue, "default_qdisc")
+                        ? json_object_get_string_member (queue, "default_qdisc") : NULL;
+  g_autofree char *shown = qdisc != NULL ? qf_text_clean (qdisc, -1) : NULL;
+  gboolean short_qdisc = qdisc != NULL && (g_str_equal (qdisc, "fq_codel")
+                                           || g_str_equal (qdisc, "cake")
+                                           || g_str_equal (qdisc, "fq"));
+
+  if (qdisc == NULL)
+    return g_strdup (_("this PC's queueing discipline could not be read, so the queue may sit on this PC or in the path"));
+  if (short_qdisc && json_object_has_member (queue, "tx_ring"))
+    return g_strdup_printf (_("this PC gives its interfaces %s, which keeps its own queue short, and its card's transmit ring holds %lld descriptors (at most %lld), so the queue most likely sits in the path: a switch or the helper's side"),
+                            shown, (long long) json_object_get_int_member (queue, "tx_ring"),
+                            (long long) json_object_get_int_member (queue, "tx_ring_max"));
+  if (short_qdisc)
+    return g_strdup_printf (_("this PC gives its interfaces %s, which keeps its own queue short, so the queue most likely sits in the path: a switch or the helper's side"),
+                            shown);
+  return g_strdup_printf (_("this PC gives its interfaces %s, a plain first-in first-out queue that lets a bulk transfer queue in front of every control message"),
+                          shown);
+}
+
+static gboolean
+loaded_latency_explain (JsonObject  *result,
+                        char       **cause,
+                        char       **fix)
+{
+  JsonObject *idle = qf_json_get_object (result, "idle");
+  JsonObject *loaded = qf_json_get_object (result, "loaded");
+  JsonObject *load = qf_json_get_object (result, "load");
+  JsonObject *queue = qf_json_get_object (load, "queue");
+  const char *iface = queue != NULL ? json_object_get_string_member (queue, "iface") : NULL;
+  g_autofree char *word = qf_text_shell_word (iface != NULL ? iface : "IFACE");
+  g_autofree char *where = NULL;
+  gdouble added_us;
+
+  if (idle == NULL || loaded == NULL || !json_object_has_member (result, "added_us"))
+    return FALSE;
+  added_us = json_object_get_double_member (result, "added_us");
+  if (added_us < QUEUE_ADDED_US)
+    return FALSE;
+  where = queue_whereabouts (queue);
+  *cause = g_strdup_printf (_("a queue that grows with load: the median one-way latency rose from %.0f µs on the idle link to %.1f ms while the bandwidth test ran (+%.1f ms), the time each message waited behind the load; %s"),
+                            json_object_get_double_member (idle, "p50_us"),
+                            json_object_get_double_member (loaded, "p50_us") / 1000,
+                            added_us / 1000, where);
+  *fix = g_strdup_printf (_("Keep queues short and the robot's messages first: give this PC fq_codel or cake (tc qdisc replace dev %s root fq_codel; with NetworkManager: nmcli connection modify \"$(nmcli -g GENERAL.CONNECTION device show %s)\" tc.qdiscs 'root fq_codel'), keep the card's transmit ring small so the byte queue limit holds the queue (ethtool -G %s tx 256), and put the robot on a link or VLAN of its own, or give its traffic priority in the switches (802.1p or DSCP), so a camera stream or a file copy never queues in front of it."),
+                          word, word, word);
+  return TRUE;
+}
+
 static const char *const phase_keys[] = { "idle", "loaded", NULL };
 
 /* One phase's one-way figures, in the order a person reads them. */
@@ -459,4 +516,5 @@ const QfStepInfo qf_step_loaded_latency = {
   },
   .figures = loaded_latency_figures,
   .params = loaded_latency_params,
+  .explain = loaded_latency_explain,
 };

@@ -3,8 +3,10 @@
  * background by the engine's qf-netload. */
 #include "config.h"
 
+#include "qf-nic.h"
 #include "qf-step-net-private.h"
 #include "qf-step-netload.h"
+#include "qf-sysinfo.h"
 #include "qf-text.h"
 
 #define SETTLE_DEFAULT_S   2.0
@@ -84,6 +86,33 @@ _qf_step_netload_start (QfStepNetLoad  *load,
   return running;
 }
 
+/* Where a queue on this PC would sit, read as the network audit reads the card (qf-nic): the
+ * qdisc new interfaces get, the byte queue limit of the first transmit queue and the descriptor
+ * rings. What cannot be read is left out. */
+static JsonObject *
+queue_facts (const char *iface)
+{
+  JsonObject *obj = json_object_new ();
+  g_autofree char *qdisc = qf_sysfs_read_string (NULL, "proc/sys/net/core/default_qdisc");
+  g_autofree char *bql_path = g_build_filename ("sys/class/net", iface,
+                                                "queues/tx-0/byte_queue_limits/limit", NULL);
+  g_autofree char *bql = qf_sysfs_read_string (NULL, bql_path);
+  QfNicFacts *nic = qf_nic_facts_read (NULL, iface);
+
+  json_object_set_string_member (obj, "iface", iface);
+  if (qdisc != NULL)
+    json_object_set_string_member (obj, "default_qdisc", g_strstrip (qdisc));
+  if (bql != NULL)
+    json_object_set_int_member (obj, "bql_limit_bytes", g_ascii_strtoll (bql, NULL, 10));
+  if (nic->have_ring)
+    {
+      json_object_set_int_member (obj, "tx_ring", nic->tx_ring);
+      json_object_set_int_member (obj, "tx_ring_max", nic->tx_ring_max);
+    }
+  qf_nic_facts_free (nic);
+  return obj;
+}
+
 /* The load's mean rates over its intervals as this PC saw them: a stopped test never gets the
  * helper's own counts. */
 static void
@@ -129,6 +158,8 @@ _qf_step_netload_stop (QfStepNetLoad  *load,
     json_object_set_int_member (obj, "retransmits", r.retransmits);
   if (load->bw.protocol == QF_BW_UDP && r.lost_pct >= 0)
     json_object_set_double_member (obj, "lost_pct", _qf_step_net_round3 (r.lost_pct));
+  if (r.have_iface)
+    json_object_set_object_member (obj, "queue", queue_facts (r.iface));
   json_object_set_boolean_member (obj, "complete", complete);
   if (!complete)
     {
@@ -165,6 +196,16 @@ _qf_step_netload_overhead_s (JsonObject *params)
   return settle_s + 1.0;
 }
 
+/* Where a queue on this PC would sit (queue_facts). */
+static const QfStepFigure queue_figures[] = {
+  { "iface", N_("Interface"), NULL, QF_FIGURE_TEXT },
+  { "default_qdisc", N_("Default queueing discipline"), NULL, QF_FIGURE_TEXT },
+  { "bql_limit_bytes", N_("Byte queue limit (first transmit queue)"), NULL, QF_FIGURE_BYTES },
+  { "tx_ring", N_("Transmit ring"), NULL },
+  { "tx_ring_max", N_("Largest transmit ring"), NULL },
+  { NULL }
+};
+
 /* The result's "load" object, labelled (QF_FIGURE_OBJECT). */
 const QfStepFigure _qf_step_netload_figures[] = {
   { "load", N_("Load"), NULL, QF_FIGURE_TEXT },
@@ -174,5 +215,6 @@ const QfStepFigure _qf_step_netload_figures[] = {
   { "retransmits", N_("Retransmits"), NULL },
   { "settle_s", N_("Load before measuring"), "s" },
   { "complete", N_("Ran to the end"), NULL },
+  { "queue", N_("This PC's queues"), NULL, QF_FIGURE_OBJECT, queue_figures },
   { NULL }
 };

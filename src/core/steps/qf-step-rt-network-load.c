@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include "qf-json.h"
 #include "qf-step-net-private.h"
 #include "qf-step-netload.h"
 #include "qf-step-rt-private.h"
@@ -65,6 +66,24 @@ rt_network_load_run (JsonObject     *params,
   return ok;
 }
 
+/* Under network load the card's interrupts and softirqs are the suspects: where they run is what
+ * to change (the network audit reads their affinity on the page of the interface). */
+static gboolean
+rt_network_load_explain (JsonObject  *result,
+                         char       **cause,
+                         char       **fix)
+{
+  JsonObject *load = qf_json_get_object (result, "network_load");
+
+  if (load == NULL)
+    return FALSE;
+  *cause = g_strdup_printf (_("the network card's interrupts and softirqs competed with the measuring thread while the load moved %.0f Mbit/s to the helper and %.0f Mbit/s back"),
+                            qf_json_get_double (load, "up_mbps", 0),
+                            qf_json_get_double (load, "down_mbps", 0));
+  *fix = g_strdup (_("Keep the network card's interrupts off the real-time CPU: set their affinity to the other CPUs (echo MASK > /proc/irq/N/smp_affinity_list for each of the card's interrupts in /proc/interrupts, or irqaffinity= beside isolcpus= on the kernel command line) and stop irqbalance from moving them back; on a PREEMPT_RT kernel, or one booted with threadirqs, the card's interrupt threads can also run below the robot's priority (chrt -f -p 40 on their irq/ threads)."));
+  return TRUE;
+}
+
 static char *
 rt_network_load_classic (JsonObject *params,
                          const char *peer)
@@ -105,4 +124,5 @@ const QfStepInfo qf_step_rt_network_load = {
   .figures = _qf_step_rt_figures,
   .params = _qf_step_rt_params,
   .spikes = QF_STEP_SPIKES_WAKEUP,
+  .explain = rt_network_load_explain,
 };

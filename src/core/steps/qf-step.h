@@ -172,6 +172,12 @@ typedef struct
   QfStepSpikes        spikes;      /* its spikes explained from the kernel's trace, or not */
   QfPeerService       load_service; /* the helper's service that loads the link while it
                                      * measures (its port: "load_port"); NONE for most */
+  /* The step's own cause of a failed criterion, read from what its result measured (the
+   * advice ranks it first, qf-advice.c): TRUE with a sentence and its fix (newly allocated, in
+   * the caller's language); NULL or FALSE: the causes its `measures` names. */
+  gboolean          (*explain) (JsonObject  *result,
+                                char       **cause,
+                                char       **fix);
 } QfStepInfo;
 
 /* The registry of the steps this build has (qf-steps.c). NULL when the id is unknown. */

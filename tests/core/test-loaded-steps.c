@@ -7,12 +7,14 @@
 #include <string.h>
 
 #include "qf-builtin-peer.h"
+#include "qf-clock.h"
 #include "qf-plot.h"
 #include "qf-ring.h"
 #include "qf-step.h"
 #include "qf-steps.h"
 
 #include "qf-test-figures.h"
+#include "../qf-test-time.h"
 
 static JsonObject *
 loaded_params (QfBuiltinPeer *peer,
@@ -198,6 +200,34 @@ test_loaded_latency_no_load (void)
   g_assert_error (error, QF_STEP_ERROR, QF_STEP_ERROR_INVALID_PARAMS);
 }
 
+/* A stop request during the loaded phase ends the step soon, the load stopped with it; the idle
+ * figures come back. */
+static void
+test_loaded_latency_cancel (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfBuiltinPeer) peer = qf_builtin_peer_start (NULL, &error);
+  g_autoptr(JsonObject) params = loaded_params (peer, 0.5);
+  g_autoptr(JsonObject) result = NULL;
+  QfStepContext ctx = { 0 };
+  gint cancel = 0;
+  GThread *thread;
+  gint64 t0;
+
+  json_object_set_double_member (params, "loaded_time_s", 60);
+  ctx.peer = qf_builtin_peer_get_host (peer);
+  ctx.cancel = &cancel;
+  /* 0.5 s idle (+0.45 s of warm-up and cool-down) and 0.5 s of load: then 1 s into the 60 s. */
+  thread = qf_test_set_flag_later (&cancel, 2500);
+  t0 = g_get_monotonic_time ();
+  g_assert_false (qf_step_loaded_latency.run (params, &ctx, &result, &error));
+  g_thread_join (thread);
+  g_assert_error (error, QF_STEP_ERROR, QF_STEP_ERROR_CANCELLED);
+  g_assert_cmpint ((g_get_monotonic_time () - t0) * 1000, <, qf_test_ns (6 * QF_NSEC_PER_SEC));
+  g_assert_nonnull (result);
+  g_assert_true (json_object_has_member (result, "idle"));
+}
+
 static void
 test_rt_network_load (void)
 {
@@ -233,6 +263,7 @@ main (int    argc,
   g_test_add_func ("/core/loaded-steps/bloat", test_loaded_latency_bloat);
   g_test_add_func ("/core/loaded-steps/cycle", test_loaded_latency_cycle);
   g_test_add_func ("/core/loaded-steps/no-load", test_loaded_latency_no_load);
+  g_test_add_func ("/core/loaded-steps/cancel", test_loaded_latency_cancel);
   g_test_add_func ("/core/loaded-steps/rt-network-load", test_rt_network_load);
   return g_test_run ();
 }

@@ -9,6 +9,8 @@
 #include "qf-env.h"
 #include "qf-i18n.h"
 #include "qf-report.h"
+#include "qf-session-check.h"
+#include "qf-text.h"
 
 /* The signer the options ask for: --p12, --cert/--key, else the store's unless --no-sign.
  * *signer stays NULL (and TRUE is returned) when the report goes unsigned. */
@@ -97,6 +99,27 @@ print_written (const char *pdf,
     }
 }
 
+/* A signed report names who qualified the PC, for whom and where: refused without them. */
+static gboolean
+sign_off_complete (QfReport   *report,
+                   const char *source,
+                   int        *exit_code)
+{
+  g_autofree char *missing = qf_session_missing_sign_off (qf_report_get_session (report));
+  g_autofree char *quoted = NULL;
+
+  if (missing == NULL)
+    return TRUE;
+  quoted = qf_text_shell_word (source);
+  /* Translators: %s (first) is e.g. "the customer and the site"; %s (second) the session's path */
+  *exit_code = qf_cli_errorf ("report", _("cannot sign: the session does not name %s, and a signed report says "
+                                          "who qualified the PC, for whom and where. Fill in “operator”, "
+                                          "“customer” and “site” in %s (or give --operator, --customer and "
+                                          "--site to “qualify-cli run”), or write an unsigned draft with --no-sign."),
+                              missing, quoted);
+  return FALSE;
+}
+
 int
 qf_cli_report (int    argc,
                char **argv)
@@ -139,6 +162,8 @@ qf_cli_report (int    argc,
   if (report == NULL || !qf_report_set_language (report, lang, &error))
     return qf_cli_error ("report", error);
   if (!load_signer ("report", cert, key, p12, password, sign, no_sign, &signer, &exit_code))
+    return exit_code;
+  if (signer != NULL && !sign_off_complete (report, source, &exit_code))
     return exit_code;
 
   if (pdf == NULL && html == NULL)

@@ -225,7 +225,7 @@ parse_rt_options (RtOptions  *o,
     { "nanosleep", 'n', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &o->nanosleep,
       N_("Accepted for cyclictest compatibility: clock_nanosleep is always used"), NULL },
     { "trace", 0, 0, G_OPTION_ARG_NONE, &o->trace,
-      N_("Record the kernel’s trace and name the cause of the worst spikes (needs root)"), NULL },
+      N_("Record the kernel’s trace and name the cause of the worst spikes (root, or through Qualify’s system service qualifyd)"), NULL },
     { "trace-threshold", 0, 0, G_OPTION_ARG_INT, &o->trace_threshold_us,
       N_("With --trace: also mark every cycle at least US late, as cyclictest --tracemark -b "
          "(the worst cycles are always marked)"), N_("US") },

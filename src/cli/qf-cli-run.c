@@ -6,6 +6,7 @@
  * exit 2. `--replay SESSION.json` plays a recorded session back (training). */
 #include "config.h"
 
+#include "qf-format.h"
 #include <glib-unix.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -217,11 +218,10 @@ append_criterion (GString    *out,
   JsonNode *measured = json_object_get_member (v, "measured");
   g_autofree char *name = criterion_name (session, v);
   g_autofree char *value = measured != NULL && !JSON_NODE_HOLDS_NULL (measured)
-                             ? qf_verdict_format_value (json_node_get_double (measured), unit)
+                             ? qf_format_value (json_node_get_double (measured), unit)
                              : g_strdup ("—");
-  g_autofree char *limit_value = qf_verdict_format_value (qf_json_get_double (v, "limit", 0), unit);
-  g_autofree char *limit = g_strdup_printf ("%s %s", g_str_equal (qf_json_get_string (v, "comparison", ""), "<=") ? "≤" : "≥",
-                                            limit_value);
+  g_autofree char *limit = qf_format_limit (qf_json_get_string (v, "comparison", "<="),
+                                            qf_json_get_double (v, "limit", 0), unit);
   QfVerdict verdict = QF_VERDICT_NOT_RUN;
 
   qf_verdict_from_string (qf_json_get_string (v, "verdict", NULL), &verdict);
@@ -525,7 +525,7 @@ parse_options (RunOptions  *o,
     { "resume", 0, 0, G_OPTION_ARG_FILENAME, &o->resume, N_("Continue an interrupted session, keeping its finished steps"), N_("DIR") },
     { "only", 0, 0, G_OPTION_ARG_STRING, &o->only, N_("Run only these tests, e.g. rt,ping (the others count as not run)"), N_("TESTS") },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &o->report_lang, N_("Language of the reports: en or zh_CN (default: en)"), N_("LANG") },
-    { "trace", 0, 0, G_OPTION_ARG_NONE, &o->trace, N_("Record the kernel’s trace during the real-time and control-cycle tests and name the cause of their worst spikes (needs root; off by default)"), NULL },
+    { "trace", 0, 0, G_OPTION_ARG_NONE, &o->trace, N_("Record the kernel’s trace during the real-time and control-cycle tests and name the cause of their worst spikes (root, or through Qualify’s system service qualifyd; off by default)"), NULL },
     { "no-sign", 0, 0, G_OPTION_ARG_NONE, &o->no_sign, N_("Write the reports unsigned even when a certificate exists"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, N_("Print one JSON object on stdout"), NULL },
     { "replay", 0, 0, G_OPTION_ARG_FILENAME, &o->replay_path, N_("Play back a recorded session's progress and samples (training)"), N_("SESSION.json") },

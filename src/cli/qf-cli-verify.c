@@ -5,6 +5,7 @@
 #include "config.h"
 
 
+#include "qf-cert.h"
 #include "qf-cli.h"
 #include "qf-i18n.h"
 #include "qf-trust.h"
@@ -16,14 +17,19 @@ yes_no (gboolean value)
   return value ? _("yes") : _("no");
 }
 
+/* The signer and the fingerprint as the wizard and the report show them: "Li Wei, Example
+ * Robotics", "345F 4E86 …". */
 static void
 print_signature (const QfVerifyResult *result)
 {
+  g_autofree char *label = qf_cert_signer_label (result->signer_name, result->signer_organization, result->signer);
+  g_autofree char *fingerprint = qf_cert_group_fingerprint_hex (result->signer_fingerprint);
+
   g_print ("%-22s %s\n", _("Signature valid:"), yes_no (result->signature_valid));
   g_print ("%-22s %s\n", _("Covers whole document:"), yes_no (result->covers_whole));
-  g_print ("%-22s %s\n", _("Signed by:"), result->signer ? result->signer : "?");
-  if (result->signer_fingerprint)
-    g_print ("%-22s %s\n", _("Certificate SHA-256:"), result->signer_fingerprint);
+  g_print ("%-22s %s\n", _("Signed by:"), label != NULL ? label : "?");
+  if (fingerprint != NULL)
+    g_print ("%-22s %s\n", _("Certificate SHA-256:"), fingerprint);
   g_print ("%-22s %s\n", _("Signed at:"), result->signing_time ? result->signing_time : "?");
   if (result->trusted_by_reader)
     g_print ("%-22s %s\n", _("Signer trusted:"), _("yes, you chose to trust this signer"));

@@ -269,6 +269,23 @@ qf_caller_hold (QfCaller          *caller,
   g_array_append_val (caller->holds, hold);
 }
 
+gpointer
+qf_caller_take_held (QfCaller          *caller,
+                     const QfHoldClass *klass)
+{
+  for (guint i = 0; i < caller->holds->len; i++)
+    {
+      Hold hold = g_array_index (caller->holds, Hold, i);
+
+      if (hold.klass == klass)
+        {
+          g_array_remove_index (caller->holds, i);
+          return hold.resource;
+        }
+    }
+  return NULL;
+}
+
 guint
 qf_caller_count_held (QfCaller          *caller,
                       const QfHoldClass *klass)

@@ -63,6 +63,10 @@ void        qf_caller_set_polkit     (QfCaller        *caller,
 void        qf_caller_hold           (QfCaller          *caller,
                                       const QfHoldClass *klass,
                                       gpointer           resource);
+/* Takes one resource of `klass` back from the caller's holds without releasing it (the caller
+ * of this function gives it back itself), or NULL when it holds none. */
+gpointer    qf_caller_take_held      (QfCaller          *caller,
+                                      const QfHoldClass *klass);
 /* How many resources of `klass` the caller still holds. */
 guint       qf_caller_count_held     (QfCaller          *caller,
                                       const QfHoldClass *klass);

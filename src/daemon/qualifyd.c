@@ -1,16 +1,17 @@
-/* qualifyd.c — the qualifyd system service: real-time priority, memory locking and raw ICMP
- * sockets for the measurements of authorised users (src/daemon; docs/privileges.md).
+/* qualifyd.c — the qualifyd system service: real-time priority, memory locking, raw ICMP
+ * sockets and kernel-trace instances for the measurements of authorised users (src/daemon;
+ * docs/privileges.md).
  *
  * Owns io.github.qualify.Qualifyd on the system bus (D-Bus activated; systemd's
  * qualifyd.service, Type=dbus) and serves io.github.qualify.Qualifyd1 (qf-qualifyd-protocol.h).
  * For every call: who is calling comes from the bus (qf-daemon-caller), whether they may from
  * root, the group qualify or polkit (qf-daemon-auth), and the grant itself is checked and made
- * by qf-daemon-rt or qf-daemon-icmp. Every grant and refusal is logged (the journal, under
+ * by qf-daemon-rt, qf-daemon-icmp or qf-daemon-trace. Every grant and refusal is logged (the journal, under
  * systemd). Exits after --idle-timeout seconds without calls while nobody holds a real-time
- * thread; the bus starts it again on the next call.
+ * thread or a trace instance; the bus starts it again on the next call.
  *
- * Uses src/core/common (the protocol's names, translations) and nothing else of Qualify: no
- * GTK, no libnm, no engine. */
+ * Uses src/core/common (the protocol's names, translations) and of the engine only qf-tracefs
+ * (a library of its own: the trace instance); no GTK, no libnm, no measuring engine. */
 #include "config.h"
 
 #include <gio/gio.h>
@@ -24,6 +25,7 @@
 #include "qf-daemon-error.h"
 #include "qf-daemon-icmp.h"
 #include "qf-daemon-rt.h"
+#include "qf-daemon-trace.h"
 #include "qf-env.h"
 #include "qf-i18n.h"
 #include "qf-paths.h"
@@ -46,7 +48,18 @@ static const char introspection_xml[] =
   "      <arg type='u' name='ip_version' direction='in'/>"
   "      <arg type='h' name='fd' direction='out'/>"
   "    </method>"
+  "    <method name='OpenTrace'>"
+  "      <arg type='a{sv}' name='info' direction='out'/>"
+  "      <arg type='h' name='marker' direction='out'/>"
+  "      <arg type='h' name='header_page' direction='out'/>"
+  "      <arg type='a{sh}' name='formats' direction='out'/>"
+  "      <arg type='ah' name='cpus' direction='out'/>"
+  "    </method>"
+  "    <method name='CloseTrace'/>"
   "    <method name='GetAccess'>"
+  "      <arg type='s' name='access' direction='out'/>"
+  "    </method>"
+  "    <method name='GetTraceAccess'>"
   "      <arg type='s' name='access' direction='out'/>"
   "    </method>"
   "    <property name='MaxRealtimePriority' type='i' access='read'/>"
@@ -157,9 +170,40 @@ open_icmp_socket (Call     *call,
                                                            g_variant_new ("(h)", 0), fds);
 }
 
-/* Each method and the polkit action that authorises it. Kernel tracing (issue 34) is one more
- * row: its method, action io.github.qualify.trace, and a QfHoldClass for the trace instance so
- * that it goes when its caller leaves the bus. GetAccess answers with the access itself. */
+static void
+open_trace (Call     *call,
+            GVariant *parameters)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUnixFDList) fds = g_unix_fd_list_new ();
+  GVariant *reply = qf_daemon_open_trace (call->caller, fds, &error);
+
+  if (reply == NULL)
+    {
+      return_error (call, "OpenTrace", error);
+      return;
+    }
+  g_dbus_method_invocation_return_value_with_unix_fd_list (call->invocation, reply, fds);
+}
+
+static void
+close_trace (Call     *call,
+             GVariant *parameters)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!qf_daemon_close_trace (call->caller, &error))
+    {
+      return_error (call, "CloseTrace", error);
+      return;
+    }
+  g_dbus_method_invocation_return_value (call->invocation, NULL);
+}
+
+/* Each method and the polkit action that authorises it. Tracing has an action of its own: what
+ * it shows (every process's scheduling, every interrupt) is more than measuring needs. A method
+ * without a function (GetAccess, GetTraceAccess) answers with the access itself and never makes
+ * polkit ask anyone. */
 typedef void (*MethodFunc) (Call     *call,
                             GVariant *parameters);
 
@@ -172,7 +216,10 @@ static const struct
   { "MakeThreadRealtime", QF_QUALIFYD_ACTION_MEASURE, make_thread_realtime },
   { "RaiseMemlockLimit", QF_QUALIFYD_ACTION_MEASURE, raise_memlock },
   { "OpenIcmpSocket", QF_QUALIFYD_ACTION_MEASURE, open_icmp_socket },
+  { "OpenTrace", QF_QUALIFYD_ACTION_TRACE, open_trace },
+  { "CloseTrace", QF_QUALIFYD_ACTION_TRACE, close_trace },
   { "GetAccess", QF_QUALIFYD_ACTION_MEASURE, NULL },
+  { "GetTraceAccess", QF_QUALIFYD_ACTION_TRACE, NULL },
 };
 
 static guint
@@ -234,12 +281,13 @@ handle_method_call (GDBusConnection       *bus,
   Daemon *daemon = user_data;
   g_autoptr(GError) error = NULL;
   GDBusMessage *message = g_dbus_method_invocation_get_message (invocation);
+  guint i = method_index (method_name);
   QfCaller *caller;
   gboolean interactive;
   Call *call;
 
   daemon->last_call_us = g_get_monotonic_time ();
-  if (method_index (method_name) == G_N_ELEMENTS (methods))
+  if (i == G_N_ELEMENTS (methods))
     {
       g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR,
                                              G_DBUS_ERROR_UNKNOWN_METHOD, "No method %s",
@@ -253,7 +301,7 @@ handle_method_call (GDBusConnection       *bus,
       return;
     }
   /* Only a call that allows it may make polkit ask a person; GetAccess never asks. */
-  interactive = !g_str_equal (method_name, "GetAccess") &&
+  interactive = methods[i].run != NULL &&
                 (g_dbus_message_get_flags (message) &
                  G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
   call = g_new0 (Call, 1);
@@ -261,7 +309,7 @@ handle_method_call (GDBusConnection       *bus,
   call->invocation = g_object_ref (invocation);
   call->caller = qf_caller_ref (caller);
   daemon->pending++;
-  qf_daemon_authorize (bus, caller, methods[method_index (method_name)].action, interactive,
+  qf_daemon_authorize (bus, caller, methods[i].action, interactive,
                        on_authorized, call);
 }
 
@@ -374,9 +422,9 @@ main (int    argc,
   daemon.idle_timeout_s = DEFAULT_IDLE_TIMEOUT_S;
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context,
-                                _("Qualify’s system service: real-time priority, memory locking "
-                                  "and raw ICMP sockets for authorised users. Started by the "
-                                  "system bus; see docs/privileges.md."));
+                                _("Qualify’s system service: real-time priority, memory locking, "
+                                  "raw ICMP sockets and kernel-trace instances for authorised "
+                                  "users. Started by the system bus; see docs/privileges.md."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <libintl.h>
+#include <string.h>
 
 #include "qf-i18n.h"
 #include "qf-text.h"
@@ -72,4 +73,21 @@ qf_ngettext (const char *msgid,
   if (usable (msgid_plural, translation, TRUE))
     return translation;
   return english;
+}
+
+char *
+qf_i18n_interface_language (void)
+{
+  /* the catalogue's header, which gettext returns for the empty message (named, so that
+   * xgettext does not take it for a message to translate) */
+  static const char header_msgid[] = "";
+  const char *header = dgettext (GETTEXT_PACKAGE, header_msgid);
+  const char *line = header != NULL ? strstr (header, "Language: ") : NULL;
+  gsize length;
+
+  if (line == NULL || (line != header && line[-1] != '\n'))
+    return g_strdup ("en");
+  line += strlen ("Language: ");
+  length = strcspn (line, " \t\r\n");
+  return length > 0 ? g_strndup (line, length) : g_strdup ("en");
 }

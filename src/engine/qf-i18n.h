@@ -20,5 +20,9 @@ const char *qf_gettext  (const char *msgid) G_GNUC_FORMAT (1);
 const char *qf_ngettext (const char *msgid,
                          const char *msgid_plural,
                          gulong      n) G_GNUC_FORMAT (1) G_GNUC_FORMAT (2);
+/* The language the interface speaks, as its catalogue's header names it ("zh_CN"), or "en"
+ * when no catalogue answers: gettext's own choice (LANGUAGE, LC_ALL, LC_MESSAGES, LANG, read
+ * by the C library, never by Qualify), so it is the language of every string on screen. */
+char       *qf_i18n_interface_language (void);
 
 G_END_DECLS

@@ -249,7 +249,8 @@ setup_thread (QfRtThread *t)
   struct sched_param param = { 0 };
   int policy = SCHED_OTHER;
 
-  t->result.tid = gettid ();
+  /* published: a supervisor (qualifyd's caller, a test) may read it while the run goes on */
+  g_atomic_int_set (&t->result.tid, gettid ());
 
   if (t->result.cpu >= 0)
     {

@@ -106,8 +106,7 @@ static gboolean
 not_allowed (GError **error)
 {
   g_set_error (error, QF_TRACE_ERROR, QF_TRACE_ERROR_NOT_ALLOWED,
-               _("Reading the kernel's trace needs root: run qualify-cli as root (the wizard "
-                 "will get it through qualifyd)"));
+               _("Reading the kernel's trace needs root, or Qualify's system service qualifyd"));
   return FALSE;
 }
 
@@ -239,6 +238,7 @@ remove_stale_instances (const char *instances)
 /* mkdir instances/qualify-<pid>-<n>, n counting up past names in use. */
 static char *
 make_instance (const char *where,
+               pid_t       owner_pid,
                char      **name_out,
                GError    **error)
 {
@@ -247,7 +247,7 @@ make_instance (const char *where,
   remove_stale_instances (instances);
   for (guint tries = 0; tries < 1000; tries++)
     {
-      g_autofree char *name = g_strdup_printf (INSTANCE_PREFIX "%d-%d", (int) getpid (),
+      g_autofree char *name = g_strdup_printf (INSTANCE_PREFIX "%d-%d", (int) owner_pid,
                                                g_atomic_int_add (&instance_counter, 1));
       g_autofree char *dir = g_build_filename (instances, name, NULL);
 
@@ -387,21 +387,24 @@ configure (QfTracefsInstance     *self,
   return write_file (self->dir, "tracing_on", "1", error);
 }
 
-static void
-info_clear (QfTracefsInfo *info)
+void
+qf_tracefs_info_clear (QfTracefsInfo *info)
 {
+  if (info == NULL)
+    return;
   g_free (info->instance);
   g_free (info->mount);
   g_free (info->clock);
   g_strfreev (info->events);
   g_strfreev (info->events_missing);
   g_strfreev (info->tracers);
+  memset (info, 0, sizeof *info);
 }
 
 static void
 instance_free (QfTracefsInstance *self)
 {
-  info_clear (&self->info);
+  qf_tracefs_info_clear (&self->info);
   g_free (self->dir);
   g_free (self);
 }
@@ -426,7 +429,8 @@ qf_tracefs_instance_open (const QfTracefsConfig *config,
   self = g_new0 (QfTracefsInstance, 1);
   self->info.mount = where;
   self->info.mounted = mounted;
-  self->dir = make_instance (where, &self->info.instance, error);
+  self->dir = make_instance (where, config->owner_pid > 0 ? config->owner_pid : getpid (),
+                             &self->info.instance, error);
   if (self->dir == NULL)
     {
       instance_free (self);

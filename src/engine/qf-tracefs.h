@@ -5,8 +5,10 @@
  * the top-level buffer, which other tools may be using), sets its clock to "mono" (the clock the
  * measuring threads read), its per-CPU buffer size and the events of qf_trace_event_names, and
  * hands out the file descriptors a reader needs (QfTraceFds). Afterwards it removes the
- * instance. Opening needs write access to tracefs: root today, or a privileged helper (qualifyd,
- * docs/privileges.md) that calls this module and passes the descriptors on.
+ * instance. Opening needs write access to tracefs: root, or the privileged helper qualifyd
+ * (src/daemon, docs/privileges.md), which calls this module for its caller and passes the
+ * descriptors on. It is a library of its own (qf-tracefs) so that qualifyd links nothing else
+ * of the engine.
  *
  * tracefs is mounted at /sys/kernel/tracing when it is not mounted anywhere (as trace-cmd does);
  * it is left mounted. Instances a process that has ended left behind (a crash) are removed on
@@ -26,6 +28,8 @@ G_BEGIN_DECLS
 typedef struct
 {
   guint buffer_kb;     /* per CPU; 0 = QF_TRACEFS_DEFAULT_BUFFER_KB */
+  pid_t owner_pid;     /* the process the instance is for, in its name; 0 = this process. Once
+                        * that process has ended, the next open removes what is left of it. */
 } QfTracefsConfig;
 
 /* What the instance records, for the result's "trace" object. */
@@ -54,6 +58,8 @@ QfTracefsInstance   *qf_tracefs_instance_open     (const QfTracefsConfig *config
                                                    QfTraceFds            *fds,
                                                    GError               **error);
 const QfTracefsInfo *qf_tracefs_instance_info     (const QfTracefsInstance *instance);
+/* Frees what an info holds (one filled by someone else, e.g. from qualifyd's answer). */
+void                 qf_tracefs_info_clear        (QfTracefsInfo         *info);
 /* Stops recording (tracing_on 0); what is in the buffer can still be read. */
 void                 qf_tracefs_instance_stop     (QfTracefsInstance     *instance);
 /* Removes the instance and frees it. Returns FALSE (and frees it anyway) when the kernel kept the

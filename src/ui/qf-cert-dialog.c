@@ -1,5 +1,6 @@
 /* qf-cert-dialog.c — one dialog to create the installer's own signing certificate (holder's
- * name and company) or to import one (a PEM key with its chain, or a PKCS#12 file with its
+ * name and the installer's own company: remembered in the `company` setting, else the last
+ * certificate's O=, never the customer's) or to import one (a PEM key with its chain, or a PKCS#12 file with its
  * password) (src/ui). The work is the core's (qf_cert_create, qf_cert_import, the same calls
  * as `qualify-cli cert`), on a worker thread; errors come back as the core wrote them: cause
  * and fix, translated. No key material or password is shown or logged. Template:
@@ -32,6 +33,7 @@ struct _QfCertDialog
 
   /* owned */
   GCancellable        *cancellable;
+  GSettings           *settings;
   gboolean             finished;
 };
 
@@ -99,6 +101,29 @@ show_error (QfCertDialog *self,
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), message != NULL);
 }
 
+/* The installer's company, for the next certificate: what the new one holds as O=. */
+static void
+remember_company (QfCertDialog *self)
+{
+  g_autoptr(JsonObject) summary = qf_cert_summarize_stored (NULL);
+
+  if (summary != NULL)
+    g_settings_set_string (self->settings, "company", json_object_get_string_member (summary, "company"));
+}
+
+/* The installer's own company: the setting, else the certificate in use's O=; "" when neither. */
+static char *
+installer_company (QfCertDialog *self)
+{
+  g_autofree char *company = g_settings_get_string (self->settings, "company");
+  g_autoptr(JsonObject) summary = NULL;
+
+  if (*company != '\0')
+    return g_steal_pointer (&company);
+  summary = qf_cert_summarize_stored (NULL);
+  return g_strdup (summary != NULL ? json_object_get_string_member (summary, "company") : "");
+}
+
 static void
 job_done (GObject      *object,
           GAsyncResult *result,
@@ -118,6 +143,7 @@ job_done (GObject      *object,
       show_error (self, error->message);
       return;
     }
+  remember_company (self);
   finish (self, TRUE);
 }
 
@@ -253,6 +279,7 @@ qf_cert_dialog_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   adw_window_set_content (ADW_WINDOW (self), NULL);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->settings);
   G_OBJECT_CLASS (qf_cert_dialog_parent_class)->dispose (object);
 }
 
@@ -294,14 +321,16 @@ qf_cert_dialog_init (QfCertDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
+  self->settings = g_settings_new (APP_ID);
 }
 
 QfCertDialog *
 qf_cert_dialog_new (GtkWindow  *parent,
                     const char *intro,
-                    const char *name,
-                    const char *company)
+                    const char *name)
 {
+  g_autofree char *company = NULL;
+
   QfCertDialog *self = g_object_new (QF_TYPE_CERT_DIALOG,
                                      "transient-for", parent,
                                      "modal", TRUE,
@@ -309,6 +338,7 @@ qf_cert_dialog_new (GtkWindow  *parent,
 
   adw_preferences_group_set_description (self->intro_group, intro);
   gtk_editable_set_text (GTK_EDITABLE (self->name_row), name != NULL ? name : "");
-  gtk_editable_set_text (GTK_EDITABLE (self->company_row), company != NULL ? company : "");
+  company = installer_company (self);
+  gtk_editable_set_text (GTK_EDITABLE (self->company_row), company);
   return self;
 }

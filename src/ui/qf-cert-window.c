@@ -151,7 +151,7 @@ replace_clicked (QfCertWindow *self)
                                self->holder != NULL
                                ? _("The new certificate replaces the one in use. Reports already signed stay valid.")
                                : _("Reports are signed with your certificate, so the customer can check who wrote them and that nothing changed since."),
-                               self->holder, NULL);
+                               self->holder);
   g_signal_connect_object (dialog, "finished", G_CALLBACK (dialog_finished), self, G_CONNECT_SWAPPED);
   gtk_window_present (GTK_WINDOW (dialog));
 }

@@ -1,7 +1,11 @@
 /* qf-plan-page.c — step 4 of the wizard (src/ui): one row per test of the profile with its
  * estimated duration (the step's own estimate), its parameters, its limits and the classic
  * command it replaces (the step's own text); a switch leaves a test out, and the page says
- * plainly when that makes the verdict INCOMPLETE. Template: ui/qf-plan-page.ui. */
+ * plainly when that makes the verdict INCOMPLETE. "Find the cause of spikes" (off by default,
+ * shown when a test of the plan can tell its spikes) asks the tests for the kernel's trace; the
+ * step gets it itself, or through qualifyd, which may make the desktop ask for an
+ * administrator's password when the test starts (docs/privileges.md). Template:
+ * ui/qf-plan-page.ui. */
 #include "config.h"
 
 
@@ -18,6 +22,8 @@ struct _QfPlanPage
   /* template widgets */
   AdwPreferencesGroup *tests_group;
   GtkLabel            *incomplete_label;
+  AdwPreferencesGroup *trace_group;
+  GtkSwitch           *trace_switch;
 
   /* owned */
   QfProfile           *profile;
@@ -110,6 +116,20 @@ detail_row (const char *title,
   return row;
 }
 
+/* Whether a test of the profile can tell its spikes from the kernel's trace. */
+static gboolean
+profile_has_spikes (QfProfile *profile)
+{
+  for (guint i = 0; i < qf_profile_get_n_tests (profile); i++)
+    {
+      const QfStepInfo *info = qf_step_lookup (qf_profile_get_test (profile, i)->step);
+
+      if (info != NULL && info->spikes != QF_STEP_SPIKES_NONE)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 void
 qf_plan_page_set_profile (QfPlanPage *self,
                           QfProfile  *profile,
@@ -128,6 +148,7 @@ qf_plan_page_set_profile (QfPlanPage *self,
     adw_preferences_group_set_title (self->tests_group, title);
   }
 
+  gtk_widget_set_visible (GTK_WIDGET (self->trace_group), profile_has_spikes (profile));
   for (guint i = 0; i < qf_profile_get_n_tests (profile); i++)
     {
       const QfProfileTest *test = qf_profile_get_test (profile, i);
@@ -200,6 +221,14 @@ qf_plan_page_get_enabled_keys (QfPlanPage *self)
   return all ? NULL : g_strv_builder_end (keys);
 }
 
+gboolean
+qf_plan_page_get_trace (QfPlanPage *self)
+{
+  g_return_val_if_fail (QF_IS_PLAN_PAGE (self), FALSE);
+  return gtk_widget_get_visible (GTK_WIDGET (self->trace_group)) &&
+         gtk_switch_get_active (self->trace_switch);
+}
+
 static void
 qf_plan_page_dispose (GObject *object)
 {
@@ -220,6 +249,8 @@ qf_plan_page_class_init (QfPlanPageClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/qualify/Qualify/qf-plan-page.ui");
   gtk_widget_class_bind_template_child (widget_class, QfPlanPage, tests_group);
   gtk_widget_class_bind_template_child (widget_class, QfPlanPage, incomplete_label);
+  gtk_widget_class_bind_template_child (widget_class, QfPlanPage, trace_group);
+  gtk_widget_class_bind_template_child (widget_class, QfPlanPage, trace_switch);
 }
 
 static void

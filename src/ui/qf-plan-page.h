@@ -17,5 +17,7 @@ void    qf_plan_page_set_profile      (QfPlanPage *self,
                                        const char *peer_host);
 /* The keys of the tests switched on, or NULL when all are (free with g_strfreev). */
 char  **qf_plan_page_get_enabled_keys (QfPlanPage *self);
+/* Whether "Find the cause of spikes" is on (off by default). */
+gboolean qf_plan_page_get_trace      (QfPlanPage *self);
 
 G_END_DECLS

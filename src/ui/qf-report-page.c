@@ -1,5 +1,5 @@
 /* qf-report-page.c — step 7 of the wizard (src/ui): the sign-off names (stored in the session),
- * the report language (GSettings), who will sign, and the export through the report module's
+ * the report language (GSettings; unset, the interface's), who will sign, and the export through the report module's
  * qf_report_export_dir() on a worker thread — signed with the installer's certificate when the
  * store has one, as `qualify-cli report` does. The first export without a certificate offers
  * to create or import one (QfCertDialog); cancelling exports unsigned and says so.
@@ -12,6 +12,7 @@
 #include "qf-entry-row.h"
 #include "qf-i18n.h"
 #include "qf-json.h"
+#include "qf-message-dialog.h"
 #include "qf-report-page.h"
 #include "qf-report.h"
 #include "qf-session-check.h"
@@ -38,6 +39,7 @@ struct _QfReportPage
   GCancellable *cancellable;
   gboolean      offered;        /* the certificate dialog was offered once already */
   gboolean      declined;       /* … and cancelled: exports go unsigned until one exists */
+  gboolean      draft;          /* this export: an unsigned draft, the names not all given */
 };
 
 G_DEFINE_FINAL_TYPE (QfReportPage, qf_report_page, ADW_TYPE_BIN)
@@ -50,6 +52,7 @@ typedef struct
   char     *language;
   gboolean  signed_;
   gboolean  declined;
+  gboolean  draft;
 } Export;
 
 static void
@@ -65,7 +68,7 @@ qf_report_page_refresh_signer (QfReportPage *self)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) summary = NULL;
-  g_autofree char *text = NULL;
+  g_autofree char *text = NULL, *label = NULL;
   const char *holder, *company, *fingerprint;
 
   g_return_if_fail (QF_IS_REPORT_PAGE (self));
@@ -81,11 +84,9 @@ qf_report_page_refresh_signer (QfReportPage *self)
   holder = json_object_get_string_member (summary, "holder");
   company = json_object_get_string_member (summary, "company");
   fingerprint = json_object_get_string_member (summary, "fingerprint");
-  if (*company != '\0')
-    /* Translators: "Signed by Li Wei, Example Robotics — fingerprint 3F2A 9C01 …" */
-    text = g_strdup_printf (_("Signed by %s, %s — fingerprint %s"), holder, company, fingerprint);
-  else
-    text = g_strdup_printf (_("Signed by %s — fingerprint %s"), holder, fingerprint);
+  label = qf_cert_signer_label (holder, company, NULL);
+  /* Translators: "Signed by Li Wei, Example Robotics — fingerprint 3F2A 9C01 …" */
+  text = g_strdup_printf (_("Signed by %s — fingerprint %s"), label != NULL ? label : "?", fingerprint);
   adw_action_row_set_subtitle (self->signer_row, text);
 }
 
@@ -122,7 +123,7 @@ export_thread (GTask        *task,
   g_autoptr(QfSigner) signer = NULL;
   GError *error = NULL;
 
-  if (qf_cert_store_exists ())
+  if (!export->draft && qf_cert_store_exists ())
     {
       signer = qf_signer_load_default (&error);
       if (signer == NULL)
@@ -162,6 +163,9 @@ export_done (GObject      *object,
     }
   if (export->signed_)
     text = g_strdup_printf (_("Written and signed: report.pdf and report.html in %s"), export->dir);
+  else if (export->draft)
+    text = g_strdup_printf (_("Written as an unsigned draft, because Operator, Customer or Site is empty: report.pdf and report.html in %s"),
+                            export->dir);
   else if (export->declined)
     text = g_strdup_printf (_("Written without a signature, because no certificate was created: report.pdf and report.html in %s"),
                             export->dir);
@@ -183,6 +187,7 @@ start_export (QfReportPage *self)
   export->dir = g_strdup (qf_session_get_dir (self->session));
   export->language = g_strdup (languages[MIN (language, G_N_ELEMENTS (languages) - 1)]);
   export->declined = self->declined;
+  export->draft = self->draft;
   gtk_spinner_start (self->spinner);
   gtk_widget_set_sensitive (GTK_WIDGET (self->export_button), FALSE);
   adw_action_row_set_subtitle (self->export_row, _("Writing the report…"));
@@ -196,13 +201,14 @@ cert_dialog_finished (QfReportPage *self,
                       gboolean      created)
 {
   self->declined = !created;
+  self->draft = FALSE;
   qf_report_page_refresh_signer (self);
   if (self->session != NULL && qf_session_get_dir (self->session) != NULL)
     start_export (self);
 }
 
 /* The first export without a certificate: create or import one, in one dialog, prefilled
- * with the sign-off names; the export goes on when it closes, signed or not. */
+ * with the operator's name (the company is the installer's, which the dialog remembers); the export goes on when it closes, signed or not. */
 static void
 offer_certificate (QfReportPage *self)
 {
@@ -211,15 +217,76 @@ offer_certificate (QfReportPage *self)
   self->offered = TRUE;
   dialog = qf_cert_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
                                _("Reports are signed with your certificate, so the customer can check who wrote them and that nothing changed since. You have none yet: create one or import your company's. Cancel exports this report without a signature."),
-                               gtk_editable_get_text (GTK_EDITABLE (self->operator_row)),
-                               gtk_editable_get_text (GTK_EDITABLE (self->customer_row)));
+                               gtk_editable_get_text (GTK_EDITABLE (self->operator_row)));
   g_signal_connect_object (dialog, "finished", G_CALLBACK (cert_dialog_finished), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* Signing, or about to offer a certificate to sign with: what export goes on to do. */
+static void
+export_signed (QfReportPage *self)
+{
+  self->draft = FALSE;
+  if (qf_cert_store_exists ())
+    self->declined = FALSE;
+  else if (!self->offered)
+    {
+      offer_certificate (self);
+      return;
+    }
+  start_export (self);
+}
+
+static void
+names_response (QfMessageDialog *dialog,
+                const char      *response,
+                QfReportPage    *self)
+{
+  GtkWidget *rows[] = { GTK_WIDGET (self->operator_row), GTK_WIDGET (self->customer_row),
+                        GTK_WIDGET (self->site_row) };
+
+  if (g_strcmp0 (response, "draft") == 0)
+    {
+      self->draft = TRUE;
+      start_export (self);
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    if (*gtk_editable_get_text (GTK_EDITABLE (rows[i])) == '\0')
+      {
+        gtk_widget_grab_focus (rows[i]);
+        break;
+      }
+}
+
+/* A signed report names who qualified the PC, for whom and where: ask for what is missing
+ * before signing, or write an unsigned draft. */
+static void
+ask_for_names (QfReportPage *self,
+               const char   *missing)
+{
+  g_autofree char *body = NULL;
+  GtkWidget *dialog;
+
+  /* Translators: %s is e.g. "the customer and the site" */
+  body = g_strdup_printf (_("A signed report says who qualified the PC, for whom and where, and this one does not name %s yet. "
+                            "Fill them in to sign it, or export an unsigned draft now and sign it when they are known."),
+                          missing);
+  dialog = qf_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
+                                  _("Names Missing for the Signature"), body);
+  qf_message_dialog_add_responses (QF_MESSAGE_DIALOG (dialog), "draft", _("Export Unsigned _Draft"),
+                                   "fill", _("_Fill In"), NULL);
+  qf_message_dialog_set_response_appearance (QF_MESSAGE_DIALOG (dialog), "fill", QF_RESPONSE_SUGGESTED);
+  qf_message_dialog_set_default_response (QF_MESSAGE_DIALOG (dialog), "fill");
+  qf_message_dialog_set_close_response (QF_MESSAGE_DIALOG (dialog), "fill");
+  g_signal_connect_object (dialog, "response", G_CALLBACK (names_response), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
 export_clicked (QfReportPage *self)
 {
+  g_autofree char *missing = NULL;
   g_autoptr(GError) error = NULL;
 
   if (self->session == NULL || qf_session_get_dir (self->session) == NULL)
@@ -241,14 +308,14 @@ export_clicked (QfReportPage *self)
       adw_action_row_set_subtitle (self->export_row, error->message);
       return;
     }
-  if (qf_cert_store_exists ())
-    self->declined = FALSE;
-  else if (!self->offered)
+  /* an export that would be signed, or offer a certificate to sign with */
+  missing = qf_session_missing_sign_off (qf_session_get_json (self->session));
+  if (missing != NULL && (qf_cert_store_exists () || !self->offered))
     {
-      offer_certificate (self);
+      ask_for_names (self, missing);
       return;
     }
-  start_export (self);
+  export_signed (self);
 }
 
 static void
@@ -334,6 +401,12 @@ qf_report_page_init (QfReportPage *self)
   self->settings = g_settings_new (APP_ID);
   self->cancellable = g_cancellable_new ();
   language = g_settings_get_string (self->settings, "report-language");
+  /* unset: the interface's language */
+  if (*language == '\0')
+    {
+      g_free (language);
+      language = qf_i18n_interface_language ();
+    }
   adw_combo_row_set_selected (self->language_row, g_strcmp0 (language, "zh_CN") == 0 ? 1 : 0);
   g_signal_connect_object (self->language_row, "notify::selected", G_CALLBACK (language_changed),
                            self, G_CONNECT_SWAPPED);

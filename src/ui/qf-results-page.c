@@ -7,6 +7,7 @@
  * Template: ui/qf-results-page.ui. */
 #include "config.h"
 
+#include "qf-format.h"
 
 #include "qf-i18n.h"
 #include "qf-json.h"
@@ -86,7 +87,8 @@ show_criteria (QfResultsPage *self,
       GtkWidget *word;
       g_autofree char *title = NULL;
       g_autofree char *subtitle = NULL;
-      g_autofree char *limit = qf_verdict_format_value (qf_json_get_double (v, "limit", 0), unit);
+      g_autofree char *limit = qf_format_limit (qf_json_get_string (v, "comparison", "<="),
+                                                qf_json_get_double (v, "limit", 0), unit);
       g_autofree char *mark = NULL;
       g_autofree char *accessible = NULL;
       gdouble measured;
@@ -96,11 +98,10 @@ show_criteria (QfResultsPage *self,
                                _(qf_json_get_string (v, "label", "")));
       if (qf_json_get_path_double (v, "measured", &measured))
         {
-          g_autofree char *value = qf_verdict_format_value (measured, unit);
+          g_autofree char *value = qf_format_value (measured, unit);
 
-          subtitle = g_strdup_printf (_("Measured %s, limit %s %s%s"), value,
-                                      g_strcmp0 (qf_json_get_string (v, "comparison", "<="), "<=") == 0 ? "≤" : "≥",
-                                      limit,
+          /* Translators: "Measured 9396 µs, limit ≤ 100 µs" */
+          subtitle = g_strdup_printf (_("Measured %s, limit %s%s"), value, limit,
                                       g_strcmp0 (qf_json_get_string (v, "role", ""), "warns") == 0 ? _(" (warning only)") : "");
         }
       else

@@ -145,8 +145,9 @@ show_facts (QfVerifyWindow       *self,
   g_autofree char *verdict = verdict_words (r->overall_verdict);
   g_autofree char *path = g_file_get_path (self->file);
   g_autofree char *fingerprint = qf_cert_group_fingerprint_hex (r->signer_fingerprint);
+  g_autofree char *label = qf_cert_signer_label (r->signer_name, r->signer_organization, r->signer);
 
-  set_fact (self->signer_row, r->signer_name ? r->signer_name : r->signer);
+  set_fact (self->signer_row, label);
   set_fact (self->company_row, r->signer_organization);
   set_fact (self->fingerprint_row, fingerprint);
   set_fact (self->signed_at_row, signed_at);
@@ -275,8 +276,7 @@ signer_row_new (QfVerifyWindow        *self,
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
   const char *name = signer->name ? signer->name : signer->subject;
-  g_autofree char *title = signer->organization ? g_strdup_printf ("%s — %s", name, signer->organization)
-                                                : g_strdup (name);
+  g_autofree char *title = qf_cert_signer_label (signer->name, signer->organization, signer->subject);
   g_autofree char *remove_name = g_strdup_printf (_("Remove %s"), name);
   g_autofree char *shown_fingerprint = qf_cert_group_fingerprint_hex (signer->fingerprint);
 

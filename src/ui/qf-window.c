@@ -323,6 +323,7 @@ start_tests (QfWindow          *self,
     .rerun = only != NULL,
     .only = (const char *const *) keys,
     .emulation = training_link (self, only != NULL, &emulate) ? &emulate : NULL,
+    .trace = qf_plan_page_get_trace (self->plan_page),
   };
 
   /* a helper found by discovery may answer on ports of its own */

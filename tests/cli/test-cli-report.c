@@ -93,7 +93,7 @@ test_report_and_verify (void)
 
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", pdf, NULL), ==, 0);
-  g_assert_nonnull (strstr (out, "CN=CLI Tester"));
+  g_assert_nonnull (strstr (out, "CLI Tester"));
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (qf_test_run_cli (&out, NULL, "cert", "show", "--export", trust, NULL), ==, 0);
   g_clear_pointer (&out, g_free);
@@ -522,6 +522,87 @@ test_verify_judges_embedded_session (void)
   g_assert_nonnull (strstr (out, "test “rt”, metric “avg_us”: the stored figure (11.69 µs) is not the one in the test's result (74 µs)"));
 }
 
+/* A signed report names who qualified the PC, for whom and where (issue #29 item 6): a session
+ * without a customer and a site is refused for signing — with --sign and with the stored
+ * certificate alone — naming what is missing and the fix; an unsigned draft (--no-sign) is written. */
+static void
+test_report_sign_needs_names (void)
+{
+  g_autofree char *fixture_path = fixture ("pass.json");
+  g_autofree char *session = tmp_path ("nameless.json"), *html = tmp_path ("nameless.html");
+  g_autofree char *data = NULL, *err = NULL;
+  GString *s;
+
+  ensure_certificate ();
+  g_assert_true (g_file_get_contents (fixture_path, &data, NULL, NULL));
+  s = g_string_new (data);
+  g_assert_cmpuint (g_string_replace (s, "\"customer\": \"Acme Robotics GmbH\"", "\"customer\": \"  \"", 1), ==, 1);
+  g_assert_cmpuint (g_string_replace (s, "\"site\": \"Hall 3, Line B\"", "\"site\": \"\"", 1), ==, 1);
+  g_assert_true (g_file_set_contents (session, s->str, s->len, NULL));
+  g_string_free (s, TRUE);
+  g_assert_cmpint (qf_test_run_cli (NULL, &err, "report", session, "--html", html, "--sign", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "the customer and the site"));
+  g_assert_nonnull (strstr (err, "--no-sign"));
+  g_assert_false (g_file_test (html, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (qf_test_run_cli (NULL, &err, "report", session, "--html", html, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "the customer and the site"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (qf_test_run_cli (NULL, NULL, "report", session, "--html", html, "--no-sign", NULL), ==, 0);
+  g_assert_true (g_file_test (html, G_FILE_TEST_IS_REGULAR));
+}
+
+/* One fingerprint format and one signer label (issue #29 item 9): `verify` prints the signer as
+ * "CLI Tester, Qualify Tests" and the fingerprint in the groups `cert show` prints (and the
+ * wizard shows), never "O=…,CN=…" or "AB:CD:…"; --json adds both and keeps the keys it had; the
+ * signed HTML and the PDF name the signer the same way. */
+static void
+test_verify_signer_words (void)
+{
+  g_autofree char *session = fixture ("pass.json");
+  g_autofree char *pdf = tmp_path ("words.pdf"), *html = tmp_path ("words.html");
+  g_autofree char *out = NULL, *shown = NULL, *data = NULL, *line = NULL;
+  g_autoptr(JsonObject) cert = NULL, verified = NULL;
+  const char *fingerprint;
+
+  ensure_certificate ();
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "cert", "show", "--json", NULL), ==, 0);
+  cert = qf_test_parse_json (out);
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (qf_test_run_cli (&shown, NULL, "cert", "show", NULL), ==, 0);
+  fingerprint = json_object_get_string_member (cert, "fingerprint");
+  g_assert_nonnull (strstr (shown, fingerprint));    /* the grouped form, "345F 4E86 …" */
+  g_assert_cmpint (strlen (fingerprint), ==, 16 * 4 + 15);
+  g_assert_cmpint (qf_test_run_cli (NULL, NULL, "report", session, "--pdf", pdf, "--html", html, NULL), ==, 0);
+
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", html, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "CLI Tester, Qualify Tests\n"));
+  g_assert_null (strstr (out, "CN="));
+  line = g_strdup_printf ("Certificate SHA-256:   %s\n", fingerprint);
+  g_assert_nonnull (strstr (out, line));
+  g_clear_pointer (&out, g_free);
+
+  g_assert_cmpint (qf_test_run_cli (&out, NULL, "verify", pdf, "--json", NULL), ==, 0);
+  verified = qf_test_parse_json (out);
+  g_assert_cmpstr (json_object_get_string_member (verified, "signer_label"), ==, "CLI Tester, Qualify Tests");
+  g_assert_cmpstr (json_object_get_string_member (verified, "signer_fingerprint"), ==, fingerprint);
+  /* the keys other tools read stay */
+  g_assert_nonnull (strstr (json_object_get_string_member (verified, "signer"), "CN=CLI Tester"));
+  g_assert_cmpstr (json_object_get_string_member (verified, "signer_name"), ==, "CLI Tester");
+  g_assert_cmpuint (strlen (json_object_get_string_member (verified, "signer_sha256")), ==, 32 * 3 - 1);
+
+  g_assert_true (g_file_get_contents (html, &data, NULL, NULL));
+  g_assert_nonnull (strstr (data, "<b>CLI Tester, Qualify Tests</b>"));
+  g_assert_nonnull (strstr (data, fingerprint));
+  {
+    const char *argv[] = { "pdftotext", pdf, "-", NULL };
+    g_autofree char *text = poppler (argv);
+
+    if (text != NULL)
+      g_assert_nonnull (strstr (text, "CLI Tester, Qualify Tests"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -547,6 +628,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/report/wrong-shape", test_report_wrong_shape);
   g_test_add_func ("/cli/report/refuses-edited-verdicts", test_report_refuses_edited_verdicts);
   g_test_add_func ("/cli/report/verify-judges-embedded-session", test_verify_judges_embedded_session);
+  g_test_add_func ("/cli/report/sign-needs-names", test_report_sign_needs_names);
+  g_test_add_func ("/cli/report/verify-signer-words", test_verify_signer_words);
 
   ret = g_test_run ();
   {

@@ -209,6 +209,14 @@ test_vm_guest (void)
   g_assert_nonnull (strstr (vm->value, "hypervisor"));
   g_assert_nonnull (strstr (vm->value, "QEMU"));
   g_assert_nonnull (strstr (vm->advice, "host’s scheduling"));
+  /* what the trace's sentences ask (qf-step-trace): the same answer as the check */
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *name = (const char *[]) { "vm-guest", "rt-pc", "stock-desktop" }[i];
+      g_autofree char *root = g_test_build_filename (G_TEST_DIST, "core", "fixtures", name, NULL);
+
+      g_assert_cmpint (qf_audit_is_virtual_machine (root), ==, i == 0);
+    }
 }
 
 /* This machine, judged from its own /proc/cpuinfo read here independently: a virtual machine

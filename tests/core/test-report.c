@@ -16,11 +16,13 @@
 #include <unistd.h>
 
 #include "qf-cert.h"
+#include "qf-format.h"
 #include "qf-pdf-sign.h"
 #include "qf-plot.h"
 #include "qf-report-private.h"
 #include "qf-report.h"
 #include "qf-test-net-check.h"
+#include "qf-verdict.h"
 #include "qf-verify.h"
 
 static char *tmpdir;
@@ -1543,6 +1545,58 @@ test_figures_readable (void)
     }
 }
 
+/* One printed form of each figure (issue #29 item 8): an average of 9396.4 µs reads "9396 µs" in
+ * the PDF and the HTML — the form qf_format_value gives the results page and `qualify-cli run`
+ * (through qf_verdict_format_value) — never "9400 µs"; its limit reads "≤ 32 µs", and a
+ * percentage "0 %", the same spacing everywhere. */
+static void
+test_figures_one_format (void)
+{
+  g_autofree char *text = edited_session ("fail.json", 9396.4, "fail", TRUE, TRUE);
+  g_autofree char *pdf = tmp_path ("one-format.pdf"), *html = tmp_path ("one-format.html");
+  g_autofree char *screen = qf_verdict_format_value (9396.4, "µs");
+  g_autofree char *value = qf_format_value (9396.4, "µs");
+  g_autofree char *limit = qf_format_limit ("<=", 32, "µs");
+  g_autofree char *loss = qf_format_limit ("<=", 0, "%");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfReport) report = qf_report_new_from_data (text, -1, &error);
+  const char *argv[] = { "pdftotext", "-layout", pdf, "-", NULL };
+  g_autofree char *pdf_text = NULL, *shown = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (value, ==, "9396 µs");
+  g_assert_cmpstr (screen, ==, value);
+  g_assert_cmpstr (limit, ==, "≤ 32 µs");
+  g_assert_cmpstr (loss, ==, "≤ 0 %");
+  g_assert_true (qf_report_write_pdf (report, pdf, NULL, &error));
+  g_assert_true (qf_report_write_html (report, html, NULL, &error));
+  g_assert_no_error (error);
+  shown = html_visible_text (html);
+  g_assert_nonnull (strstr (shown, value));
+  g_assert_null (strstr (shown, "9400"));
+  g_assert_nonnull (strstr (shown, limit));
+  g_assert_nonnull (strstr (shown, loss));
+  /* The PDF: the same digits. pdftotext joins a narrow word to the next one whatever the gap
+   * ("≤0%" for the "≤ 0 %" laid out with a space), so spacing is compared without spaces. */
+  pdf_text = run_tool (argv, NULL);
+  if (pdf_text == NULL)
+    {
+      g_test_skip ("pdftotext (poppler-utils) is not installed");
+      return;
+    }
+  g_assert_nonnull (strstr (pdf_text, value));
+  g_assert_null (strstr (pdf_text, "9400"));
+  {
+    g_autoptr(GRegex) blanks = g_regex_new ("\\s+", 0, 0, NULL);
+    g_autofree char *packed = g_regex_replace_literal (blanks, pdf_text, -1, 0, "", 0, NULL);
+    g_autofree char *packed_loss = g_regex_replace_literal (blanks, loss, -1, 0, "", 0, NULL);
+    g_autofree char *packed_limit = g_regex_replace_literal (blanks, limit, -1, 0, "", 0, NULL);
+
+    g_assert_nonnull (strstr (packed, packed_limit));
+    g_assert_nonnull (strstr (packed, packed_loss));
+  }
+}
+
 static void
 test_chinese_report (void)
 {
@@ -1722,6 +1776,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/core/plot/format-value", test_plot_format);
+  g_test_add_func ("/core/report/figures-one-format", test_figures_one_format);
   g_test_add_func ("/core/plot/time-series-keeps-spikes", test_plot_time_series_keeps_spikes);
   g_test_add_func ("/core/plot/time-series-window", test_plot_time_series_window);
   g_test_add_func ("/core/plot/histogram-from-result", test_plot_histogram_from_result);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "qf-step.h"
+#include "qf-step-trace.h"
 #include "qf-steps.h"
 #include "../qf-test-time.h"
 #include "qf-test-figures.h"
@@ -156,6 +157,41 @@ test_cancel_keeps_partial_result (void)
                      json_object_get_double_member (result, "max_us"));
 }
 
+/* A spike most of which no event explains: on a PC that reads as a virtual machine the
+ * sentence names the hypervisor and the fix is the real PC; elsewhere it stays the firmware's
+ * (SMI) or idle's with the general fix; a task's spike says the same on both. */
+static void
+test_trace_vm_sentence (void)
+{
+  const char *unexplained = "{\"cpu\": 1, \"at\": \"2026-01-02T14:03:07.000+01:00\", "
+                            "\"latency_us\": 2900, \"breakdown\": [{\"kind\": \"unexplained\", "
+                            "\"name\": \"\", \"duration_us\": 2800}, {\"kind\": \"sched-delay\", "
+                            "\"name\": \"\", \"duration_us\": 100}]}";
+  const char *task = "{\"cpu\": 1, \"at\": \"2026-01-02T14:03:07.000+01:00\", "
+                     "\"latency_us\": 2900, \"breakdown\": [{\"kind\": \"task\", "
+                     "\"name\": \"backup.sh\", \"pid\": 4242, \"policy\": \"SCHED_FIFO\", "
+                     "\"priority\": 99, \"duration_us\": 2800}]}";
+  g_autoptr(JsonObject) bare = params_from (unexplained);
+  g_autoptr(JsonObject) vm = params_from (unexplained);
+  g_autoptr(JsonObject) task_bare = params_from (task);
+  g_autoptr(JsonObject) task_vm = params_from (task);
+  g_autofree char *s_bare = NULL, *s_vm = NULL, *t_bare = NULL, *t_vm = NULL;
+
+  json_object_set_boolean_member (vm, "virtual_machine", TRUE);
+  json_object_set_boolean_member (task_vm, "virtual_machine", TRUE);
+  s_bare = qf_step_trace_sentence (&qf_step_rt, bare, TRUE, NULL, NULL);
+  s_vm = qf_step_trace_sentence (&qf_step_rt, vm, TRUE, NULL, NULL);
+  t_bare = qf_step_trace_sentence (&qf_step_rt, task_bare, TRUE, NULL, NULL);
+  t_vm = qf_step_trace_sentence (&qf_step_rt, task_vm, TRUE, NULL, NULL);
+  g_test_message ("%s\n%s", s_bare, s_vm);
+  g_assert_nonnull (strstr (s_vm, "This PC is a virtual machine: the hypervisor"));
+  g_assert_nonnull (strstr (s_vm, "Fix: Qualify the real PC"));
+  g_assert_null (strstr (s_bare, "This PC is a virtual machine"));
+  g_assert_nonnull (strstr (s_bare, "SMI"));
+  g_assert_cmpstr (t_bare, ==, t_vm);
+  g_assert_nonnull (strstr (t_vm, "backup.sh"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -168,6 +204,7 @@ main (int   argc,
   g_test_add_func ("/core/step-rt/progress-and-samples", test_progress_and_samples);
   g_test_add_func ("/core/step-rt/duration-and-figures", test_duration_and_figures);
   g_test_add_func ("/core/step-rt/cancel-keeps-partial-result", test_cancel_keeps_partial_result);
+  g_test_add_func ("/core/step-rt/trace-vm-sentence", test_trace_vm_sentence);
 
   return g_test_run ();
 }

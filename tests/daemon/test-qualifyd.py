@@ -20,7 +20,13 @@ at the private bus):
   - the polkit-authorised account gets SCHED_FIFO through polkit;
   - forged requests straight to the daemon are refused: another process's thread, no
     RLIMIT_RTTIME, priority 100, a caller outside the model; and a thread granted to a caller
-    goes back to SCHED_OTHER when that caller leaves the bus.
+    goes back to SCHED_OTHER when that caller leaves the bus;
+  - kernel tracing (issue 34, action io.github.qualify.trace): the member's `rt --trace` records
+    through qualifyd's trace instance and explains its spikes (latency_causes), and the instance
+    is gone afterwards; the outsider, and the account polkit authorises for measuring only, get
+    no trace, the one-line reason with the fix, and the measurement as before; straight to the
+    daemon: OpenTrace refused to the outsider, a second instance refused to one caller, and the
+    instance removed when its caller leaves the bus.
 """
 import grp
 import json
@@ -72,6 +78,7 @@ BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configur
 </busconfig>
 """
 
+# The rule grants measuring only: tracing is an action of its own, which this account lacks.
 POLKIT_RULE = """polkit.addRule(function(action, subject) {
   if (action.id == "io.github.qualify.measure" && subject.user == "%s")
     return polkit.Result.YES;
@@ -113,6 +120,33 @@ elif what == "leave":
     while time.monotonic() < end and os.sched_getscheduler(0) & ~0x40000000 == os.SCHED_FIFO:
         time.sleep(0.05)
     print(os.sched_getscheduler(0) & ~0x40000000 == os.SCHED_OTHER)
+elif what == "trace-access":
+    r = bus.call_sync("io.github.qualify.Qualifyd", "/io/github/qualify/Qualifyd",
+                      "io.github.qualify.Qualifyd1", "GetTraceAccess", None, None,
+                      Gio.DBusCallFlags.NONE, 10000, None)
+    print(r.unpack()[0])
+elif what.startswith("trace"):
+    # OpenTrace straight to the daemon: "trace" once, "trace-twice", "trace-leave" (the instance
+    # is named, then the connection closes with the descriptors: qualifyd removes the instance)
+    def open_trace():
+        try:
+            r, fds = bus.call_with_unix_fd_list_sync(
+                "io.github.qualify.Qualifyd", "/io/github/qualify/Qualifyd",
+                "io.github.qualify.Qualifyd1", "OpenTrace", None, None,
+                Gio.DBusCallFlags.NONE, 10000, None, None)
+            fd_list = fds.steal_fds() if fds else []
+            return "ok", r.unpack()[0]["instance"], fd_list
+        except GLib.Error as e:
+            return Gio.DBusError.get_remote_error(e) or e.message, "", []
+    status, instance, fd_list = open_trace()
+    print(status, instance, len(fd_list), flush=True)
+    if what == "trace-twice":
+        print(open_trace()[0], flush=True)
+    if what == "trace-leave":
+        for fd in fd_list:
+            os.close(fd)
+        bus.close_sync(None)
+        time.sleep(float(sys.argv[2]))
 else:   # "no-rttime", "own-thread"
     print(call("MakeThreadRealtime", GLib.Variant("(tu)", (tid, 10))))
     print(os.sched_getscheduler(0) & ~0x40000000 == os.SCHED_FIFO)
@@ -369,6 +403,82 @@ def test_forged(w):
         "a granted thread goes back to SCHED_OTHER when its caller leaves the bus", f"{out}{err}")
 
 
+def tracefs_instances():
+    """The names below the mounted tracefs's instances/ that start with qualify-."""
+    with open("/proc/self/mountinfo") as f:
+        mounts = [line.split()[4] for line in f if " - tracefs " in line]
+    names = set()
+    for mount in mounts:
+        try:
+            names |= {n for n in os.listdir(os.path.join(mount, "instances"))
+                      if n.startswith("qualify-")}
+        except OSError:
+            pass
+    return names
+
+
+def trace_summary(result):
+    t = result.get("trace") or {}
+    return {k: t.get(k) for k in ("recorded", "reason", "granted_by", "events_read", "marks",
+                                  "instance_removed")} | {"causes": len(result.get("latency_causes") or [])}
+
+
+def test_trace(w, have_polkit):
+    home = w.home(MEMBER)
+    before = tracefs_instances()
+    rc, out, err = as_user(MEMBER, CLI, "rt", "--trace", "-l", "1000", "--json", home=home,
+                           bus=w.bus)
+    r = json_of(out)
+    t = r.get("trace") or {}
+    causes = r.get("latency_causes")
+    tap(rc == 0 and t.get("recorded") is True and t.get("granted_by") == "qualifyd" and
+        t.get("events_read", 0) > 0 and t.get("marks", 0) > 0 and isinstance(causes, list) and
+        len(causes) > 0 and all(c.get("sentence") and c.get("breakdown") for c in causes),
+        "a member's rt --trace records through qualifyd's instance and explains its spikes",
+        f"rc {rc} {trace_summary(r)}\n{err}")
+    tap(t.get("instance_removed") is True and not (tracefs_instances() - before),
+        "the member's trace instance is removed after the run",
+        f"{trace_summary(r)} left: {tracefs_instances() - before}")
+
+    for user, why in ((OUTSIDER, "an account outside the model"),
+                      (POLKIT_USER, "an account polkit authorises for measuring only")):
+        if user == POLKIT_USER and not have_polkit:
+            tap(True, f"{why} gets no trace", skip="polkitd is not installed or did not start")
+            continue
+        rc, out, err = as_user(user, CLI, "rt", "--trace", "-l", "300", "--json",
+                               home=w.home(user), bus=w.bus)
+        r = json_of(out)
+        t = r.get("trace") or {}
+        reason = t.get("reason", "")
+        tap(rc == 0 and t.get("recorded") is False and r.get("latency_causes") == [] and
+            f"sudo adduser {user} qualify" in reason and "\n" not in reason and
+            r.get("max_us", 0) > 0 and "not traced" in err,
+            f"{why} gets no trace: measured as before, one line says why and how to allow it",
+            f"rc {rc} {trace_summary(r)}\n{err}")
+
+    rc, out, err = as_user(OUTSIDER, PYTHON, "-c", FORGER, "trace-access", home=w.home(OUTSIDER),
+                           bus=w.bus)
+    rc2, out2, err2 = as_user(OUTSIDER, PYTHON, "-c", FORGER, "trace", home=w.home(OUTSIDER),
+                              bus=w.bus)
+    tap(out.strip() == "none" and
+        out2.split()[:1] == ["io.github.qualify.Qualifyd1.Error.NotAuthorized"],
+        "OpenTrace straight to the daemon is refused to the outsider (GetTraceAccess: none)",
+        f"{out}{err}{out2}{err2}")
+    rc, out, err = as_user(MEMBER, PYTHON, "-c", FORGER, "trace-twice", home=home, bus=w.bus)
+    lines = out.splitlines()
+    tap(len(lines) == 2 and lines[0].split()[0] == "ok" and lines[0].split()[1].startswith("qualify-")
+        and int(lines[0].split()[2]) >= 12 and
+        lines[1] == "io.github.qualify.Qualifyd1.Error.TooManyTraces",
+        "a member gets one trace instance with its descriptors, and no second one at once",
+        f"{out}{err}")
+    rc, out, err = as_user(MEMBER, PYTHON, "-c", FORGER, "trace-leave", str(2 * SCALE),
+                           home=home, bus=w.bus)
+    name = out.split()[1] if len(out.split()) > 1 else "?"
+    tap(out.split()[:1] == ["ok"] and name.startswith("qualify-") and
+        wait_until(lambda: name not in tracefs_instances(), 10),
+        "a trace instance is removed when its caller leaves the bus", f"{out}{err}")
+
+
 def main():
     if os.geteuid() != 0:
         print("1..0 # SKIP needs root (accounts, a system bus of its own, setpriv)")
@@ -389,6 +499,7 @@ def main():
         test_outsider(w)
         test_polkit(w, have_polkit)
         test_forged(w)
+        test_trace(w, have_polkit)
         test_member_quick_run(w)
     finally:
         w.close()

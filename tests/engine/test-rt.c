@@ -356,11 +356,11 @@ take_back_rt (const QfRtLive *live,
 {
   TakeBack *take = user_data;
   struct sched_param normal = { 0 };
+  pid_t tid = g_atomic_int_get (&qf_rt_engine_thread (take->engine, 0)->tid);
 
   if (g_atomic_int_get (&take->demoted))
     return;
-  g_assert_cmpint (sched_setscheduler (qf_rt_engine_thread (take->engine, 0)->tid, SCHED_OTHER,
-                                       &normal), ==, 0);
+  g_assert_cmpint (sched_setscheduler (tid, SCHED_OTHER, &normal), ==, 0);
   g_atomic_int_set (&take->demoted, 1);
 }
 

@@ -253,6 +253,36 @@ def plan_switches(app):
     return found
 
 
+def to_plan(app):
+    """Welcome (quick run) → System → Network (built-in peer) → Plan; the plan's switches."""
+    quick = control(app, "Quick run")
+    if quick is not None and not checked(quick):
+        click(quick)
+        wait_for(lambda: checked(quick), 5)
+    click(app.find_button("Start", timeout=15))
+    app.find("label", "Readiness", timeout=15)
+    click(app.find_button("Next", timeout=10))
+    builtin = control(app, "This PC only (built-in peer)")
+    if builtin is not None and not checked(builtin):
+        click(builtin)
+    click(app.find_button("Next", timeout=10))
+    return wait_for(lambda: plan_switches(app) or None, 15) or {}
+
+
+def run_only(app, switches, keep, timeout):
+    """Switches off every test of the plan but `keep`, starts, waits up to timeout seconds for
+    "See results" and opens Results; True when the run ended."""
+    for title, switch in switches.items():
+        if title != keep and checked(switch):
+            click(switch)
+            wait_for(lambda s=switch: not checked(s), 5)
+    start = app.find_button("Start tests", timeout=10)
+    click(start)
+    done = wait_for(lambda: start.get_name().endswith("See results") and sensitive(start), timeout)
+    click(start)
+    return bool(done)
+
+
 def verify_in_running(env, path):
     """`qualify --verify PATH` while Qualify runs: the running one opens it in its verify view,
     this one ends at once. True when it handed the file over."""

@@ -3,13 +3,14 @@
 
 A quick run of the socket-latency test alone against the built-in peer, then on the report page:
 with no certificate the page says the export will not be signed; Export report opens the
-certificate dialog prefilled from the Operator and Customer fields; Create makes the
-certificate and the export goes on signed; the page then says "Signed by Li Wei, Example
+certificate dialog with the holder's name from the Operator field and the company row, labelled
+as the installer's own, empty — never the Customer field's "ACME Automotive" (issue #29 item 1);
+typed in, Create makes the certificate and the export goes on signed; the page then says "Signed by Li Wei, Example
 Robotics — fingerprint …" with the fingerprint `qualify-cli cert show` prints. The primary
 menu's Signing Certificate shows the same fingerprint; Export certificate… writes a PEM that
 `certtool -i` reads and that holds no key; Replace… imports a PKCS#12 file made here with
 certtool: a wrong password is refused with the cause, the right one replaces the holder. Between
-the two, the customer's side: the exported report opens in the verify view (`qualify --verify`
+the two, Replace… offers the remembered company again; the customer's side: the exported report opens in the verify view (`qualify --verify`
 handed to the running window) as valid with the signer's name and fingerprint, Trust This Signer
 makes it trusted, a copy with one byte changed shows as changed, and `qualify-cli report` refuses
 the session with one stored verdict edited. HOME,
@@ -24,8 +25,8 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import (SCALE, App, Tap, checked, click, control, need_display,  # noqa: E402
-                    plan_switches, private_dirs, run_main, sensitive, sessions, verify_in_running,
+from qftest import (SCALE, App, Tap, click, need_display,  # noqa: E402
+                    private_dirs, run_main, run_only, sessions, to_plan, verify_in_running,
                     wait_for)
 
 import gi  # noqa: E402
@@ -37,6 +38,8 @@ warnings.simplefilter("ignore", DeprecationWarning)
 Atspi.set_timeout(20000, 30000)
 
 KEEP = "Socket latency (sockperf ping-pong)"
+CUSTOMER = "ACME Automotive"
+COMPANY_ROW = "Your company (the installer's)"
 SIGNED = re.compile(r"^Signed by Li Wei, Example Robotics — fingerprint ((?:[0-9A-F]{4} ){15}[0-9A-F]{4})$")
 
 
@@ -49,14 +52,41 @@ def set_text(app, role, name, value):
     return entry
 
 
+def report_field(app, name):
+    """The report page's field of that name: the welcome page has Operator, Customer and Site
+    too, earlier in the tree; the report page's is the last one."""
+    found = []
+
+    def walk(node, depth=0):
+        try:
+            if node.get_role_name() == "text" and node.get_name() == name:
+                found.append(node)
+            for i in range(node.get_child_count()):
+                walk(node.get_child_at_index(i), depth + 1)
+        except Exception:
+            return
+    walk(app.app)
+    return found[-1] if found else None
+
+
+def set_field(app, name, value):
+    field = report_field(app, name)
+    if field is None:
+        raise RuntimeError(f"no report field “{name}”")
+    field.get_editable_text_iface().set_text_contents(value)
+    time.sleep(0.3)
+
+
 def text_in(node):
     text = node.get_text_iface()
     return text.get_text(0, text.get_character_count()) if text is not None else None
 
 
 def button(app, name, timeout=10):
-    """A push button by its accessible name; GTK 4.8 appends the visible label ("Replace… Replace…")."""
-    return app.find("push button", lambda n: n == name or n.startswith(name + " "), timeout=timeout)
+    """A push button by its accessible name; GTK 4.8 appends the visible label ("Replace… Replace…"),
+    and a dialog's response button is named by its label with the mnemonic ("_Fill In")."""
+    return app.find("push button", lambda n: n.replace("_", "") == name or n.replace("_", "").startswith(name + " ")
+                    or n.replace("_", "").endswith(" " + name), timeout=timeout)
 
 
 def menu_button(node, name="Main Menu"):
@@ -82,27 +112,8 @@ def label(app, pred, timeout=10):
 def run_to_report(tap, app):
     """Welcome (names, quick run) → System → Network → Plan (socket latency only) → Results → Report."""
     set_text(app, "text", "Operator", "Li Wei")
-    set_text(app, "text", "Customer", "Example Robotics")
-    quick = control(app, "Quick run")
-    click(quick)
-    wait_for(lambda: checked(quick), 5)
-    click(app.find_button("Start", timeout=10))
-    app.find("label", "Readiness", timeout=15)
-    click(app.find_button("Next", timeout=10))
-    builtin = control(app, "This PC only (built-in peer)")
-    if builtin is not None and not checked(builtin):
-        click(builtin)
-    click(app.find_button("Next", timeout=10))
-    switches = wait_for(lambda: plan_switches(app) or None, 15) or {}
-    for title, switch in switches.items():
-        if title != KEEP and checked(switch):
-            click(switch)
-            wait_for(lambda s=switch: not checked(s), 5)
-    start = app.find_button("Start tests", timeout=10)
-    click(start)
-    done = wait_for(lambda: start.get_name().endswith("See results") and sensitive(start), 150 * SCALE)
-    tap.ok(done, "the socket-latency test runs to the end")
-    click(start)
+    set_text(app, "text", "Customer", CUSTOMER)
+    tap.ok(run_only(app, to_plan(app), KEEP, 150 * SCALE), "the socket-latency test runs to the end")
     click(app.find_button("Report", timeout=15))
     return app.find_button("Export report", timeout=15)
 
@@ -127,16 +138,56 @@ def cli_fingerprint(env):
     return m.group(1).strip() if m else None
 
 
+def names_before_signing(tap, app):
+    """Issue #29 item 6: with the Site empty, Export report asks for it before anything is signed
+    or a certificate offered; Fill In goes back to the fields; Site filled in, export goes on."""
+    click(app.find_button("Export report", timeout=10))
+    asked = label(app, lambda n: "does not name the site yet" in n, timeout=15)
+    tap.ok(asked is not None and app.find("label", "Names Missing for the Signature", timeout=5) is not None,
+           "a signed export with the Site empty asks for it first", asked)
+    fill = button(app, "Fill In", timeout=5)
+    if fill is not None:
+        click(fill)
+    time.sleep(1)
+    tap.ok(fill is not None and app.find("label", "Names Missing for the Signature", timeout=1) is None
+           and app.find("text", "Holder's name", timeout=2) is None
+           and label(app, lambda n: n.startswith("Written"), timeout=1) is None,
+           "Fill In neither exports nor offers a certificate")
+    set_field(app, "Site", "Hall 3")
+
+
+def unsigned_draft(tap, app, folder):
+    """With a certificate, an empty Site asks again; Export Unsigned Draft writes the report unsigned."""
+    set_field(app, "Site", "")
+    click(app.find_button("Export report", timeout=10))
+    draft = button(app, "Export Unsigned Draft", timeout=15)
+    tap.ok(draft is not None, "with a certificate, an empty Site asks again before signing")
+    if draft is not None:
+        click(draft)
+    written = wait_for(lambda: label(app, lambda n: n.startswith("Written as an unsigned draft"), timeout=1),
+                       60 * SCALE)
+    html = open(os.path.join(folder, "report.html"), encoding="utf-8").read() if written else ""
+    tap.ok(written is not None and "qf-signature" not in html, "Export Unsigned Draft writes it unsigned", written)
+    set_field(app, "Site", "Hall 3")
+
+
 def export_on_first_use(tap, app, env, folder):
     tap.ok(label(app, lambda n: n.startswith("This export will not be signed")) is not None,
            "with no certificate the report page says the export will not be signed")
+    names_before_signing(tap, app)
     click(app.find_button("Export report", timeout=10))
     holder = app.find("text", "Holder's name", timeout=15)
-    company = app.find("text", "Company", timeout=5)
+    company = app.find("text", COMPANY_ROW, timeout=5)
     tap.ok(holder is not None and text_in(holder) == "Li Wei" and company is not None
-           and text_in(company) == "Example Robotics",
-           "the first export offers a certificate, prefilled from Operator and Customer",
+           and text_in(company) == "",
+           "the first export offers a certificate: the holder from Operator, the installer's company "
+           "row empty, never the customer's",
            (text_in(holder) if holder else None, text_in(company) if company else None))
+    tap.ok(label(app, lambda n: "the installer's company, not the customer's" in n, timeout=5) is not None,
+           "the dialog says the company is the installer's own")
+    if company is not None:
+        company.get_editable_text_iface().set_text_contents("Example Robotics")
+        time.sleep(0.3)
     click(button(app, "Create certificate", timeout=5))
     line = wait_for(lambda: label(app, lambda n: bool(SIGNED.match(n)), timeout=1), 60 * SCALE)
     tap.ok(line is not None, "the report page says who signs", line)
@@ -160,9 +211,10 @@ def verify_the_export(tap, app, env, folder, fingerprint):
     pdf, html = os.path.join(folder, "report.pdf"), os.path.join(folder, "report.html")
     tap.ok(verify_in_running(env, pdf)
            and app.find("label", "Valid, but the signer is not yet trusted", timeout=30) is not None
-           and app.find("label", "Li Wei", timeout=5) is not None
+           and app.find("label", "Li Wei, Example Robotics", timeout=5) is not None
            and (fingerprint is None or app.find("label", fingerprint, timeout=5) is not None),
-           "the exported report opens in the verify view: valid, Li Wei, the same fingerprint")
+           "the exported report opens in the verify view: valid, “Li Wei, Example Robotics” (the label "
+           "the report page and qualify-cli verify use), the same fingerprint")
     trust = app.find_button("Trust This Signer", timeout=10)
     if trust is not None:
         click(trust)
@@ -214,6 +266,10 @@ def export_certificate(tap, app, home):
 
 def import_p12(tap, app, p12):
     click(button(app, "Replace…"))
+    company = app.find("text", COMPANY_ROW, timeout=10)
+    tap.ok(company is not None and text_in(company) == "Example Robotics",
+           "Replace… offers the installer's company remembered from the last certificate",
+           text_in(company) if company else None)
     set_text(app, "text", "PKCS#12 file", p12)
     editable = set_text(app, "text", "Password", "wrong-pass").get_editable_text_iface()
     click(button(app, "Import PKCS#12", timeout=5))
@@ -248,6 +304,7 @@ def main():
         folder = os.path.dirname(paths[0]) if paths else tmp
         fingerprint = export_on_first_use(tap, app, env, folder)
         verify_the_export(tap, app, env, folder, fingerprint)
+        unsigned_draft(tap, app, folder)
         row = open_cert_window(app)
         tap.ok(row is not None and fingerprint is not None
                and app.find("label", fingerprint, timeout=5) is not None,

@@ -100,7 +100,7 @@ def trusted_list(tap, app, folder):
     if not tap.ok(signers is not None, "a Trusted Signers button"):
         return
     click(signers)
-    tap.ok(app.find(None, "Li Wei — Acme Integrators", timeout=10) is not None,
+    tap.ok(app.find(None, "Li Wei, Acme Integrators", timeout=10) is not None,
            "the trusted signers list shows the signer")
     remove = app.find("push button", "Remove Li Wei", timeout=10)
     if tap.ok(remove is not None, "with a remove button"):
@@ -132,7 +132,8 @@ def main():
     try:
         app.wait_app()
         tap.ok(status(app, UNTRUSTED), "the signed report opens valid, signer not yet trusted")
-        tap.ok(app.find("label", "Li Wei", timeout=5) is not None, "with the signer's name")
+        tap.ok(app.find("label", "Li Wei, Acme Integrators", timeout=5) is not None,
+               "with the signer as “Name, Company”, as qualify-cli verify and the report page name it")
         tap.ok(app.find("label", "cell-07-ipc (Advantech IPC-610)", timeout=5) is not None,
                "and the PC from the signed data")
         trust = app.find_button("Trust This Signer")

@@ -229,7 +229,7 @@ append_string (GString    *out,
         else
           {
             gunichar c = g_utf8_get_char_validated ((const char *) p, -1);
-            guint n = g_utf8_skip[*p];
+            guint n = (guchar) g_utf8_skip[*p];
 
             if (c == (gunichar) -1 || c == (gunichar) -2)
               {

@@ -729,6 +729,18 @@ qf_cert_group_fingerprint (const guint8 *bytes,
 }
 
 char *
+qf_cert_signer_label (const char *holder,
+                      const char *company,
+                      const char *fallback)
+{
+  if (holder == NULL || *holder == '\0')
+    return fallback != NULL && *fallback != '\0' ? g_strdup (fallback) : NULL;
+  if (company == NULL || *company == '\0')
+    return g_strdup (holder);
+  return g_strdup_printf ("%s, %s", holder, company);
+}
+
+char *
 qf_cert_group_fingerprint_hex (const char *hex)
 {
   g_autoptr(GByteArray) bytes = NULL;

@@ -89,6 +89,13 @@ char      *qf_cert_group_fingerprint    (const guint8 *bytes,
  * for NULL. */
 char      *qf_cert_group_fingerprint_hex (const char  *hex);
 
+/* The signer as every screen, report and `qualify-cli verify` names it: "Li Wei, Example
+ * Robotics" (holder, company), "Li Wei" without a company, the subject DN (fallback) when the
+ * certificate has no common name; NULL when all are NULL or empty. */
+char      *qf_cert_signer_label         (const char   *holder,
+                                         const char   *company,
+                                         const char   *fallback);
+
 /* Creates the installer's own identity (qf_signer_create_self_signed) and saves it in the store,
  * replacing any. */
 QfSigner  *qf_cert_create               (const char   *name,

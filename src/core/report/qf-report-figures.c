@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include "qf-format.h"
 
 #include "qf-i18n.h"
 #include "qf-report-figures.h"
@@ -26,13 +27,12 @@ add_limit (QfReport   *report,
   gdouble limit;
   g_autofree char *value = NULL;
   const char *unit = str (criterion, "unit"), *label = str (criterion, "label");
-  const char *sign = g_strcmp0 (str (criterion, "comparison"), ">=") == 0 ? "≥" : "≤";
 
   if (b->n_limits >= QF_REPORT_MAX_LIMITS || !num (criterion, "limit", &limit))
     return;
-  value = _qf_report_format_value_unit (limit, unit);
+  value = qf_format_limit (str (criterion, "comparison"), limit, unit);
   b->limits[b->n_limits].value = limit;
-  b->limit_labels[b->n_limits] = g_strdup_printf ("%s %s %s", TR (label ? label : ""), sign, value);
+  b->limit_labels[b->n_limits] = g_strdup_printf ("%s %s", TR (label ? label : ""), value);
   b->limits[b->n_limits].label = b->limit_labels[b->n_limits];
   b->n_limits++;
 }

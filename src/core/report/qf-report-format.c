@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include "qf-format.h"
 #include <math.h>
 
 #include "qf-i18n.h"
@@ -114,24 +115,14 @@ _qf_report_format_number (JsonNode *n)
 {
   if (json_node_get_value_type (n) == G_TYPE_INT64)
     return g_strdup_printf ("%lld", (long long) json_node_get_int (n));
-  return qf_plot_format_value (json_node_get_double (n));
+  return qf_format_number (json_node_get_double (n));
 }
 
 char *
 _qf_report_format_value_unit (gdouble     v,
                               const char *unit)
 {
-  g_autofree char *s = NULL;
-
-  if (v == floor (v) && fabs (v) < 1e15)
-    s = g_strdup_printf ("%.0f", v);
-  else
-    s = qf_plot_format_value (v);
-  if (unit == NULL || *unit == '\0')
-    return g_steal_pointer (&s);
-  if (g_str_equal (unit, "%"))
-    return g_strdup_printf ("%s%%", s);
-  return g_strdup_printf ("%s %s", s, unit);
+  return qf_format_value (v, unit);
 }
 
 const char *
@@ -291,10 +282,8 @@ format_number (JsonNode   *n,
 {
   g_autofree char *v = _qf_report_format_number (n);
 
-  if (unit == NULL)
+  if (unit == NULL || *unit == '\0')
     return g_steal_pointer (&v);
-  if (g_str_equal (unit, "%"))
-    return g_strdup_printf ("%s%%", v);
   return g_strdup_printf ("%s %s", v, unit);
 }
 
@@ -476,10 +465,7 @@ _qf_report_criteria_rows (QfReport   *report,
       g_ptr_array_add (row, num (c, "measured", &measured) ? _qf_report_format_value_unit (measured, unit)
                                                           : g_strdup ("—"));
       if (num (c, "limit", &limit))
-        {
-          g_autofree char *l = _qf_report_format_value_unit (limit, unit);
-          g_ptr_array_add (row, g_strdup_printf ("%s %s", g_str_equal (cmp, ">=") ? "≥" : "≤", l));
-        }
+        g_ptr_array_add (row, qf_format_limit (cmp, limit, unit));
       else
         g_ptr_array_add (row, g_strdup ("—"));
       g_ptr_array_add (row, _qf_report_verdict_text (report, verdict));

@@ -317,6 +317,30 @@ insert_signature (GString   *out,
   return TRUE;
 }
 
+/* Who signs, as the PDF's signature box and the wizard say it: "Li Wei, Example Robotics" and the
+ * certificate's fingerprint in groups of four — outside <main>, which holds what the session says. */
+static void
+signed_by (QfReport  *report,
+           GString   *out,
+           QfSigner  *signer)
+{
+  g_autoptr(JsonObject) summary = qf_signer_summarize (signer);
+  g_autofree char *holder = NULL, *company = NULL, *subject = NULL, *label = NULL;
+
+  qf_signer_get_names (signer, &holder, &company);
+  subject = qf_signer_get_subject (signer);
+  label = qf_cert_signer_label (holder, company, subject);
+  g_string_append (out, "<footer class=\"qf-signed-by\"><p>");
+  escape (out, _qf_report_tr (report, N_("Digitally signed by")));
+  g_string_append (out, " <b>");
+  escape (out, label != NULL ? label : "?");
+  g_string_append (out, "</b><br>");
+  escape (out, _qf_report_tr (report, N_("Certificate SHA-256")));
+  g_string_append (out, ": <code>");
+  escape (out, json_object_get_string_member_with_default (summary, "fingerprint", ""));
+  g_string_append (out, "</code></p></footer>\n");
+}
+
 GBytes *
 qf_report_render_html (QfReport *report,
                        QfSigner *signer,
@@ -342,7 +366,10 @@ qf_report_render_html (QfReport *report,
   escape (out, report->header_right);
   g_string_append (out, "</span></header>\n<main id=\"qf-report\">\n");
   render_body (report, out);
-  g_string_append (out, "</main>\n" QF_HTML_SESSION_OPEN);
+  g_string_append (out, "</main>\n");
+  if (signer != NULL)
+    signed_by (report, out, signer);
+  g_string_append (out, QF_HTML_SESSION_OPEN);
   append_json (out, report->session_text);
   g_string_append (out, QF_HTML_SCRIPT_CLOSE "\n");
   signature_at = out->len;

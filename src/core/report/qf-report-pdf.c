@@ -38,8 +38,7 @@
  * must agree), and where the painting pass put the box. */
 typedef struct
 {
-  char             *name;
-  char             *organization;
+  char             *name;         /* "Li Wei, Example Robotics" (qf_cert_signer_label) */
   char             *fingerprint;  /* the certificate's SHA-256 in groups of four, two lines */
   char             *signed_at;    /* the signature's signing time, e.g. "2026-11-30 15:02:03 UTC" */
   QfPdfSignatureBox box;
@@ -566,16 +565,14 @@ signature_box (Ctx    *ctx,
   const Rgb ink = { 0.1, 0.1, 0.1 }, grey = { 0.35, 0.35, 0.35 };
   g_autoptr(PangoLayout) head = make_layout (ctx, TR (N_("Digitally signed by")), QF_REPORT_FONT, 7.5, FALSE, inner);
   g_autoptr(PangoLayout) name = make_layout (ctx, s->name, QF_REPORT_FONT, 11, TRUE, inner);
-  g_autoptr(PangoLayout) org = make_layout (ctx, s->organization, QF_REPORT_FONT, 9, FALSE, inner);
   g_autoptr(PangoLayout) fp_label = make_layout (ctx, TR (N_("Certificate SHA-256")), QF_REPORT_FONT, 7.5, FALSE, SIG_LABEL_W - 6);
   g_autoptr(PangoLayout) fp = make_layout (ctx, s->fingerprint, QF_REPORT_MONO_FONT, 8, FALSE, inner - SIG_LABEL_W);
   g_autoptr(PangoLayout) when_label = make_layout (ctx, TR (N_("Signing time")), QF_REPORT_FONT, 7.5, FALSE, SIG_LABEL_W - 6);
   g_autoptr(PangoLayout) when = make_layout (ctx, s->signed_at, QF_REPORT_FONT, 8.5, FALSE, inner - SIG_LABEL_W);
   g_autoptr(PangoLayout) check = make_layout (ctx, TR (N_("A PDF reader's signature panel or “qualify-cli verify” tells whether this signature is valid.")),
                                               QF_REPORT_FONT, 6.5, FALSE, inner);
-  gboolean has_org = s->organization != NULL && *s->organization != '\0';
 
-  h = 2 * SIG_PAD + layout_height (head) + layout_height (name) + (has_org ? layout_height (org) : 0) + 6
+  h = 2 * SIG_PAD + layout_height (head) + layout_height (name) + 6
       + MAX (layout_height (fp_label) + 1, layout_height (fp)) + 2
       + MAX (layout_height (when_label) + 1, layout_height (when)) + 2 + 3 + layout_height (check);
   fill_rect (ctx, MARGIN_X, top, SIG_BOX_W, h, (Rgb) { 0.93, 0.95, 0.99 });
@@ -584,11 +581,6 @@ signature_box (Ctx    *ctx,
   y += layout_height (head);
   show (ctx, name, x, y, ink);
   y += layout_height (name);
-  if (has_org)
-    {
-      show (ctx, org, x, y, ink);
-      y += layout_height (org);
-    }
   y += 6;
   box_row (ctx, fp_label, fp, x, &y);
   box_row (ctx, when_label, when, x, &y);
@@ -857,14 +849,13 @@ signature_look_init (SignatureLook *look,
   const char *colons = json_object_get_string_member_with_default (info, "sha256_fingerprint", "");
   g_autoptr(GString) fp = g_string_new (NULL);
   guint digits = 0;
+  g_autofree char *holder = NULL, *company = NULL, *subject = NULL;
 
   memset (look, 0, sizeof *look);
-  qf_signer_get_names (signer, &look->name, &look->organization);
-  if (*look->name == '\0')
-    {
-      g_free (look->name);
-      look->name = qf_signer_get_subject (signer);
-    }
+  /* "Li Wei, Example Robotics", as the wizard and `qualify-cli verify` name the signer */
+  qf_signer_get_names (signer, &holder, &company);
+  subject = qf_signer_get_subject (signer);
+  look->name = qf_cert_signer_label (holder, company, subject);
   /* 64 hex digits as 16 groups of four, eight to a line. */
   for (const char *p = colons; *p != '\0'; p++)
     {
@@ -883,7 +874,6 @@ static void
 signature_look_clear (SignatureLook *look)
 {
   g_free (look->name);
-  g_free (look->organization);
   g_free (look->fingerprint);
   g_free (look->signed_at);
 }

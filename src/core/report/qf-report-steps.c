@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include "qf-format.h"
 #include <math.h>
 
 #include "qf-i18n.h"
@@ -163,12 +164,11 @@ add_verdict_row (QfReport   *report,
   g_autofree char *reason = _qf_report_isolate (str (c, "reason"));
   g_autofree char *label = _qf_report_isolate (TR (str (c, "label") ? str (c, "label") : ""));
   gdouble measured, limit;
-  g_autofree char *ms = NULL, *lv = NULL, *ls = NULL, *vs = NULL;
+  g_autofree char *ms = NULL, *ls = NULL, *vs = NULL;
 
   ms = num (c, "measured", &measured) ? _qf_report_format_value_unit (measured, unit)
                                       : g_strdup ("—");
-  lv = num (c, "limit", &limit) ? _qf_report_format_value_unit (limit, unit) : g_strdup ("—");
-  ls = g_strdup_printf ("%s %s", g_strcmp0 (str (c, "comparison"), ">=") == 0 ? "≥" : "≤", lv);
+  ls = num (c, "limit", &limit) ? qf_format_limit (str (c, "comparison"), limit, unit) : g_strdup ("—");
   vs = _qf_report_verdict_text (report, str (c, "verdict"));
   if (reason != NULL)
     {

@@ -103,9 +103,14 @@ qf_trust_get_dir (void)
 static gboolean
 private_group (gid_t gid)
 {
-  struct passwd *pw = getpwuid (geteuid ());
-  struct group *gr = getgrgid (gid);
+  /* the reentrant forms: the store may be checked from a worker thread (a verify) */
+  char pw_buf[4096], gr_buf[16384];
+  struct passwd pw_entry, *pw = NULL;
+  struct group gr_entry, *gr = NULL;
 
+  if (getpwuid_r (geteuid (), &pw_entry, pw_buf, sizeof pw_buf, &pw) != 0 ||
+      getgrgid_r (gid, &gr_entry, gr_buf, sizeof gr_buf, &gr) != 0)
+    return FALSE;
   if (pw == NULL || gr == NULL || pw->pw_gid != gid || g_strcmp0 (gr->gr_name, pw->pw_name) != 0)
     return FALSE;
   for (char **member = gr->gr_mem; *member != NULL; member++)

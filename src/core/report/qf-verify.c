@@ -1049,6 +1049,8 @@ qf_verify_result_to_json (const QfVerifyResult *r)
 {
   JsonObject *o = json_object_new ();
   JsonArray *problems = json_array_new ();
+  g_autofree char *label = qf_cert_signer_label (r->signer_name, r->signer_organization, r->signer);
+  g_autofree char *fingerprint = qf_cert_group_fingerprint_hex (r->signer_fingerprint);
 
   json_object_set_string_member (o, "file", r->path);
   json_object_set_string_member (o, "format", r->format);
@@ -1061,6 +1063,9 @@ qf_verify_result_to_json (const QfVerifyResult *r)
   json_object_set_string_member (o, "signer_name", r->signer_name);
   json_object_set_string_member (o, "signer_organization", r->signer_organization);
   json_object_set_string_member (o, "signer_sha256", r->signer_fingerprint);
+  /* the signer and fingerprint in the words the wizard and the report use */
+  json_object_set_string_member (o, "signer_label", label);
+  json_object_set_string_member (o, "signer_fingerprint", fingerprint);
   json_object_set_string_member (o, "signing_time", r->signing_time);
   json_object_set_boolean_member (o, "trusted", r->trusted);
   json_object_set_boolean_member (o, "trusted_by_reader", r->trusted_by_reader);

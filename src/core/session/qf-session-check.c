@@ -374,6 +374,39 @@ qf_session_check_name (const char  *field,
   return FALSE;
 }
 
+static gboolean
+name_empty (JsonObject *root,
+            const char *member)
+{
+  JsonNode *node = json_object_get_member (root, member);
+  g_autofree char *text = NULL;
+
+  if (node == NULL || json_node_get_value_type (node) != G_TYPE_STRING)
+    return TRUE;
+  text = g_strstrip (g_strdup (json_node_get_string (node)));
+  return *text == '\0';
+}
+
+char *
+qf_session_missing_sign_off (JsonObject *root)
+{
+  static const char *const members[] = { "operator", "customer", "site" };
+  /* the phrases for each set of missing names, by bit: operator 1, customer 2, site 4 */
+  const char *const phrases[] = {
+    NULL,
+    N_("the operator"), N_("the customer"), N_("the operator and the customer"),
+    N_("the site"), N_("the operator and the site"), N_("the customer and the site"),
+    N_("the operator, the customer and the site"),
+  };
+  guint missing = 0;
+
+  g_return_val_if_fail (root != NULL, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (members); i++)
+    if (name_empty (root, members[i]))
+      missing |= 1u << i;
+  return missing != 0 ? g_strdup (_(phrases[missing])) : NULL;
+}
+
 static const char *
 edited_hint (void)
 {

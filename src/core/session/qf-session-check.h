@@ -51,6 +51,11 @@ gboolean  qf_session_check_name (const char  *field,
                                  const char  *text,
                                  GError     **error);
 
+/* The sign-off names a signed report needs — operator, customer and site — that root lacks
+ * (absent, or only spaces), as one translated phrase ("the customer and the site"); NULL when
+ * all three are there. An unsigned draft needs none of them. */
+char     *qf_session_missing_sign_off (JsonObject *root);
+
 /* Makes every string value under node one qf_session_check accepts as text: invalid UTF-8 and
  * control characters (other than tab and line break) become U+FFFD, a text over
  * QF_SESSION_MAX_TEXT_CHARS is cut with "…". Texts Qualify did not type itself reach a session

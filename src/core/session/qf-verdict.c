@@ -5,6 +5,7 @@
 
 #include "qf-i18n.h"
 #include "qf-json.h"
+#include "qf-format.h"
 #include "qf-verdict.h"
 
 static const char *const verdict_names[] = { "pass", "fail", "warn", "not-run", "invalid" };
@@ -613,22 +614,5 @@ char *
 qf_verdict_format_value (gdouble     value,
                          const char *unit)
 {
-  g_autofree char *number = NULL;
-  gdouble magnitude = fabs (value);
-
-  if (magnitude >= 1000 || magnitude == 0 || value == rint (value))
-    number = g_strdup_printf ("%.0f", value);
-  else if (magnitude >= 100)
-    number = g_strdup_printf ("%.0f", value);
-  else if (magnitude >= 10)
-    number = g_strdup_printf ("%.1f", value);
-  else if (magnitude >= 1)
-    number = g_strdup_printf ("%.2f", value);
-  else
-    number = g_strdup_printf ("%#.3g", value);
-  if (unit == NULL || *unit == '\0')
-    return g_steal_pointer (&number);
-  if (g_str_equal (unit, "%"))
-    return g_strdup_printf ("%s %%", number);
-  return g_strdup_printf ("%s %s", number, unit);
+  return qf_format_value (value, unit);
 }

@@ -97,7 +97,7 @@ JsonObject *qf_verdict_judge_session (JsonObject  *session,
                                       JsonArray  **step_verdicts,
                                       GError     **error);
 
-/* "104 µs", "0.476 ms", "95.6 Mbit/s": 3 significant digits and the unit. */
+/* "104 µs", "0.476 ms", "95.6 Mbit/s": qf_format_value (qf-format.h), the one printed form. */
 char       *qf_verdict_format_value (gdouble           value,
                                      const char       *unit);
 

@@ -234,6 +234,7 @@ qf_step_trace_sentence (const QfStepInfo *info,
     json_object_get_double_member_with_default (cause, "latency_us", 0));
   g_autofree char *share = NULL, *fix = NULL, *when = clock_time (str (cause, "at"));
   gboolean round_trip = info != NULL && info->spikes == QF_STEP_SPIKES_ROUND_TRIP;
+  gboolean hypervisor = FALSE;
   GString *s = g_string_new (NULL);
 
   if (round_trip)
@@ -246,9 +247,27 @@ qf_step_trace_sentence (const QfStepInfo *info,
   if (item == NULL)
     return g_string_free (s, FALSE);
   share = qf_step_trace_format_us (json_object_get_double_member_with_default (item, "duration_us", 0));
-  fix = qf_step_trace_item_fix (item, cpu, tr, tr_data);
+  /* On a virtual machine the time no event explains is most likely the host's: say so. */
+  hypervisor = json_object_get_boolean_member_with_default (cause, "virtual_machine", FALSE)
+               && g_str_equal (str (item, "kind"), "unexplained")
+               && !g_str_equal (str (item, "name"), "network");
   g_string_append_c (s, ' ');
-  tell_body (s, item, share, tr, tr_data);
+  if (hypervisor)
+    {
+      g_string_append_printf (s, T (N_("%s of it passed with no event in the trace. This PC is a "
+                                       "virtual machine: the hypervisor most likely ran "
+                                       "something else on this CPU meanwhile (steal time), "
+                                       "which the trace inside the machine cannot see.")),
+                              share);
+      fix = g_strdup (T (N_("Qualify the real PC, not a virtual machine; if this one must run "
+                            "real-time work, give each of its virtual CPUs a host CPU of its "
+                            "own (CPU pinning).")));
+    }
+  else
+    {
+      tell_body (s, item, share, tr, tr_data);
+      fix = qf_step_trace_item_fix (item, cpu, tr, tr_data);
+    }
   g_string_append_c (s, ' ');
   /* TRANSLATORS: followed by one or two sentences saying what to change */
   g_string_append_printf (s, T (N_("Fix: %s")), fix);

@@ -12,8 +12,10 @@
 #include <sched.h>
 #include <string.h>
 
+#include "qf-audit.h"
 #include "qf-clock.h"
 #include "qf-i18n.h"
+#include "qf-qualifyd.h"
 #include "qf-step-trace.h"
 #include "qf-text.h"
 #include "qf-trace-analysis.h"
@@ -24,7 +26,9 @@ struct _QfStepTrace
 {
   char              *reason;        /* why nothing is recorded, or NULL */
   gint64             threshold_ns;
-  QfTracefsInstance *instance;
+  QfTracefsInstance *instance;      /* made by this process (root) */
+  QfTracefsInfo      lent;          /* the instance qualifyd made for it, when it did */
+  gboolean           through_qualifyd;
   QfTraceFds         fds;
   QfTraceRecorder   *recorder;
   QfTraceMarks       marks;
@@ -41,6 +45,78 @@ static const char *const kind_ids[] = {
 /* The latency tracers some kernels have; none is used (they run measuring threads of their own
  * or, hwlat, spin CPUs with interrupts off), only listed when present. */
 static const char *const latency_tracers[] = { "osnoise", "timerlat", "hwlat" };
+
+/* Takes qualifyd's instance: its facts into trace->lent, its descriptors into trace->fds by
+ * event name (qualifyd may list them in another order, or lack some). */
+static void
+take_lent (QfStepTrace     *trace,
+           QfQualifydTrace *lent)
+{
+  trace->lent.instance = g_steal_pointer (&lent->instance);
+  trace->lent.mount = g_steal_pointer (&lent->mount);
+  trace->lent.clock = g_steal_pointer (&lent->clock);
+  trace->lent.buffer_kb = lent->buffer_kb;
+  trace->lent.events = g_steal_pointer (&lent->events);
+  trace->lent.events_missing = g_steal_pointer (&lent->events_missing);
+  trace->lent.tracers = g_steal_pointer (&lent->tracers);
+  trace->fds.marker_fd = lent->marker_fd;
+  trace->fds.header_page_fd = lent->header_page_fd;
+  lent->marker_fd = lent->header_page_fd = -1;
+  for (guint i = 0; lent->format_events[i] != NULL; i++)
+    for (guint e = 0; e < QF_TRACE_N_EVENTS; e++)
+      if (g_str_equal (lent->format_events[i], qf_trace_event_names[e]) &&
+          trace->fds.format_fd[e] < 0)
+        {
+          trace->fds.format_fd[e] = lent->format_fds[i];
+          lent->format_fds[i] = -1;
+        }
+  trace->fds.n_cpus = lent->n_cpus;
+  trace->fds.cpu_fd = g_steal_pointer (&lent->cpu_fds);
+  lent->n_cpus = 0;
+  qf_qualifyd_trace_clear (lent);
+  trace->through_qualifyd = TRUE;
+}
+
+/* The instance: made here when this process may write tracefs (root), else through qualifyd
+ * (docs/privileges.md). FALSE with the reason, in one line, with how to allow it. */
+static gboolean
+open_instance (QfStepTrace *trace,
+               GError     **error)
+{
+  g_autoptr(GError) self_error = NULL;
+  g_autoptr(GError) qualifyd_error = NULL;
+  QfQualifydTrace lent;
+
+  if (qf_tracefs_allowed (&self_error))
+    return (trace->instance = qf_tracefs_instance_open (NULL, &trace->fds, error)) != NULL;
+  if (!g_error_matches (self_error, QF_TRACE_ERROR, QF_TRACE_ERROR_NOT_ALLOWED))
+    {
+      g_propagate_error (error, g_steal_pointer (&self_error));
+      return FALSE;
+    }
+  if (!qf_qualifyd_open_trace (&lent, &qualifyd_error))
+    {
+      /* TRANSLATORS: "Reading the kernel's trace needs root, or …: qualifyd refused: … Fix: …" */
+      g_set_error (error, QF_TRACE_ERROR, QF_TRACE_ERROR_NOT_ALLOWED, _("%s: %s"),
+                   self_error->message, qualifyd_error->message);
+      return FALSE;
+    }
+  take_lent (trace, &lent);
+  return TRUE;
+}
+
+/* Removes the instance: here, or by qualifyd. */
+static gboolean
+remove_instance (QfStepTrace *trace,
+                 GError     **error)
+{
+  if (trace->through_qualifyd)
+    {
+      trace->through_qualifyd = FALSE;
+      return qf_qualifyd_close_trace (error);
+    }
+  return qf_tracefs_instance_remove (g_steal_pointer (&trace->instance), error);
+}
 
 QfStepTrace *
 qf_step_trace_start (JsonObject *params,
@@ -62,16 +138,16 @@ qf_step_trace_start (JsonObject *params,
   qf_trace_fds_init (&trace->fds);
   trace->threshold_ns = threshold_us * QF_NSEC_PER_USEC;
   trace->marks.fd = -1;
-  if (!qf_tracefs_allowed (&error) ||
-      (trace->instance = qf_tracefs_instance_open (NULL, &trace->fds, &error)) == NULL ||
+  if (!open_instance (trace, &error) ||
       (trace->recorder = qf_trace_recorder_new (&trace->fds, &config, &error)) == NULL ||
       !qf_trace_recorder_start (trace->recorder, &error))
     {
       trace->reason = g_strdup (error->message);
       g_clear_pointer (&trace->recorder, qf_trace_recorder_free);
       qf_trace_fds_close (&trace->fds);
-      if (trace->instance != NULL)
-        qf_tracefs_instance_remove (g_steal_pointer (&trace->instance), NULL);
+      if (trace->instance != NULL || trace->through_qualifyd)
+        remove_instance (trace, NULL);
+      qf_tracefs_info_clear (&trace->lent);
       return trace;
     }
   trace->marks.fd = trace->fds.marker_fd;
@@ -175,6 +251,7 @@ static JsonObject *
 cause_json (const QfStepInfo      *info,
             const QfSpikeAnalysis *a,
             gint64                 real_minus_mono_ns,
+            gboolean               virtual_machine,
             gboolean               first)
 {
   JsonObject *o = json_object_new ();
@@ -188,6 +265,8 @@ cause_json (const QfStepInfo      *info,
   for (guint i = 0; i < a->n_items; i++)
     json_array_add_object_element (breakdown, item_json (&a->items[i]));
   json_object_set_array_member (o, "breakdown", breakdown);
+  if (virtual_machine)
+    json_object_set_boolean_member (o, "virtual_machine", TRUE);
   sentence = qf_step_trace_sentence (info, o, first, NULL, NULL);
   json_object_set_string_member (o, "sentence", sentence);
   return o;
@@ -240,7 +319,8 @@ strv_json (const char *const *strv)
 static JsonObject *
 recorded_json (QfStepTrace *trace)
 {
-  const QfTracefsInfo *info = qf_tracefs_instance_info (trace->instance);
+  const QfTracefsInfo *info = trace->through_qualifyd ? &trace->lent
+                                                      : qf_tracefs_instance_info (trace->instance);
   const QfTraceStats *st = qf_trace_recorder_stats (trace->recorder);
   JsonObject *o = json_object_new ();
   JsonArray *available = json_array_new ();
@@ -250,6 +330,7 @@ recorded_json (QfStepTrace *trace)
       json_array_add_string_element (available, latency_tracers[i]);
   json_object_set_boolean_member (o, "recorded", TRUE);
   json_object_set_string_member (o, "reason", "");
+  json_object_set_string_member (o, "granted_by", trace->through_qualifyd ? "qualifyd" : "self");
   json_object_set_string_member (o, "instance", info->instance);
   json_object_set_string_member (o, "clock", info->clock);
   json_object_set_array_member (o, "events", strv_json ((const char *const *) info->events));
@@ -283,6 +364,8 @@ explain_spikes (QfStepTrace      *trace,
   gint64 real_minus_mono_ns = g_get_real_time () * 1000 - qf_clock_now_ns ();
   QfSpikeWait wait = info->spikes == QF_STEP_SPIKES_ROUND_TRIP ? QF_SPIKE_WAIT_REPLY
                                                                 : QF_SPIKE_WAIT_TIMER;
+  /* the sentence then says that unexplained time is most likely the hypervisor's */
+  gboolean virtual_machine = qf_audit_is_virtual_machine ("/");
 
   guint incomplete = 0;
 
@@ -297,6 +380,7 @@ explain_spikes (QfStepTrace      *trace,
       if (a->n_items == 0 || a->incomplete)
         continue;
       json_array_add_object_element (causes, cause_json (info, a, real_minus_mono_ns,
+                                                         virtual_machine,
                                                          json_array_get_length (causes) == 0));
       if (!json_object_has_member (trace_obj, "timeline"))
         json_object_set_object_member (trace_obj, "timeline", timeline_json (a, wait, real_minus_mono_ns));
@@ -326,17 +410,19 @@ qf_step_trace_finish (QfStepTrace      *trace,
     }
   else
     {
-      qf_tracefs_instance_stop (trace->instance);
+      /* qualifyd's instance has no control file here: it stops when it is removed */
+      if (trace->instance != NULL)
+        qf_tracefs_instance_stop (trace->instance);
       qf_trace_recorder_stop (trace->recorder);
       trace_obj = recorded_json (trace);
       causes = explain_spikes (trace, info, measuring_prio, trace_obj);
       g_clear_pointer (&trace->recorder, qf_trace_recorder_free);
       qf_trace_fds_close (&trace->fds);
       json_object_set_boolean_member (trace_obj, "instance_removed",
-                                      qf_tracefs_instance_remove (g_steal_pointer (&trace->instance),
-                                                                  &error));
+                                      remove_instance (trace, &error));
       if (error != NULL)
         g_warning ("%s", error->message);
+      qf_tracefs_info_clear (&trace->lent);
     }
   if (result != NULL)
     {

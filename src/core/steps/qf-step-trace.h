@@ -11,14 +11,16 @@
  *   "latency_causes": [{"cpu", "at" (ISO 8601, local time), "latency_us", "sentence",
  *                       "breakdown": [{"kind" (irq, softirq, task, sched-delay, unexplained),
  *                                      "name", "pid", "policy", "priority", "duration_us"}]}]
- *     one per spike explained, worst first; "pid", "policy" and "priority" only for a task. A
+ *     one per spike explained, worst first; "pid", "policy" and "priority" only for a task;
+ *     "virtual_machine": true when the PC reads as one (qf_audit_is_virtual_machine), so that
+ *     the sentence of a spike most of which no event explains names the hypervisor. A
  *     spike in whose window the kernel dropped events is not explained (its missing time would
  *     read as unexplained) but counted in "trace"."spikes_incomplete".
  *   "trace": what was recorded — "recorded", "reason" (why nothing was), the instance, clock,
  *     events, tracers available and used, buffer and window sizes, events read and lost,
  *     marks — and "timeline", the worst spike's pieces in time order with its expiry, wake-up
  *     and switch-in (what qf-spike-plot draws).
- * When the process may not trace (not root today; qualifyd later, docs/privileges.md) the step
+ * When the process may not trace (not root, and qualifyd refused: docs/privileges.md) the step
  * measures as before and "trace" says why in one line ("reason").
  *
  * The shape of "latency_causes" is known here and nowhere else: the report and the results page

@@ -492,6 +492,28 @@ cpuinfo_hypervisor (Audit *audit)
   return -1;
 }
 
+/* The name of a virtual machine in the DMI vendor or product, or NULL. */
+static const char *
+dmi_vm_name (const char *vendor,
+             const char *product)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (vm_dmi_names); i++)
+    if ((vendor != NULL && strstr (vendor, vm_dmi_names[i]) != NULL)
+        || (product != NULL && strstr (product, vm_dmi_names[i]) != NULL))
+      return vm_dmi_names[i];
+  return NULL;
+}
+
+gboolean
+qf_audit_is_virtual_machine (const char *root)
+{
+  Audit audit = { .root = root != NULL ? root : "/" };
+  g_autofree char *vendor = read_file (&audit, "sys/class/dmi/id/sys_vendor");
+  g_autofree char *product = read_file (&audit, "sys/class/dmi/id/product_name");
+
+  return cpuinfo_hypervisor (&audit) == 1 || dmi_vm_name (vendor, product) != NULL;
+}
+
 static void
 check_virtualization (Audit *audit)
 {
@@ -499,13 +521,9 @@ check_virtualization (Audit *audit)
   g_autofree char *vendor = read_file (audit, "sys/class/dmi/id/sys_vendor");
   g_autofree char *product = read_file (audit, "sys/class/dmi/id/product_name");
   gint flag = cpuinfo_hypervisor (audit);
-  const char *dmi_vm = NULL;
+  const char *dmi_vm = dmi_vm_name (vendor, product);
   g_autoptr(GString) value = g_string_new (NULL);
 
-  for (guint i = 0; i < G_N_ELEMENTS (vm_dmi_names) && dmi_vm == NULL; i++)
-    if ((vendor != NULL && strstr (vendor, vm_dmi_names[i]) != NULL)
-        || (product != NULL && strstr (product, vm_dmi_names[i]) != NULL))
-      dmi_vm = vm_dmi_names[i];
   if (flag == 1)
     g_string_append (value, _("the CPU reports a hypervisor"));
   if (vendor != NULL || product != NULL)

@@ -60,6 +60,10 @@ GPtrArray    *qf_audit_run              (const char        *root,
                                          GError           **error);
 JsonArray    *qf_audit_to_json          (GPtrArray         *checks);
 
+/* Whether the PC below root reads as a virtual machine, as the "virtualization" check finds it
+ * (the CPU's hypervisor flag, or a virtual machine's name in the DMI vendor or product). */
+gboolean      qf_audit_is_virtual_machine (const char      *root);
+
 /* The check with this id, or NULL. */
 QfAuditCheck *qf_audit_find             (GPtrArray         *checks,
                                          const char        *id);

@@ -7,6 +7,7 @@
 
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -91,7 +92,7 @@ system_bus (GError **error)
     g_set_error (error, QF_QUALIFYD_ERROR, QF_QUALIFYD_ERROR_NOT_AVAILABLE,
                  _("Cannot reach the system bus to ask Qualify’s system service qualifyd: %s. "
                    "Run the test as root, or on a PC whose system bus runs."),
-                 local_error->message);
+                 local_error != NULL ? local_error->message : "?");
   return bus;
 }
 
@@ -239,4 +240,122 @@ qf_qualifyd_open_icmp_socket (int      family,
     g_set_error (error, QF_QUALIFYD_ERROR, QF_QUALIFYD_ERROR_FAILED,
                  _("qualifyd answered without a socket"));
   return fd;
+}
+
+/* The descriptor of handle h in fds, or -1. */
+static int
+take_fd (GUnixFDList *fds,
+         gint32       h)
+{
+  return fds != NULL && h >= 0 && h < g_unix_fd_list_get_length (fds)
+           ? g_unix_fd_list_get (fds, h, NULL) : -1;
+}
+
+static void
+trace_info_from (QfQualifydTrace *trace,
+                 GVariant        *info)
+{
+  guint32 kb = 0;
+
+  g_variant_lookup (info, QF_QUALIFYD_TRACE_INSTANCE, "s", &trace->instance);
+  g_variant_lookup (info, QF_QUALIFYD_TRACE_MOUNT, "s", &trace->mount);
+  g_variant_lookup (info, QF_QUALIFYD_TRACE_CLOCK, "s", &trace->clock);
+  if (g_variant_lookup (info, QF_QUALIFYD_TRACE_BUFFER_KB, "u", &kb))
+    trace->buffer_kb = kb;
+  g_variant_lookup (info, QF_QUALIFYD_TRACE_EVENTS, "^as", &trace->events);
+  g_variant_lookup (info, QF_QUALIFYD_TRACE_EVENTS_MISSING, "^as", &trace->events_missing);
+  g_variant_lookup (info, QF_QUALIFYD_TRACE_TRACERS, "^as", &trace->tracers);
+}
+
+gboolean
+qf_qualifyd_open_trace (QfQualifydTrace *trace,
+                        GError         **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) info = NULL;
+  g_autoptr(GVariant) formats = NULL;
+  g_autoptr(GVariant) cpus = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  GVariantIter iter;
+  const char *event;
+  gint32 marker = -1, header = -1, h;
+  guint i = 0;
+
+  memset (trace, 0, sizeof *trace);
+  trace->marker_fd = trace->header_page_fd = -1;
+  reply = call ("OpenTrace", NULL, G_VARIANT_TYPE ("(a{sv}hha{sh}ah)"), TRUE, &fds,
+                _("the kernel’s trace"), error);
+  if (reply == NULL)
+    return FALSE;
+  g_variant_get (reply, "(@a{sv}hh@a{sh}@ah)", &info, &marker, &header, &formats, &cpus);
+  trace_info_from (trace, info);
+  trace->marker_fd = take_fd (fds, marker);
+  trace->header_page_fd = take_fd (fds, header);
+  trace->format_fds = g_new (int, g_variant_n_children (formats) + 1);
+  g_variant_iter_init (&iter, formats);
+  while (g_variant_iter_next (&iter, "{&sh}", &event, &h))
+    {
+      g_ptr_array_add (names, g_strdup (event));
+      trace->format_fds[i++] = take_fd (fds, h);
+    }
+  g_ptr_array_add (names, NULL);
+  trace->format_events = (GStrv) g_ptr_array_steal (names, NULL);
+  trace->n_cpus = (guint) g_variant_n_children (cpus);
+  trace->cpu_fds = g_new (int, MAX (trace->n_cpus, 1));
+  for (guint cpu = 0; cpu < trace->n_cpus; cpu++)
+    {
+      g_variant_get_child (cpus, cpu, "h", &h);
+      trace->cpu_fds[cpu] = take_fd (fds, h);
+    }
+  if (trace->marker_fd < 0 || trace->header_page_fd < 0 || trace->instance == NULL)
+    {
+      g_set_error (error, QF_QUALIFYD_ERROR, QF_QUALIFYD_ERROR_FAILED,
+                   _("qualifyd answered without the trace’s descriptors"));
+      qf_qualifyd_close_trace (NULL);
+      qf_qualifyd_trace_clear (trace);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+void
+qf_qualifyd_trace_clear (QfQualifydTrace *trace)
+{
+  if (trace == NULL)
+    return;
+  close_fd (&trace->marker_fd);
+  close_fd (&trace->header_page_fd);
+  for (guint i = 0; trace->format_events != NULL && trace->format_events[i] != NULL; i++)
+    close_fd (&trace->format_fds[i]);
+  for (guint cpu = 0; cpu < trace->n_cpus; cpu++)
+    close_fd (&trace->cpu_fds[cpu]);
+  g_free (trace->instance);
+  g_free (trace->mount);
+  g_free (trace->clock);
+  g_strfreev (trace->events);
+  g_strfreev (trace->events_missing);
+  g_strfreev (trace->tracers);
+  g_strfreev (trace->format_events);
+  g_free (trace->format_fds);
+  g_free (trace->cpu_fds);
+  memset (trace, 0, sizeof *trace);
+  trace->marker_fd = trace->header_page_fd = -1;
+}
+
+gboolean
+qf_qualifyd_close_trace (GError **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  reply = call ("CloseTrace", NULL, NULL, FALSE, NULL, _("removing the trace instance"), error);
+  return reply != NULL;
 }

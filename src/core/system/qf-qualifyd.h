@@ -3,7 +3,8 @@
  *
  * qualifyd grants an authorised user (root, a member of the group qualify, or whom polkit
  * authorises at the PC's own desktop) what the measurements need and an ordinary process lacks:
- * SCHED_FIFO for its own measuring threads, a higher RLIMIT_MEMLOCK, and a raw ICMP socket.
+ * SCHED_FIFO for its own measuring threads, a higher RLIMIT_MEMLOCK, a raw ICMP socket, and a
+ * kernel-trace instance of its own (polkit action io.github.qualify.trace, apart from measuring).
  * These calls may let polkit ask for an administrator's password in the desktop's own dialog,
  * so they can take as long as a person typing: call them from a worker thread, never from the
  * main loop. qf_qualifyd_get_access() never asks anyone. The process keeps its system bus
@@ -55,5 +56,34 @@ gboolean qf_qualifyd_raise_memlock         (guint64          *bytes,
 /* A raw ICMP socket for `family` (AF_INET or AF_INET6), close-on-exec; -1 with error. */
 int      qf_qualifyd_open_icmp_socket      (int               family,
                                             GError          **error);
+
+/* A kernel-trace instance qualifyd made for this process: its facts and the descriptors a
+ * reader needs (qf-trace.h's QfTraceFds in plain terms; this part of core knows no engine). The
+ * descriptors are this process's, close-on-exec; -1 where there is none. */
+typedef struct
+{
+  char   *instance;        /* "qualify-1234-0" */
+  char   *mount;
+  guint   buffer_kb;       /* per CPU */
+  char   *clock;
+  GStrv   events;          /* enabled, "sched/sched_switch", … */
+  GStrv   events_missing;
+  GStrv   tracers;
+  int     marker_fd;       /* trace_marker, write only */
+  int     header_page_fd;
+  GStrv   format_events;   /* the events whose format descriptors follow, in this order */
+  int    *format_fds;
+  guint   n_cpus;
+  int    *cpu_fds;         /* each CPU's trace_pipe_raw */
+} QfQualifydTrace;
+
+/* Asks qualifyd for a trace instance (polkit may ask for a password: a worker thread). */
+gboolean qf_qualifyd_open_trace            (QfQualifydTrace  *trace,
+                                            GError          **error);
+/* Closes the descriptors still open (≥ 0) and frees the rest. */
+void     qf_qualifyd_trace_clear           (QfQualifydTrace  *trace);
+/* Asks qualifyd to remove the instance; close its descriptors first (the kernel keeps an
+ * instance that is still open). */
+gboolean qf_qualifyd_close_trace           (GError          **error);
 
 G_END_DECLS

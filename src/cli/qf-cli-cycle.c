@@ -4,6 +4,7 @@
 
 
 #include "qf-cli.h"
+#include "qf-cli-load.h"
 #include "qf-cli-net.h"
 #include "qf-cli-step.h"
 #include "qf-i18n.h"
@@ -42,6 +43,7 @@ qf_cli_cycle (int    argc,
   g_autoptr(GBytes) token = NULL;
   QfStepContext ctx = { 0 };
   int port = 11111, rate_hz = 1000;
+  g_auto(QfCliLoadOptions) load = QF_CLI_LOAD_OPTIONS_INIT;
   gdouble time_s = 10;
   gboolean json = FALSE, trace = FALSE, ok;
   int exit_code;
@@ -58,6 +60,10 @@ qf_cli_cycle (int    argc,
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
     { "trace", 0, 0, G_OPTION_ARG_NONE, &trace,
       N_("Record the kernel’s trace and name what delayed the slowest round trips (root, or through Qualify’s system service qualifyd)"), NULL },
+    { "under-load", 0, 0, G_OPTION_ARG_NONE, &load.under_load,
+      N_("Run on the idle link, then while the bandwidth test saturates it both ways (-t each)"),
+      NULL },
+    QF_CLI_LOAD_ENTRIES (load),
     { NULL }
   };
 
@@ -74,7 +80,17 @@ qf_cli_cycle (int    argc,
   json_object_set_string_member (params, "host", argv[1]);
   json_object_set_int_member (params, "port", port);
   json_object_set_int_member (params, "rate_hz", rate_hz);
-  json_object_set_double_member (params, "time_s", time_s);
+  if (load.under_load && trace)
+    return qf_cli_errorf ("cycle", _("--trace is not taken with --under-load"));
+  if (load.under_load)
+    {
+      json_object_set_string_member (params, "probe", qf_step_cycle.id);
+      json_object_set_double_member (params, "idle_time_s", time_s);
+      json_object_set_double_member (params, "loaded_time_s", time_s);
+      qf_cli_load_params (&load, "load_port", params);
+    }
+  else
+    json_object_set_double_member (params, "time_s", time_s);
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
   if (qf_cli_client_token ("cycle", token_file, &pairing_code, &token) != QF_CLI_EXIT_OK)
@@ -85,10 +101,13 @@ qf_cli_cycle (int    argc,
   if (trace)
     json_object_set_boolean_member (params, "trace", TRUE);
 
-  ok = qf_cli_step_run (&qf_step_cycle, params, &ctx, &result, &error);
+  ok = qf_cli_step_run (load.under_load ? &qf_step_loaded_latency : &qf_step_cycle, params, &ctx,
+                        &result, &error);
   qf_cli_trace_warning ("cycle", result);
   if (json && result != NULL)
     qf_cli_print_json (result);
+  else if (result != NULL && load.under_load)
+    qf_cli_load_print_loaded (result);
   else if (result != NULL)
     {
       print_summary (result);

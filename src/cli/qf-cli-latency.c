@@ -8,6 +8,7 @@
 
 
 #include "qf-cli.h"
+#include "qf-cli-load.h"
 #include "qf-cli-net.h"
 #include "qf-cli-step.h"
 #include "qf-i18n.h"
@@ -60,7 +61,8 @@ qf_cli_latency (int    argc,
   g_autoptr(GBytes) token = NULL;
   QfStepContext ctx = { 0 };
   int port = QF_SOCKPERF_DEFAULT_PORT, msg_size = QF_SOCKPERF_MIN_MSG_SIZE;
-  gdouble time_s = 30;
+  g_auto(QfCliLoadOptions) load = QF_CLI_LOAD_OPTIONS_INIT;
+  gdouble time_s = -1, interval_ms = -1;
   gboolean tcp = FALSE, udp = FALSE, full_rtt = FALSE, spin = FALSE, json = FALSE, ok;
   int exit_code;
   const GOptionEntry entries[] = {
@@ -68,7 +70,8 @@ qf_cli_latency (int    argc,
     { "tcp", 0, 0, G_OPTION_ARG_NONE, &tcp, N_("Use TCP (the default, as the procedure)"), NULL },
     { "udp", 0, 0, G_OPTION_ARG_NONE, &udp, N_("Use UDP"), NULL },
     { "time", 't', 0, G_OPTION_ARG_DOUBLE, &time_s,
-      N_("Measure for S seconds (default 30, as the procedure)"), N_("S") },
+      N_("Measure for S seconds (default 30, as the procedure; under load 10 for each phase)"),
+      N_("S") },
     { "msg-size", 'm', 0, G_OPTION_ARG_INT, &msg_size,
       N_("Message size in bytes (default and minimum 14, as sockperf)"), N_("N") },
     { "full-rtt", 0, 0, G_OPTION_ARG_NONE, &full_rtt,
@@ -81,6 +84,12 @@ qf_cli_latency (int    argc,
     { "pairing-code", 0, 0, G_OPTION_ARG_STRING, &pairing_code,
       N_("Prove the pairing code the helper machine shows (serve --pairing-code); “-” reads it from standard input, out of the process list"), N_("CODE") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object on stdout"), NULL },
+    { "under-load", 0, 0, G_OPTION_ARG_NONE, &load.under_load,
+      N_("Measure on the idle link, then while the bandwidth test saturates it both ways"), NULL },
+    QF_CLI_LOAD_ENTRIES (load),
+    { "interval-ms", 0, 0, G_OPTION_ARG_DOUBLE, &interval_ms,
+      N_("At most one exchange per MS milliseconds, as sockperf --mps (default: back to back; "
+         "with --under-load 10 in both phases)"), N_("MS") },
     { NULL }
   };
 
@@ -96,14 +105,33 @@ qf_cli_latency (int    argc,
     return qf_cli_errorf ("latency", _("unexpected argument “%s”"), argv[2]);
   if (tcp && udp)
     return qf_cli_errorf ("latency", _("choose --tcp or --udp, not both"));
+  if (load.under_load && (spin || full_rtt))
+    return qf_cli_errorf ("latency", _("--under-load measures with blocking receive and one-way "
+                                       "figures: leave out --spin and --full-rtt"));
+  if (time_s < 0)
+    time_s = load.under_load ? 10 : 30;
+  if (interval_ms < 0)
+    interval_ms = load.under_load ? 10 : 0;
+  if (interval_ms > 1000)
+    return qf_cli_errorf ("latency", _("--interval-ms takes 0 to 1000"));
+  json_object_set_double_member (params, "interval_ms", interval_ms);
 
   json_object_set_string_member (params, "host", argv[1]);
   json_object_set_int_member (params, "port", port);
   json_object_set_string_member (params, "protocol", udp ? "udp" : "tcp");
-  json_object_set_double_member (params, "time_s", time_s);
   json_object_set_int_member (params, "msg_size", msg_size);
-  json_object_set_boolean_member (params, "full_rtt", full_rtt);
-  json_object_set_boolean_member (params, "spin", spin);
+  if (load.under_load)
+    {
+      json_object_set_double_member (params, "idle_time_s", time_s);
+      json_object_set_double_member (params, "loaded_time_s", time_s);
+      qf_cli_load_params (&load, "load_port", params);
+    }
+  else
+    {
+      json_object_set_double_member (params, "time_s", time_s);
+      json_object_set_boolean_member (params, "full_rtt", full_rtt);
+      json_object_set_boolean_member (params, "spin", spin);
+    }
   if (iface != NULL)
     json_object_set_string_member (params, "iface", iface);
   if (qf_cli_client_token ("latency", token_file, &pairing_code, &token) != QF_CLI_EXIT_OK)
@@ -112,14 +140,22 @@ qf_cli_latency (int    argc,
   if (token_file != NULL)
     json_object_set_string_member (params, "token_file", token_file);
 
-  if (!json)
+  if (!json && load.under_load)
+    g_printerr (_("%s ping-pong to %s port %d, %d-byte messages: %g s on the idle link, then "
+                  "%g s under load (%s both ways)\n"),
+                udp ? "UDP" : "TCP", argv[1], port, msg_size, time_s, time_s,
+                load.load != NULL ? load.load : "tcp");
+  else if (!json)
     g_printerr (_("%s ping-pong to %s port %d, %d-byte messages, %g s (+0.45 s warm-up and "
                   "cool-down), %s receive\n"),
                 udp ? "UDP" : "TCP", argv[1], port, msg_size, time_s,
                 spin ? _("busy-polling") : _("blocking"));
-  ok = qf_cli_step_run (&qf_step_latency, params, &ctx, &result, &error);
+  ok = qf_cli_step_run (load.under_load ? &qf_step_loaded_latency : &qf_step_latency, params,
+                        &ctx, &result, &error);
   if (json && result != NULL)
     qf_cli_print_json (result);
+  else if (result != NULL && load.under_load)
+    qf_cli_load_print_loaded (result);
   else if (result != NULL)
     print_summary (result);
   if (!ok)

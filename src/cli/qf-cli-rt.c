@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "qf-cli.h"
+#include "qf-cli-load.h"
 #include "qf-cli-step.h"
 #include "qf-i18n.h"
 #include "qf-step.h"
@@ -175,6 +176,9 @@ typedef struct
   char     *load_vm_bytes;
   char     *load_hdd_bytes;
   char     *load_dir;
+  char     *network_load;   /* the helper machine to load the link to */
+  char     *token_file;
+  QfCliLoadOptions net;
 } RtOptions;
 
 static void
@@ -184,6 +188,9 @@ rt_options_clear (RtOptions *o)
   g_free (o->load_vm_bytes);
   g_free (o->load_hdd_bytes);
   g_free (o->load_dir);
+  g_free (o->network_load);
+  g_free (o->token_file);
+  qf_cli_load_options_clear (&o->net);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RtOptions, rt_options_clear)
@@ -240,6 +247,12 @@ parse_rt_options (RtOptions  *o,
       N_("Bytes per file of an hdd worker (default 1G)"), N_("SIZE") },
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &o->load_dir,
       N_("Directory for the hdd workers' unnamed files (default: the temporary directory)"), N_("PATH") },
+    { "network-load", 0, 0, G_OPTION_ARG_STRING, &o->network_load,
+      N_("Measure while the bandwidth test saturates the link to the helper machine PEER in both "
+         "directions (`qualify-cli serve` or `iperf3 -s` there)"), N_("PEER") },
+    QF_CLI_LOAD_ENTRIES (o->net),
+    { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &o->token_file,
+      N_("With --network-load: prove the responder's access token read from FILE"), N_("FILE") },
     { NULL }
   };
   int n_args = g_strv_length (args);
@@ -252,6 +265,8 @@ parse_rt_options (RtOptions  *o,
     return FALSE;
   if (n_args > 1)
     *exit_code = qf_cli_errorf ("rt", _("unexpected argument “%s”"), parse_argv[1]);
+  else if (o->network_load == NULL && (o->net.load != NULL || o->token_file != NULL))
+    *exit_code = qf_cli_errorf ("rt", _("--load and --token-file go with --network-load PEER"));
   else if (o->threads != 0 && o->cpus != NULL)
     *exit_code = qf_cli_errorf ("rt", _("give either --threads or --cpus, not both"));
   return *exit_code == QF_CLI_EXIT_OK;
@@ -310,13 +325,21 @@ build_rt_params (const RtOptions *o)
     json_object_set_int_member (params, "trace_threshold_us", o->trace_threshold_us);
   if (o->trace_spikes > 0)
     json_object_set_int_member (params, "trace_spikes", o->trace_spikes);
+  if (o->network_load != NULL)
+    {
+      json_object_set_string_member (params, "host", o->network_load);
+      qf_cli_load_params (&o->net, "port", params);
+      if (o->token_file != NULL)
+        json_object_set_string_member (params, "token_file", o->token_file);
+    }
   return params;
 }
 
 /* Runs the step; returns its result (partial after Ctrl-C) or NULL after printing the error. */
 static JsonObject *
-measure (JsonObject *params,
-         gboolean    print_live)
+measure (const QfStepInfo *step,
+         JsonObject       *params,
+         gboolean          print_live)
 {
   g_autoptr(JsonObject) result = NULL;
   g_autoptr(GError) error = NULL;
@@ -324,7 +347,7 @@ measure (JsonObject *params,
 
   ctx.progress = on_progress;
   ctx.user_data = GINT_TO_POINTER (print_live);
-  qf_cli_step_run (&qf_step_rt, params, &ctx, &result, &error);
+  qf_cli_step_run (step, params, &ctx, &result, &error);
   if (print_live)
     g_printerr ("\n");
 
@@ -348,6 +371,7 @@ qf_cli_rt (int    argc,
 {
   g_auto(RtOptions) o = {
     .priority = 99, .interval_us = 1000, .loops = -1, .load_cpu = -1, .load_vm_hang_s = -1,
+    .net = QF_CLI_LOAD_OPTIONS_INIT,
   };
   g_autoptr(JsonObject) params = NULL;
   g_autoptr(JsonObject) result = NULL;
@@ -357,7 +381,8 @@ qf_cli_rt (int    argc,
     return exit_code;
   params = build_rt_params (&o);
   /* A live line on stderr (\r-rewritten), only when someone watches it. */
-  result = measure (params, !o.json && !o.quiet && isatty (STDERR_FILENO));
+  result = measure (o.network_load != NULL ? &qf_step_rt_network_load : &qf_step_rt, params,
+                    !o.json && !o.quiet && isatty (STDERR_FILENO));
   if (result == NULL)
     return QF_CLI_EXIT_ERROR;
 
@@ -370,6 +395,7 @@ qf_cli_rt (int    argc,
       print_text (result);
       if (json_object_has_member (result, "under_load"))
         print_under_load (result);
+      qf_cli_load_print_network (result);
       qf_cli_print_latency_causes (result);
     }
   return QF_CLI_EXIT_OK;

@@ -324,7 +324,8 @@ parse_serve_options (QfServe   *serve,
          "iperf3)"), NULL },
     { "emulate", 0, 0, G_OPTION_ARG_STRING, &serve->emulate,
       N_("Answer latency and cycle tests as a poor link would, e.g. delay=5,jitter=2,loss=1 "
-         "(ms, ms, %)"), N_("SPEC") },
+         "(ms, ms, %); bloat=MS adds a queue that grows with the bandwidth test's load up to MS "
+         "at link=MBPS (default 100)"), N_("SPEC") },
     { "spin", 0, 0, G_OPTION_ARG_NONE, &serve->spin,
       N_("Busy-poll for every ping-pong client, as sockperf sr --nonblocked (for sockperf pp "
          "--nonblocked, which cannot ask as qualify-cli latency --spin does); takes one CPU "

@@ -1282,3 +1282,30 @@ out:
   run_free (run);
   return ok;
 }
+
+gboolean
+qf_bw_parse_rate (const char *text,
+                  guint64    *bps)
+{
+  char *end = NULL;
+  gdouble value;
+
+  if (text == NULL)
+    return FALSE;
+  value = g_ascii_strtod (text, &end);
+  if (end == text || !(value >= 0) || !isfinite (value))
+    return FALSE;
+  switch (*end)
+    {
+    case '\0': break;
+    case 'k': case 'K': value *= 1e3; end++; break;
+    case 'm': case 'M': value *= 1e6; end++; break;
+    case 'g': case 'G': value *= 1e9; end++; break;
+    case 't': case 'T': value *= 1e12; end++; break;
+    default: return FALSE;
+    }
+  if (*end != '\0' || value > 1e15)
+    return FALSE;
+  *bps = (guint64) value;
+  return TRUE;
+}

@@ -130,6 +130,10 @@ void        qf_bw_client_free   (QfBwClient       *client);
 void        qf_bw_result_clear  (QfBwResult       *result);
 
 const char *qf_bw_direction_to_string (QfBwDirection direction);
+/* Parses a rate as iperf3 writes it: a number of bit/s with an optional K, M, G or T suffix
+ * (powers of 1000), e.g. "100M". */
+gboolean    qf_bw_parse_rate          (const char   *text,
+                                       guint64      *bps);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (QfBwClient, qf_bw_client_free)
 

@@ -155,11 +155,13 @@ drain (QfCycleTest   *self,
       rtt = rx - self->tx_ns[seq - 1];
       self->rtt_ns[seq - 1] = rtt;
       r->replies++;
+      if (self->config.histogram != NULL)
+        qf_histogram_add (self->config.histogram, rtt / 2);
       if (qf_trace_mark_wanted (self->config.marks, &self->worst, rtt))
         qf_trace_mark (self->config.marks, self->tx_ns[seq - 1], rtt);
       if (ring != NULL)
         {
-          QfSample s = { rx, rtt, 0, rtt > period_ns ? 1u : 0u };
+          QfSample s = { rx, rtt, self->config.ring_channel, rtt > period_ns ? 1u : 0u };
           qf_ring_push (ring, &s);
         }
     }
@@ -215,6 +217,7 @@ summarize (QfCycleTest   *self,
       r->max_rtt_ns = sorted[n - 1];
       r->p50_rtt_ns = sorted[CLAMP ((guint64) ceil (0.50 * n), 1, n) - 1];
       r->p99_rtt_ns = sorted[CLAMP ((guint64) ceil (0.99 * n), 1, n) - 1];
+      r->p999_rtt_ns = sorted[CLAMP ((guint64) ceil (0.999 * n), 1, n) - 1];
     }
 }
 

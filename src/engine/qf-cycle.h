@@ -21,6 +21,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "qf-histogram.h"
 #include "qf-ring.h"
 #include "qf-trace.h"
 
@@ -51,6 +52,9 @@ typedef struct
   GBytes     *token;         /* access token to prove to our responder (qf-auth.h); NULL = none */
   const QfTraceMarks *marks; /* mark late replies in a trace (qf-trace.h: start = the send
                               * time, latency = the round trip); NULL = none. Borrowed. */
+  guint32     ring_channel;  /* the channel of the ring's samples (0; a run under load: 1) */
+  QfHistogram *histogram;    /* gets half of each round trip (one way, as the ping-pong's);
+                              * NULL = none. Borrowed; allocated by the caller. */
 } QfCycleConfig;
 
 typedef struct
@@ -66,6 +70,7 @@ typedef struct
   gint64   avg_rtt_ns;
   gint64   p50_rtt_ns;
   gint64   p99_rtt_ns;
+  gint64   p999_rtt_ns;
   gint64   min_rtt_ns;
   gint64   max_rtt_ns;
   guint64  send_overruns;       /* sends more than one period behind schedule (this PC was late) */
@@ -81,8 +86,9 @@ typedef struct QfCycleTest QfCycleTest;
 QfCycleTest *qf_cycle_test_new  (const QfCycleConfig *config,
                                  GError             **error);
 /* Runs on the calling thread. ring (may be NULL) gets one sample per reply (value = RTT,
- * channel 0, flags 1 when the cycle missed its deadline). A nonzero *cancel ends it within one
- * period plus the grace time; FALSE with QF_NET_ERROR_CANCELLED, *result still filled. */
+ * channel config->ring_channel, flags 1 when the cycle missed its deadline). A nonzero *cancel
+ * ends it within one period plus the grace time; FALSE with QF_NET_ERROR_CANCELLED, *result
+ * still filled. */
 gboolean     qf_cycle_test_run  (QfCycleTest         *test,
                                  QfRing              *ring,
                                  const gint          *cancel,

@@ -2,11 +2,14 @@
  * training demonstrations and tests: each ping-pong or cycle reply can be held for a delay
  * ± uniform jitter and, on UDP, dropped with a probability. It decides a reply's fate and holds
  * it until it is due; the connections and peers hand replies over, the loop sends them when due
- * (qf-responder-private.h). It knows nothing of sockets, so a richer link model (a queue that
- * grows with load) changes this file only.
+ * (qf-responder-private.h). It knows nothing of sockets. With bloat=MS the link has a queue
+ * that grows with load: the bandwidth server's rate, read every 100 ms, fills it in proportion
+ * to the emulated link's rate (a saturated link adds the whole bloat), and it fills and drains
+ * over a few tenths of a second, as a switch's buffer behind a file copy does.
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "qf-clock.h"
@@ -15,6 +18,8 @@
 
 #define MAX_HELD       16384
 #define MAX_HELD_BYTES (32 * 1024 * 1024)
+#define LOAD_PERIOD_NS (100 * QF_NSEC_PER_MSEC)
+#define QUEUE_FOLLOW   0.3    /* of the way to the load's level per period */
 
 gboolean
 qf_responder_emulation_parse (const char            *text,
@@ -46,6 +51,10 @@ qf_responder_emulation_parse (const char            *text,
         out->jitter_ms = value;
       else if (g_str_equal (key, "loss") && value <= 100)
         out->loss_pct = value;
+      else if (g_str_equal (key, "bloat") && value <= 10000)
+        out->bloat_ms = value;
+      else if (g_str_equal (key, "link") && value > 0 && value <= 1e6)
+        out->link_mbps = value;
       else
         goto bad;
     }
@@ -53,8 +62,9 @@ qf_responder_emulation_parse (const char            *text,
 
 bad:
   g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
-               _("Cannot read the emulation “%s”: expected delay=MS,jitter=MS,loss=PCT "
-                 "(delay and jitter up to 10000 ms, loss up to 100 %%)"), text);
+               _("Cannot read the emulation “%s”: expected delay=MS,jitter=MS,loss=PCT,"
+                 "bloat=MS,link=MBPS (delay, jitter and bloat up to 10000 ms, loss up to 100 %%)"),
+               text);
   return FALSE;
 }
 
@@ -62,17 +72,27 @@ bad:
 gboolean
 _qf_responder_emulator_init (QfResponderEmulator         *em,
                              const QfResponderEmulation  *config,
+                             QfResponderLoadFunc          load_bytes,
+                             gpointer                     load_data,
                              GError                     **error)
 {
   if (config->delay_ms < 0 || config->jitter_ms < 0 || config->loss_pct < 0
-      || config->loss_pct > 100)
+      || config->loss_pct > 100 || config->bloat_ms < 0 || config->link_mbps < 0)
     {
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("The emulated delay, jitter and loss must be positive and loss at most 100 %%"));
       return FALSE;
     }
   em->config = *config;
-  em->active = config->delay_ms > 0 || config->jitter_ms > 0 || config->loss_pct > 0;
+  if (em->config.link_mbps <= 0)
+    em->config.link_mbps = 100;
+  em->active = config->delay_ms > 0 || config->jitter_ms > 0 || config->loss_pct > 0
+               || config->bloat_ms > 0;
+  em->load_bytes = load_bytes;
+  em->load_data = load_data;
+  em->load_at_ns = 0;
+  em->load_last = 0;
+  em->queue_ms = 0;
   em->held = g_new0 (QfHeldReply, MAX_HELD);
   em->n_held = 0;
   em->held_bytes = 0;
@@ -91,13 +111,43 @@ _qf_responder_emulator_clear (QfResponderEmulator *em)
   g_clear_pointer (&em->rand, g_rand_free);
 }
 
-/* When a reply to a request received at now_ns is due: after the delay ± jitter. */
+/* The emulated queue's delay at now_ns: it moves towards bloat_ms × the load's share of the
+ * link's rate, read at most every LOAD_PERIOD_NS. */
+static gdouble
+queue_ms (QfResponderEmulator *em,
+          gint64               now_ns)
+{
+  guint64 bytes;
+  gdouble mbps, level;
+
+  if (em->config.bloat_ms <= 0 || em->load_bytes == NULL)
+    return 0;
+  if (em->load_at_ns != 0 && now_ns - em->load_at_ns < LOAD_PERIOD_NS)
+    return em->queue_ms;
+  bytes = em->load_bytes (em->load_data);
+  if (em->load_at_ns != 0)
+    {
+      /* A counter that restarted (a new test) moved what it holds now. */
+      guint64 moved = bytes >= em->load_last ? bytes - em->load_last : bytes;
+      mbps = moved * 8.0 / ((now_ns - em->load_at_ns) / 1e9) / 1e6;
+      level = em->config.bloat_ms * MIN (mbps / em->config.link_mbps, 1.0);
+      /* One step per period that passed: a queue left alone drains as it would have. */
+      em->queue_ms = level + (em->queue_ms - level)
+                             * pow (1 - QUEUE_FOLLOW, (gdouble) (now_ns - em->load_at_ns) / LOAD_PERIOD_NS);
+    }
+  em->load_at_ns = now_ns;
+  em->load_last = bytes;
+  return em->queue_ms;
+}
+
+/* When a reply to a request received at now_ns is due: after the delay ± jitter and the
+ * emulated queue. */
 gint64
 _qf_responder_emulator_due_ns (QfResponderEmulator *em,
                                gint64               now_ns)
 {
   const QfResponderEmulation *e = &em->config;
-  gdouble ms = e->delay_ms;
+  gdouble ms = e->delay_ms + queue_ms (em, now_ns);
 
   if (e->jitter_ms > 0)
     ms += g_rand_double_range (em->rand, -e->jitter_ms, e->jitter_ms);

@@ -105,7 +105,12 @@ typedef struct
 typedef struct
 {
   QfResponderEmulation config;
-  gboolean             active;       /* any delay, jitter or loss */
+  gboolean             active;       /* any delay, jitter, loss or bloat */
+  QfResponderLoadFunc  load_bytes;   /* the load's byte counter, for the bloat */
+  gpointer             load_data;
+  gint64               load_at_ns;   /* when load_bytes was last read */
+  guint64              load_last;
+  gdouble              queue_ms;     /* the emulated queue's delay now */
   GRand               *rand;
   QfHeldReply         *held;
   guint                n_held;
@@ -177,6 +182,8 @@ void     _qf_responder_log_deliver (gpointer               line,
 /* qf-responder-emulate.c */
 gboolean _qf_responder_emulator_init     (QfResponderEmulator        *em,
                                           const QfResponderEmulation *config,
+                                          QfResponderLoadFunc         load_bytes,
+                                          gpointer                    load_data,
                                           GError                    **error);
 void     _qf_responder_emulator_clear    (QfResponderEmulator        *em);
 gint64   _qf_responder_emulator_due_ns   (QfResponderEmulator        *em,

@@ -190,7 +190,8 @@ qf_responder_new (const QfResponderConfig  *config,
   g_mutex_init (&self->clients_lock);
   self->clients = g_array_new (FALSE, TRUE, sizeof (QfServedClient));
   g_array_set_clear_func (self->clients, qf_served_client_clear);
-  if (!_qf_responder_emulator_init (&self->emulator, &config->emulate, error)
+  if (!_qf_responder_emulator_init (&self->emulator, &config->emulate, config->load_bytes,
+                                    config->load_data, error)
       || !check_config (config, error))
     return NULL;
 

@@ -34,7 +34,15 @@ typedef struct
   gdouble delay_ms;    /* mean extra delay of each reply */
   gdouble jitter_ms;   /* uniform ± around the delay (clamped at 0) */
   gdouble loss_pct;    /* UDP replies dropped, 0 … 100 */
+  gdouble bloat_ms;    /* a queue that grows with load: the delay it adds while the bandwidth
+                        * server moves link_mbps or more (in proportion below), 0 = none */
+  gdouble link_mbps;   /* the emulated link's rate for bloat_ms; 0 = 100 */
 } QfResponderEmulation;
+
+/* Bytes the load on the emulated link has moved so far (a counter that may restart at 0 when a
+ * test ends): the bandwidth server's, for the emulated queue. Called on the responder's thread
+ * at most every 100 ms. */
+typedef guint64 (*QfResponderLoadFunc) (gpointer user_data);
 
 /* Called on the thread that called qf_responder_run, one line per finished test or per
  * rejected client, through a log limit (qf-admission.h) whose summary line counts the rest. */
@@ -57,6 +65,8 @@ typedef struct
                                           * that ask (one CPU while one is served) */
   QfResponderLogFunc   log;
   gpointer             log_data;
+  QfResponderLoadFunc  load_bytes;       /* for emulate.bloat_ms; NULL = no load seen */
+  gpointer             load_data;
 } QfResponderConfig;
 
 typedef struct

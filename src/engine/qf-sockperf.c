@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "qf-auth.h"
@@ -77,6 +78,12 @@ qf_sockperf_client_new (const QfSockperfConfig  *config,
     {
       g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
                    _("The test time must be between 0.1 and 3600 seconds"));
+      return NULL;
+    }
+  if (config->interval_ns < 0 || config->interval_ns > QF_NSEC_PER_SEC)
+    {
+      g_set_error (error, QF_NET_ERROR, QF_NET_ERROR_INVALID,
+                   _("The interval between requests must be between 0 and 1 s"));
       return NULL;
     }
 
@@ -449,6 +456,19 @@ recv_some (QfSockperfClient *self,
     }
 }
 
+/* Waits until next_send (a paced probe); the wake timer's signal only interrupts the sleep. */
+static void
+pace (gint64 next_send)
+{
+  struct timespec ts;
+
+  if (next_send <= qf_clock_now_ns ())
+    return;
+  ts = qf_ns_to_timespec (next_send);
+  while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+    ;
+}
+
 /* What the measuring thread tells the caller's about 4 times a second. */
 typedef struct
 {
@@ -507,7 +527,7 @@ measure (gpointer     data,
   gboolean tcp = self->config.protocol == QF_SOCKPERF_TCP, ok = TRUE, cancelled = FALSE;
   guint msg_size = self->config.msg_size;
   gint64 reply_timeout = tcp ? TCP_REPLY_TIMEOUT_NS : self->config.reply_timeout_ns;
-  gint64 start_ns, end_ns, next_progress;
+  gint64 start_ns, end_ns, next_progress, next_send = 0;
   guint64 seq = 0, received = 0;
   gint64 last_latency = 0;
   QfSockperfHeader req = { 0, QF_SOCKPERF_FLAG_CLIENT | QF_SOCKPERF_FLAG_PONG_REQUEST, msg_size };
@@ -543,7 +563,9 @@ measure (gpointer     data,
       seq++;
       req.seq = seq;
       qf_sockperf_header_write (self->request, &req);
+      pace (next_send);
       tx = qf_clock_now_ns ();
+      next_send = tx + self->config.interval_ns;
       if (!send_all (self->fd, self->request, msg_size, error))
         {
           guint8 refusal[QF_AUTH_HEADER_SIZE];
@@ -657,9 +679,11 @@ measure (gpointer     data,
           gint64 latency = self->config.full_rtt ? rx - tx : (rx - tx) / 2;
           received++;
           last_latency = latency;
+          if (self->config.histogram != NULL)
+            qf_histogram_add (self->config.histogram, latency);
           if (ring != NULL)
             {
-              QfSample s = { rx, latency, 0, 0 };
+              QfSample s = { rx, latency, self->config.ring_channel, 0 };
               qf_ring_push (ring, &s);
             }
         }

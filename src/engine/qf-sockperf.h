@@ -15,6 +15,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "qf-histogram.h"
 #include "qf-ring.h"
 
 G_BEGIN_DECLS
@@ -96,6 +97,16 @@ typedef struct
   guint64             initial_capacity;  /* messages the arrays start with; 0 = 200 000/s × time */
   GBytes             *token;             /* access token to prove to our responder (qf-auth.h);
                                           * NULL = none */
+  gint64              interval_ns;       /* 0: each request as soon as the last reply is in,
+                                          * as sockperf pp; else at most one per interval (as
+                                          * --mps): a probe under load, whose back-to-back
+                                          * exchanges would crowd into the moments a queue is
+                                          * empty (docs/benchmarks.md) */
+  guint32             ring_channel;      /* the channel of the ring's samples (0; a run under
+                                          * load draws beside the idle one on 1) */
+  QfHistogram        *histogram;         /* gets each reply's latency as reported (warm-up and
+                                          * cool-down included: the distribution drawn); NULL =
+                                          * none. Borrowed; allocated by the caller. */
 } QfSockperfConfig;
 
 /* Percentiles in sockperf's print order, reversed: 25, 50, 75, 90, 99, 99.9, 99.99, 99.999. */

@@ -95,6 +95,13 @@ training_choice_changed (QfWelcomePage *self)
 
   if (link == NULL)
     text = g_strdup (_("Plays a session file back with its live plots; nothing is measured."));
+  else if (link->emulate.bloat_ms > 0)
+    {
+      g_autofree char *bloat = g_strdup_printf ("%.3g", link->emulate.bloat_ms);
+
+      text = g_strdup_printf (_("Measures live against the built-in peer, whose queue adds up to %s ms to each reply while the bandwidth test loads the link (latency under load shows it)."),
+                              bloat);
+    }
   else if (link->emulate.delay_ms > 0 || link->emulate.jitter_ms > 0 || link->emulate.loss_pct > 0)
     {
       g_autofree char *delay = g_strdup_printf ("%.3g", link->emulate.delay_ms);

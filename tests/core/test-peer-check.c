@@ -188,7 +188,8 @@ test_session_token_file (void)
       const char *test = qf_json_get_string (step, "test", "");
       const char *file = qf_json_get_string (qf_json_get_object (step, "params"), "token_file", NULL);
 
-      if (g_str_equal (test, "latency") || g_str_equal (test, "cycle") || g_str_equal (test, "bandwidth"))
+      if (g_str_equal (test, "latency") || g_str_equal (test, "cycle") || g_str_equal (test, "bandwidth")
+          || g_str_equal (test, "loaded-latency") || g_str_equal (test, "rt-network-load"))
         {
           g_assert_cmpstr (file, ==, path);
           with_token++;

@@ -8,6 +8,7 @@
 
 #include "qf-json.h"
 #include "qf-profile.h"
+#include "qf-steps.h"
 #include "qf-verdict.h"
 
 typedef struct
@@ -123,7 +124,53 @@ assert_procedure_limits (QfProfile *profile,
   assert_criterion (profile, "stress", "monitor.summary.disk_util_max_pct", QF_COMPARISON_AT_MOST, 95, QF_ROLE_WARNS);
   assert_criterion (profile, "stress", "monitor.summary.cpu_idle_min_pct", QF_COMPARISON_AT_LEAST, 70, QF_ROLE_WARNS);
   assert_criterion (profile, "stress", "monitor.summary.await_steady_rise_pct", QF_COMPARISON_AT_MOST, 50, QF_ROLE_WARNS);
+  /* Issue 35's two tests: warnings only, against the socket-latency and real-time limits. */
+  assert_criterion (profile, "loaded-latency", "loaded.avg_us", QF_COMPARISON_AT_MOST, 70, QF_ROLE_WARNS);
+  assert_criterion (profile, "rt-network-load", "avg_us", QF_COMPARISON_AT_MOST, 32, QF_ROLE_WARNS);
+  assert_criterion (profile, "rt-network-load", "max_us", QF_COMPARISON_AT_MOST, 2335, QF_ROLE_WARNS);
   g_assert_cmpstr (qf_profile_get_network_kind (profile), ==, wireless ? "wireless" : "wired");
+}
+
+/* The plan's length as the plan page shows it: each test's step estimate. */
+static gdouble
+plan_seconds (QfProfile  *profile,
+              gdouble    *loaded_s)
+{
+  gdouble total = 0;
+
+  *loaded_s = 0;
+  for (guint i = 0; i < qf_profile_get_n_tests (profile); i++)
+    {
+      const QfProfileTest *test = qf_profile_get_test (profile, i);
+      const QfStepInfo *step = qf_step_lookup (test->step);
+      gdouble s;
+
+      g_assert_nonnull (step);
+      s = step->estimate_duration (test->params);
+      total += s;
+      if (step == &qf_step_loaded_latency || step == &qf_step_rt_network_load)
+        *loaded_s += s;
+    }
+  return total;
+}
+
+/* A quick plan stays under two minutes with the tests under load; the full plan grows by no more
+ * than the loaded phases (and the idle phase and the real-time test they are measured beside). */
+static void
+test_plan_durations (void)
+{
+  static const char *const ids[] = { "arcs-wired", "arcs-wireless", "arcs-wired-quick", "arcs-wireless-quick" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autoptr(QfProfile) profile = qf_profile_find (ids[i], NULL);
+      gdouble loaded_s, total = plan_seconds (profile, &loaded_s);
+
+      g_test_message ("%s: %.0f s, of which %.0f s under load", ids[i], total, loaded_s);
+      if (strstr (ids[i], "quick") != NULL)
+        g_assert_cmpfloat (total, <, 120);
+      g_assert_cmpfloat (loaded_s, <=, 40);
+    }
 }
 
 static gint64
@@ -255,6 +302,7 @@ main (int   argc,
 
   g_test_add_func ("/core/profile/shipped-load", test_shipped_profiles);
   g_test_add_func ("/core/profile/procedure-parameters", test_full_parameters);
+  g_test_add_func ("/core/profile/plan-durations", test_plan_durations);
   g_test_add_func ("/core/profile/user-override-and-broken", test_list_and_user_override);
   g_test_add_func ("/core/profile/not-found", test_not_found);
   g_test_add_func ("/core/profile/bad/every-fixture-listed", test_every_fixture_listed);

@@ -14,6 +14,7 @@
 #include "qf-json.h"
 #include "qf-plot.h"
 #include "qf-plot-private.h"
+#include "qf-step.h"
 
 #define DEFAULT_FONT "Noto Sans CJK SC, DejaVu Sans, Sans"
 #define DEFAULT_FONT_SIZE 8.0
@@ -1569,6 +1570,27 @@ add_thread_histograms (ResultHistograms *rh,
     }
 }
 
+/* A result whose step keeps one distribution per phase (QfStepPlot.phase_keys): each phase's
+ * histogram, named as the step's channel. */
+static void
+add_phase_histograms (ResultHistograms *rh,
+                      JsonObject       *result,
+                      gboolean          want_ms)
+{
+  const QfStepInfo *info = qf_step_lookup (qf_json_get_string (result, "test", ""));
+
+  for (guint i = 0; info != NULL && info->plot.phase_keys != NULL
+                    && info->plot.phase_keys[i] != NULL && i < G_N_ELEMENTS (info->plot.channels); i++)
+    {
+      JsonObject *phase = qf_json_get_object (result, info->plot.phase_keys[i]);
+      JsonObject *histogram = qf_json_get_object (phase, "histogram");
+
+      if (histogram != NULL && info->plot.channels[i] != NULL)
+        add_histogram (rh, histogram, _(info->plot.channels[i]), get_max (phase, want_ms),
+                       want_ms);
+    }
+}
+
 gboolean
 qf_plot_result_histogram (cairo_t             *cr,
                           gdouble              width,
@@ -1590,6 +1612,8 @@ qf_plot_result_histogram (cairo_t             *cr,
 
   want_ms = result_in_ms (result);
   add_thread_histograms (&rh, result, want_ms);
+  if (hists->len == 0)
+    add_phase_histograms (&rh, result, want_ms);
   if (hists->len == 0 && (histogram = qf_json_get_object (result, "histogram")) != NULL)
     add_histogram (&rh, histogram, NULL, get_max (result, want_ms), want_ms);
   if (hists->len == 0)

@@ -155,9 +155,10 @@ static char *
 training_note (QfReport   *report,
                JsonObject *training)
 {
-  gdouble delay_ms = 0, jitter_ms = 0, loss_pct = 0;
-  g_autofree char *delay = NULL, *jitter = NULL, *loss = NULL;
+  gdouble delay_ms = 0, jitter_ms = 0, loss_pct = 0, bloat_ms = 0;
+  g_autofree char *delay = NULL, *jitter = NULL, *loss = NULL, *text = NULL, *bloat = NULL;
 
+  num (training, "bloat_ms", &bloat_ms);
   num (training, "delay_ms", &delay_ms);
   num (training, "jitter_ms", &jitter_ms);
   num (training, "loss_pct", &loss_pct);
@@ -167,8 +168,13 @@ training_note (QfReport   *report,
   /* The format comes from our own catalogue, never from the session. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-  return g_strdup_printf (TR (N_("Training run, not an acceptance test: the built-in peer imitated a link that holds each reply %s ms ± %s ms and loses %s %% of UDP replies. Only the socket-latency and control-cycle tests go through it; ping and bandwidth measure this PC's loopback.")),
+  text = g_strdup_printf (TR (N_("Training run, not an acceptance test: the built-in peer imitated a link that holds each reply %s ms ± %s ms and loses %s %% of UDP replies. Only the socket-latency and control-cycle tests go through it; ping and bandwidth measure this PC's loopback.")),
                           delay, jitter, loss);
+  if (bloat_ms <= 0)
+    return g_steal_pointer (&text);
+  bloat = g_strdup_printf ("%.3g", bloat_ms);
+  return g_strdup_printf (TR (N_("%s Its queue grows with the bandwidth test's load and adds up to %s ms to each reply while the link is saturated.")),
+                          text, bloat);
 #pragma GCC diagnostic pop
 }
 

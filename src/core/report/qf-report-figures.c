@@ -15,6 +15,7 @@
 #include "qf-report-format.h"
 #include "qf-report-json.h"
 #include "qf-spike-plot.h"
+#include "qf-step.h"
 
 /* A criterion's limit as a labelled line ("Maximum latency ≤ 100 µs"); at most
  * QF_REPORT_MAX_LIMITS per figure. */
@@ -38,14 +39,19 @@ add_limit (QfReport   *report,
 
 /* A histogram as qf_step_histogram_to_json writes it (buckets in µs; a result in ms, like
  * ping's, is drawn in ms by qf-plot), for the whole run or per thread (the rt test fixtures
- * carry per-thread histograms beside the total). */
+ * carry per-thread histograms beside the total), or one per phase. */
 static gboolean
 has_histogram (JsonObject *result)
 {
   JsonArray *threads = arr (result, "threads");
+  const QfStepInfo *info = qf_step_lookup (str (result, "test") != NULL ? str (result, "test") : "");
 
   if (obj (result, "histogram") != NULL)
     return TRUE;
+  /* One distribution per phase (QfStepPlot.phase_keys: loaded-latency's idle and loaded). */
+  for (guint i = 0; info != NULL && info->plot.phase_keys != NULL && info->plot.phase_keys[i] != NULL; i++)
+    if (obj (obj (result, info->plot.phase_keys[i]), "histogram") != NULL)
+      return TRUE;
   for (guint i = 0; threads != NULL && i < json_array_get_length (threads); i++)
     {
       JsonNode *n = json_array_get_element (threads, i);

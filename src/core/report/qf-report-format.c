@@ -334,6 +334,31 @@ format_quantity (const QfStepFigure *figure,
   return _qf_report_isolate (text);
 }
 
+/* An object's members as its figure's table labels them, in the table's order: "label: value;
+ * …"; members the table does not list are left out. */
+static char *
+format_object (QfReport           *report,
+               const QfStepFigure *members,
+               JsonObject         *obj)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  for (guint i = 0; members != NULL && members[i].key != NULL; i++)
+    {
+      JsonNode *n = json_object_get_member (obj, members[i].key);
+      g_autofree char *value = NULL;
+
+      if (n == NULL || (value = _qf_report_format_figure (report, &members[i], n)) == NULL)
+        continue;
+      if (s->len > 0)
+        g_string_append (s, TR (N_("; ")));
+      g_string_append (s, TR (members[i].label));
+      g_string_append (s, TR (N_(": ")));
+      g_string_append (s, value);
+    }
+  return s->len > 0 ? g_string_free (g_steal_pointer (&s), FALSE) : NULL;
+}
+
 char *
 _qf_report_format_figure (QfReport           *report,
                           const QfStepFigure *figure,
@@ -358,6 +383,10 @@ _qf_report_format_figure (QfReport           *report,
       return node_string (n) != NULL ? format_word (report, node_string (n)) : NULL;
     case QF_FIGURE_TEXT:
       return format_text (n);
+    case QF_FIGURE_OBJECT:
+      return JSON_NODE_HOLDS_OBJECT (n) ? format_object (report, figure->members,
+                                                         json_node_get_object (n))
+                                        : NULL;
     case QF_FIGURE_UNDER_LOAD:
       return JSON_NODE_HOLDS_OBJECT (n)
                ? _qf_report_format_params (report, qf_step_lookup ("stress"), json_node_get_object (n))

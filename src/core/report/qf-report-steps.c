@@ -138,8 +138,10 @@ add_measured_figures (QfReport         *report,
       const QfStepFigure *figure = qf_step_find_figure (info, l->data);
       g_autofree char *cell = NULL;
 
-      if (figure == NULL || JSON_NODE_TYPE (n) != JSON_NODE_VALUE
-          || json_node_get_value_type (n) == G_TYPE_BOOLEAN
+      /* Values, and the objects whose members the figure's own table labels. */
+      if (figure == NULL
+          || (JSON_NODE_TYPE (n) != JSON_NODE_VALUE && figure->format != QF_FIGURE_OBJECT)
+          || (JSON_NODE_TYPE (n) == JSON_NODE_VALUE && json_node_get_value_type (n) == G_TYPE_BOOLEAN)
           || (cell = _qf_report_format_figure (report, figure, n)) == NULL)
         continue;
       if (t == NULL)

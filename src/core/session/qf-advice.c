@@ -641,7 +641,14 @@ add_step_causes (GPtrArray  *causes,
   QfStepMeasures measures = info != NULL ? info->measures : QF_STEP_MEASURES_NET_LATENCY;
   JsonObject *result = qf_json_get_object (step, "result");
   char *rule_message = NULL;
+  char *own_cause = NULL, *own_fix = NULL;
 
+  if (info != NULL && info->explain != NULL && result != NULL && !g_str_equal (status, "invalid")
+      && info->explain (result, &own_cause, &own_fix))
+    {
+      add_cause (causes, info->id, "measured", 200, own_cause, own_fix);
+      g_free (own_fix);
+    }
   if (g_str_equal (status, "invalid"))
     {
       if (measures == QF_STEP_MEASURES_WAKEUP)

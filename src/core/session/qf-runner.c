@@ -680,6 +680,7 @@ prepare_emulation (QfRunner  *self,
       self->emulate.delay_ms = qf_json_get_double (training, "delay_ms", 0);
       self->emulate.jitter_ms = qf_json_get_double (training, "jitter_ms", 0);
       self->emulate.loss_pct = qf_json_get_double (training, "loss_pct", 0);
+      self->emulate.bloat_ms = qf_json_get_double (training, "bloat_ms", 0);
       self->emulate_set = TRUE;
     }
   if (!self->emulate_set)
@@ -691,12 +692,20 @@ prepare_emulation (QfRunner  *self,
       return FALSE;
     }
   qf_session_set_training (self->session, self->emulate.delay_ms, self->emulate.jitter_ms,
-                           self->emulate.loss_pct);
+                           self->emulate.loss_pct, self->emulate.bloat_ms);
   delay = g_strdup_printf ("%.3g", self->emulate.delay_ms);
   jitter = g_strdup_printf ("%.3g", self->emulate.jitter_ms);
   loss = g_strdup_printf ("%.3g", self->emulate.loss_pct);
   text = g_strdup_printf (_("Training run, not an acceptance test: the built-in peer imitated a link that holds each reply %s ms ± %s ms and loses %s %% of UDP replies. Only the socket-latency and control-cycle tests go through it; ping and bandwidth measure this PC's loopback."),
                           delay, jitter, loss);
+  if (self->emulate.bloat_ms > 0)
+    {
+      g_autofree char *bloat = g_strdup_printf ("%.3g", self->emulate.bloat_ms);
+      g_autofree char *with_bloat = g_strdup_printf (_("%s Its queue grows with the bandwidth test's load and adds up to %s ms to each reply while the link is saturated."),
+                                                    text, bloat);
+      g_free (text);
+      text = g_steal_pointer (&with_bloat);
+    }
   qf_session_add_note (self->session, "training", text);
   return TRUE;
 }
@@ -724,6 +733,13 @@ add_peer_ports (QfRunner   *self,
                                       : qf_session_get_peer_bandwidth_port (self->session);
   if (port != 0)
     json_object_set_int_member (params, "port", port);
+  if (info->load_service == QF_PEER_SERVICE_BANDWIDTH)
+    {
+      port = self->builtin_peer != NULL ? qf_builtin_peer_get_bandwidth_port (self->builtin_peer)
+                                        : qf_session_get_peer_bandwidth_port (self->session);
+      if (port != 0)
+        json_object_set_int_member (params, "load_port", port);
+    }
 }
 
 static gboolean start_replay (QfRunner *self);

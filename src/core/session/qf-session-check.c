@@ -565,7 +565,7 @@ static const Rule peer_rules[] = {
 };
 static const Rule training_rules[] = {
   { "kind", SHAPE_STRING }, { "delay_ms", SHAPE_NUMBER }, { "jitter_ms", SHAPE_NUMBER },
-  { "loss_pct", SHAPE_NUMBER }, { NULL }
+  { "loss_pct", SHAPE_NUMBER }, { "bloat_ms", SHAPE_NUMBER }, { NULL }
 };
 static const Rule audit_check_rules[] = { { "id", SHAPE_STRING }, { "status", SHAPE_STRING }, { NULL } };
 static const Rule audit_rules[] = { { "checks", SHAPE_ARRAY, audit_check_rules }, { NULL } };

@@ -840,7 +840,8 @@ void
 qf_session_set_training (QfSession *self,
                          gdouble    delay_ms,
                          gdouble    jitter_ms,
-                         gdouble    loss_pct)
+                         gdouble    loss_pct,
+                         gdouble    bloat_ms)
 {
   JsonObject *training = json_object_new ();
 
@@ -850,6 +851,8 @@ qf_session_set_training (QfSession *self,
   json_object_set_double_member (training, "delay_ms", delay_ms);
   json_object_set_double_member (training, "jitter_ms", jitter_ms);
   json_object_set_double_member (training, "loss_pct", loss_pct);
+  if (bloat_ms > 0)
+    json_object_set_double_member (training, "bloat_ms", bloat_ms);
   json_object_set_object_member (self->root, "training", training);
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }

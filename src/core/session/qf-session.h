@@ -122,7 +122,8 @@ gboolean     qf_session_get_pairing_code_used (QfSession *self);
 void         qf_session_set_training       (QfSession    *self,
                                             gdouble       delay_ms,
                                             gdouble       jitter_ms,
-                                            gdouble       loss_pct);
+                                            gdouble       loss_pct,
+                                            gdouble       bloat_ms);
 /* The "training" object ({"kind": "emulated-link", "delay_ms", "jitter_ms", "loss_pct"}) or
  * NULL for a real run. Borrowed. */
 JsonObject  *qf_session_get_training       (QfSession    *self);

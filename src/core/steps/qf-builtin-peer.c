@@ -80,6 +80,7 @@ qf_builtin_peer_get_bandwidth_port (QfBuiltinPeer *self)
 static const QfLinkPreset presets[] = {
   { "good-wired", N_("Good wired link"), { 0, 0, 0 } },
   { "poor-wireless", N_("Poor wireless link"), { 20, 15, 5 } },
+  { "bloated-wired", N_("Wired link with a deep queue (bufferbloat)"), { 0, 0, 0, 40, 100 } },
   { NULL, NULL, { 0, 0, 0 } },
 };
 

@@ -46,6 +46,23 @@ report_failure (QfPeerServices *self,
 
 /* ---- latency service ---------------------------------------------------------------------- */
 
+/* The bytes the bandwidth server's test has moved so far, for the emulated queue that grows with
+ * load (qf-responder.h). On the responder's thread; the server is bound before either starts. */
+static guint64
+load_bytes (gpointer data)
+{
+  QfPeerServices *self = data;
+  g_autoptr(GArray) clients = NULL;
+  guint64 bytes = 0;
+
+  if (self->bandwidth == NULL)
+    return 0;
+  clients = qf_iperf3_server_list_clients (self->bandwidth);
+  for (guint i = 0; clients != NULL && i < clients->len; i++)
+    bytes += g_array_index (clients, QfServedClient, i).count;
+  return bytes;
+}
+
 static gboolean
 bind_latency_service (QfPeerServices              *self,
                       const QfPeerServicesConfig  *config,
@@ -63,6 +80,8 @@ bind_latency_service (QfPeerServices              *self,
     .spin_all = config->spin_all,
     .log = config->log,
     .log_data = config->log_data,
+    .load_bytes = config->emulate.bloat_ms > 0 ? load_bytes : NULL,
+    .load_data = self,
   };
 
   self->responder = qf_responder_new (&responder_config, error);

@@ -29,27 +29,7 @@ gboolean
 qf_step_bandwidth_parse_rate (const char *text,
                               guint64    *bps)
 {
-  char *end = NULL;
-  gdouble value;
-
-  if (text == NULL)
-    return FALSE;
-  value = g_ascii_strtod (text, &end);
-  if (end == text || !(value >= 0) || !isfinite (value))
-    return FALSE;
-  switch (*end)
-    {
-    case '\0': break;
-    case 'k': case 'K': value *= 1e3; end++; break;
-    case 'm': case 'M': value *= 1e6; end++; break;
-    case 'g': case 'G': value *= 1e9; end++; break;
-    case 't': case 'T': value *= 1e12; end++; break;
-    default: return FALSE;
-    }
-  if (*end != '\0' || value > 1e15)
-    return FALSE;
-  *bps = (guint64) value;
-  return TRUE;
+  return qf_bw_parse_rate (text, bps);
 }
 
 static gboolean

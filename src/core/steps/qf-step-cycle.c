@@ -63,6 +63,7 @@ build_result (const QfCycleConfig *config,
       json_object_set_double_member (obj, "avg_rtt_us", us (r->avg_rtt_ns));
       json_object_set_double_member (obj, "p50_rtt_us", us (r->p50_rtt_ns));
       json_object_set_double_member (obj, "p99_rtt_us", us (r->p99_rtt_ns));
+      json_object_set_double_member (obj, "p999_rtt_us", us (r->p999_rtt_ns));
       json_object_set_double_member (obj, "min_rtt_us", us (r->min_rtt_ns));
       json_object_set_double_member (obj, "max_rtt_us", us (r->max_rtt_ns));
     }
@@ -139,6 +140,7 @@ static const QfStepFigure cycle_figures[] = {
   { "max_rtt_us", N_("Maximum round trip"), "µs" },
   { "p50_rtt_us", N_("Median round trip"), "µs" },
   { "p99_rtt_us", N_("99th percentile round trip"), "µs" },
+  { "p999_rtt_us", N_("99.9th percentile round trip"), "µs" },
   { "cycles", N_("Cycles"), NULL },
   { "replies", N_("Replies"), NULL },
   { "misses", N_("Missed cycles"), NULL },

@@ -4,7 +4,8 @@
  * Params (all optional): host (default: the context's peer), iface, port (11111), protocol
  * ("tcp" or "udp"; "tcp"), time_s (30), msg_size (14), full_rtt (false: half the round trip, as
  * sockperf reports), spin (false: blocking receive, sockperf's default and the way the standard
- * value was obtained; true: busy-polling, the link's floor), token_file (the responder's access
+ * value was obtained; true: busy-polling, the link's floor), interval_ms (0: each request as soon
+ * as the last reply is in, as sockperf; else at most one per interval, as --mps), token_file (the responder's access
  * token, `serve --token-file`; only the path is stored).
  * Result: the `qualify-cli latency --json` object; "mode" always says which mode measured it and
  * "one_way" whether the figures are half round trips. A stop request is honoured within 100 ms.
@@ -55,6 +56,8 @@ build_result (const QfSockperfConfig *config,
   json_object_set_int_member (obj, "msg_size", config->msg_size);
   json_object_set_boolean_member (obj, "one_way", !config->full_rtt);
   json_object_set_double_member (obj, "time_s", config->time_s);
+  if (config->interval_ns > 0)
+    json_object_set_double_member (obj, "interval_ms", config->interval_ns / 1e6);
   json_object_set_int_member (obj, "sent", (gint64) r->sent);
   json_object_set_int_member (obj, "samples", (gint64) r->samples);
   json_object_set_double_member (obj, "valid_run_time_s", _qf_step_net_round3 (r->valid_run_time_s));
@@ -82,7 +85,7 @@ parse_config (JsonObject        *params,
 {
   const char *protocol;
   gint64 port, msg_size;
-  gdouble time_s;
+  gdouble time_s, interval_ms;
   gboolean full_rtt, spin;
 
   if (!_qf_step_net_host (params, ctx, &config->host, error) ||
@@ -91,7 +94,8 @@ parse_config (JsonObject        *params,
       !qf_step_param_string (params, "protocol", "tcp", &protocol, error) ||
       !qf_step_param_double (params, "time_s", 30, 0.1, 3600, &time_s, error) ||
       !qf_step_param_bool (params, "full_rtt", FALSE, &full_rtt, error) ||
-      !qf_step_param_bool (params, "spin", FALSE, &spin, error))
+      !qf_step_param_bool (params, "spin", FALSE, &spin, error) ||
+      !qf_step_param_double (params, "interval_ms", 0, 0, 1000, &interval_ms, error))
     return FALSE;
   if (g_ascii_strcasecmp (protocol, "tcp") == 0)
     config->protocol = QF_SOCKPERF_TCP;
@@ -113,6 +117,7 @@ parse_config (JsonObject        *params,
   config->time_s = time_s;
   config->full_rtt = full_rtt;
   config->spin = spin;
+  config->interval_ns = (gint64) (interval_ms * 1e6);
   return TRUE;
 }
 
@@ -173,6 +178,8 @@ latency_classic (JsonObject *params,
     g_string_append (cmd, " --full-rtt");
   if (config.spin)
     g_string_append (cmd, " --nonblocked");
+  if (config.interval_ns > 0)
+    g_string_append_printf (cmd, " --mps=%.0f", 1e9 / config.interval_ns);
   return g_string_free (cmd, FALSE);
 }
 
@@ -205,6 +212,7 @@ static const QfStepFigure latency_figures[] = {
   { "out_of_order", N_("Out of order"), NULL },
   { "duplicates", N_("Duplicates"), NULL },
   { "time_s", N_("Duration"), "s" },
+  { "interval_ms", N_("Interval between exchanges"), "ms" },
   { "valid_run_time_s", N_("Measured time"), "s" },
   { "msg_size", N_("Message size"), NULL, QF_FIGURE_BYTES },
   { "port", N_("Port"), NULL },
@@ -223,6 +231,7 @@ static const QfStepFigure latency_params[] = {
   { "port", N_("Port"), NULL },
   { "full_rtt", N_("Full round trip"), NULL },
   { "spin", N_("Busy polling"), NULL },
+  { "interval_ms", N_("Interval between exchanges"), "ms" },
   { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
   { "iface", N_("Network interface"), NULL, QF_FIGURE_TEXT },
   { "token_file", N_("Access token file"), NULL, QF_FIGURE_TEXT },

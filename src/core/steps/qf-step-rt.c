@@ -28,6 +28,8 @@
 #include "qf-step.h"
 #include "qf-step-stress.h"
 #include "qf-step-trace.h"
+#include "qf-step-netload.h"
+#include "qf-step-rt-private.h"
 #include "qf-steps.h"
 #include "qf-sysinfo.h"
 
@@ -425,7 +427,7 @@ rt_estimate_duration (JsonObject *params)
   return p.loops > 0 ? by_loops : 0;   /* until stopped: unknown */
 }
 
-static const QfStepFigure rt_figures[] = {
+const QfStepFigure _qf_step_rt_figures[] = {
   { "min_us", N_("Minimum"), "µs" },
   { "avg_us", N_("Average"), "µs" },
   { "max_us", N_("Maximum"), "µs" },
@@ -450,12 +452,13 @@ static const QfStepFigure rt_figures[] = {
   { "trace", N_("Kernel trace"), NULL, QF_FIGURE_HIDDEN },
   { "policy", N_("Scheduling policy"), NULL, QF_FIGURE_HIDDEN },
   { "reason", N_("Why the result is not valid"), NULL, QF_FIGURE_HIDDEN },
+  { "network_load", N_("Load on the link"), NULL, QF_FIGURE_OBJECT, _qf_step_netload_figures },
   { "test", N_("Test"), NULL, QF_FIGURE_HIDDEN },
   { NULL }
 };
 
 /* Its parameters. */
-static const QfStepFigure rt_params[] = {
+const QfStepFigure _qf_step_rt_params[] = {
   { "threads", N_("Threads"), NULL },
   { "priority", N_("Real-time priority"), NULL },
   { "interval_us", N_("Interval"), "µs" },
@@ -466,6 +469,14 @@ static const QfStepFigure rt_params[] = {
   { "trace", N_("Kernel trace recorded"), NULL },
   { "trace_threshold_us", N_("Trace mark threshold"), "µs" },
   { "trace_spikes", N_("Worst spikes explained"), NULL },
+  /* Under network load (qf-step-rt-network-load.c, qf-step-netload.h). */
+  { "host", N_("Helper machine"), NULL, QF_FIGURE_TEXT },
+  { "iface", N_("Network interface"), NULL, QF_FIGURE_TEXT },
+  { "port", N_("Bandwidth port"), NULL },
+  { "load", N_("Load on the link"), NULL, QF_FIGURE_TEXT },
+  { "load_streams", N_("Load streams per direction"), NULL },
+  { "settle_s", N_("Load before measuring"), "s" },
+  { "token_file", N_("Access token file"), NULL, QF_FIGURE_TEXT },
   { NULL }
 };
 
@@ -482,7 +493,7 @@ const QfStepInfo qf_step_rt = {
     .unit = "µs", .axis = N_("Latency (µs)"), .unit_ns = 1000, .histogram = TRUE,
     .channels = { N_("Thread 1"), N_("Thread 2"), N_("Thread 3"), N_("Thread 4"), NULL },
   },
-  .figures = rt_figures,
-  .params = rt_params,
+  .figures = _qf_step_rt_figures,
+  .params = _qf_step_rt_params,
   .spikes = QF_STEP_SPIKES_WAKEUP,
 };

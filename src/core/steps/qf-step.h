@@ -105,6 +105,8 @@ typedef enum
   QF_FIGURE_TEXT,        /* text given as it is (a host, a folder) */
   QF_FIGURE_UNDER_LOAD,  /* an object of stress parameters (rt's "under_load"), each printed as
                           * the stress step's parameters are */
+  QF_FIGURE_OBJECT,      /* an object whose members the figure's own table labels (loaded-latency's
+                          * "idle", "loaded" and "load"), printed as "label: value; …" */
   QF_FIGURE_HIDDEN,      /* not printed among the figures: the test's id, or what another row
                           * says already (the scheduling policy, why a result is not valid) */
 } QfFigureFormat;
@@ -113,14 +115,16 @@ typedef enum
  * label for a person, its unit and how it is printed. Every member a step's result or
  * parameters can hold is listed (the step tests check it against real results); the report
  * leaves out a member no table lists rather than print its key. */
-typedef struct
+typedef struct _QfStepFigure QfStepFigure;
+struct _QfStepFigure
 {
-  const char     *key;     /* member of the result or parameters, e.g. "max_us" */
-  const char     *label;   /* N_() marked, e.g. N_("Maximum latency") */
-  const char     *unit;    /* "µs", "ms", "s", "%", "Mbit/s", "kB/s", … or NULL for a count or a
-                            * size (QF_FIGURE_BYTES, QF_FIGURE_KIB pick their own) */
-  QfFigureFormat  format;
-} QfStepFigure;
+  const char         *key;     /* member of the result or parameters, e.g. "max_us" */
+  const char         *label;   /* N_() marked, e.g. N_("Maximum latency") */
+  const char         *unit;    /* "µs", "ms", "s", "%", "Mbit/s", "kB/s", … or NULL for a count
+                                * or a size (QF_FIGURE_BYTES, QF_FIGURE_KIB pick their own) */
+  QfFigureFormat      format;
+  const QfStepFigure *members; /* QF_FIGURE_OBJECT: its members' table, ending with a NULL key */
+};
 
 /* How the step's live samples are drawn (the wizard's run page; the report draws the stored
  * result the same way). The values a step pushes into QfStepContext.samples are in units of
@@ -137,6 +141,10 @@ typedef struct
   gboolean           area;           /* the series is filled (a rate, not single events) */
   const char *const *limit_metrics;  /* the verdict metrics drawn as limit lines on this axis;
                                       * NULL = every criterion in the plot's unit */
+  const char *const *phase_keys;     /* members of the result that each hold one channel's
+                                      * figures and "histogram", in channel order (loaded-latency's
+                                      * "idle" and "loaded"): the stored distributions drawn on
+                                      * one axis, named as the channels; NULL = none */
 } QfStepPlot;
 
 /* The translation a caller wants for a message id; NULL = gettext in the current locale. */
@@ -209,6 +217,14 @@ typedef struct
   const QfStepFigure *figures;     /* the result's members; ends with an entry whose key is NULL */
   const QfStepFigure *params;      /* the parameters it takes; ends likewise */
   QfStepSpikes        spikes;      /* its spikes explained from the kernel's trace, or not */
+  QfPeerService       load_service; /* the helper's service that loads the link while it
+                                     * measures (its port: "load_port"); NONE for most */
+  /* The step's own cause of a failed criterion, read from what its result measured (the
+   * advice ranks it first, qf-advice.c): TRUE with a sentence and its fix (newly allocated, in
+   * the caller's language); NULL or FALSE: the causes its `measures` names. */
+  gboolean          (*explain) (JsonObject  *result,
+                                char       **cause,
+                                char       **fix);
   const QfStepChart  *charts;      /* the figures of its finished result, ending with a NULL
                                     * axis; NULL: drawn from the result's histogram and series as
                                     * qf-plot reads them */

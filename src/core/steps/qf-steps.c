@@ -14,6 +14,8 @@ static const QfStepInfo *const steps[] = {
   &qf_step_bandwidth,
   &qf_step_latency,
   &qf_step_cycle,
+  &qf_step_loaded_latency,
+  &qf_step_rt_network_load,
   NULL
 };
 

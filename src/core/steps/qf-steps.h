@@ -11,3 +11,5 @@ extern const QfStepInfo qf_step_ping;
 extern const QfStepInfo qf_step_bandwidth;
 extern const QfStepInfo qf_step_latency;
 extern const QfStepInfo qf_step_cycle;
+extern const QfStepInfo qf_step_loaded_latency;
+extern const QfStepInfo qf_step_rt_network_load;

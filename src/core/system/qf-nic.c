@@ -2,7 +2,8 @@
  *
  * Live facts come from the SIOCETHTOOL ioctl, the interface ethtool itself used before its
  * netlink one and which every kernel still answers: ETHTOOL_GLINKSETTINGS (ETHTOOL_GSET on old
- * drivers), ETHTOOL_GEEE, ETHTOOL_GCOALESCE, and the feature strings with ETHTOOL_GFEATURES.
+ * drivers), ETHTOOL_GEEE, ETHTOOL_GCOALESCE, ETHTOOL_GRINGPARAM, and the feature strings with
+ * ETHTOOL_GFEATURES.
  * A driver that lacks an operation answers EOPNOTSUPP, which we keep as "not reported". */
 #include "config.h"
 
@@ -117,6 +118,22 @@ read_eee (int         fd,
   facts->eee_supported = eee.supported != 0;
   facts->eee_enabled = eee.eee_enabled != 0;
   facts->eee_active = eee.eee_active != 0;
+}
+
+static void
+read_ring (int         fd,
+           const char *iface,
+           QfNicFacts *facts)
+{
+  struct ethtool_ringparam r = { .cmd = ETHTOOL_GRINGPARAM };
+
+  if (!ethtool_ioctl (fd, iface, &r))
+    return;
+  facts->have_ring = TRUE;
+  facts->rx_ring = r.rx_pending;
+  facts->rx_ring_max = r.rx_max_pending;
+  facts->tx_ring = r.tx_pending;
+  facts->tx_ring_max = r.tx_max_pending;
 }
 
 static void
@@ -261,6 +278,7 @@ read_live (const char *iface,
       read_link (fd, iface, facts);
       read_eee (fd, iface, facts);
       read_coalesce (fd, iface, facts);
+      read_ring (fd, iface, facts);
       read_features (fd, iface, facts);
       close (fd);
     }
@@ -328,6 +346,14 @@ read_fixture (const char *root,
       facts->tx_frames = g_key_file_get_integer (kf, "coalesce", "tx-frames", NULL);
       facts->adaptive_rx = keyfile_switch (kf, "coalesce", "adaptive-rx") == 1;
       facts->adaptive_tx = keyfile_switch (kf, "coalesce", "adaptive-tx") == 1;
+    }
+  if (g_key_file_has_group (kf, "ring"))
+    {
+      facts->have_ring = TRUE;
+      facts->rx_ring = g_key_file_get_integer (kf, "ring", "rx", NULL);
+      facts->rx_ring_max = g_key_file_get_integer (kf, "ring", "rx-max", NULL);
+      facts->tx_ring = g_key_file_get_integer (kf, "ring", "tx", NULL);
+      facts->tx_ring_max = g_key_file_get_integer (kf, "ring", "tx-max", NULL);
     }
   keys = g_key_file_get_keys (kf, "features", NULL, NULL);
   if (keys != NULL)

@@ -36,6 +36,10 @@ typedef struct
   guint       rx_usecs, rx_frames, tx_usecs, tx_frames;
   gboolean    adaptive_rx, adaptive_tx;
 
+  /* [ring]: the descriptor rings (ETHTOOL_GRINGPARAM), what a driver queues below the qdisc */
+  gboolean    have_ring;
+  guint       rx_ring, rx_ring_max, tx_ring, tx_ring_max;
+
   /* [features]: the kernel's names ("rx-gro", "rx-lro") → "on", "off", "on [fixed]" or
    * "off [fixed]" ([fixed]: the driver cannot change it, as ethtool -k marks it); NULL: not
    * reported */

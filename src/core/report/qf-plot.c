@@ -1710,6 +1710,23 @@ result_series_y_label (JsonObject *result,
   return _("Value");
 }
 
+/* The caller's options for a result's time series (the defaults when NULL), with "Time (s)" and
+ * y_label where the caller left the axis titles out. */
+static void
+series_options (const QfPlotOptions *options,
+                QfPlotOptions       *opt,
+                const char          *y_label)
+{
+  if (options != NULL)
+    *opt = *options;
+  else
+    qf_plot_options_init (opt);
+  if (opt->x_label == NULL)
+    opt->x_label = _("Time (s)");
+  if (opt->y_label == NULL)
+    opt->y_label = y_label;
+}
+
 gboolean
 qf_plot_result_time_series (cairo_t             *cr,
                             gdouble              width,
@@ -1742,14 +1759,7 @@ qf_plot_result_time_series (cairo_t             *cr,
   series.values = v;
   series.n_values = n;
 
-  if (options != NULL)
-    opt = *options;
-  else
-    qf_plot_options_init (&opt);
-  if (opt.x_label == NULL)
-    opt.x_label = _("Time (s)");
-  if (opt.y_label == NULL)
-    opt.y_label = result_series_y_label (result, series.area);
+  series_options (options, &opt, result_series_y_label (result, series.area));
   qf_plot_time_series (cr, width, height, &opt, &series, 1, limits, n_limits);
   return TRUE;
 }
@@ -1810,14 +1820,7 @@ qf_plot_result_chart (cairo_t             *cr,
         .area = chart->area,
       };
     }
-  if (options != NULL)
-    opt = *options;
-  else
-    qf_plot_options_init (&opt);
-  if (opt.x_label == NULL)
-    opt.x_label = _("Time (s)");
-  if (opt.y_label == NULL)
-    opt.y_label = chart_tr (chart->axis, tr, tr_data);
+  series_options (options, &opt, chart_tr (chart->axis, tr, tr_data));
   qf_plot_time_series (cr, width, height, &opt, series, lines->len, limits, n_limits);
   return TRUE;
 }

@@ -115,7 +115,7 @@ add_figure_block (QfReport     *report,
   return b;
 }
 
-/* The step's limits stated in unit, as lines on the figure. */
+/* The step's limits stated in unit, or those the figure's chart shows, as lines on it. */
 static void
 add_limits (QfReport   *report,
             QfBlock    *b,
@@ -127,7 +127,8 @@ add_limits (QfReport   *report,
   for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
     {
       JsonObject *c = json_array_get_object_element (verdicts, i);
-      if (c != NULL && g_strcmp0 (str (c, "unit"), unit) == 0)
+      if (c != NULL && (b->chart != NULL ? qf_step_chart_shows_limit (b->chart, c)
+                                         : g_strcmp0 (str (c, "unit"), unit) == 0))
         add_limit (report, b, c);
     }
 }
@@ -193,8 +194,6 @@ add_chart_figures (QfReport         *report,
                    JsonObject       *result,
                    const QfStepInfo *info)
 {
-  JsonArray *verdicts = arr (step, "verdicts");
-
   for (const QfStepChart *chart = info->charts; chart->axis != NULL; chart++)
     {
       g_autoptr(GPtrArray) lines = qf_step_chart_read (chart, result);
@@ -207,12 +206,7 @@ add_chart_figures (QfReport         *report,
       b->data_unit = chart->unit;
       b->x_label = g_strdup (TR (N_("Time (s)")));
       b->y_label = g_strdup (TR (chart->axis));
-      for (guint i = 0; verdicts != NULL && i < json_array_get_length (verdicts); i++)
-        {
-          JsonObject *c = json_array_get_object_element (verdicts, i);
-          if (c != NULL && qf_step_chart_shows_limit (chart, c))
-            add_limit (report, b, c);
-        }
+      add_limits (report, b, step, chart->unit);
     }
 }
 

@@ -4,14 +4,16 @@
  * queue into its histogram and time series and is drawn through qf-plot on an image surface.
  * The test asserts only that it drew without error and that ink reached the surface; with
  * --bench it prints the frame times instead (bench/gui reads them), because speed depends on
- * the machine. */
+ * the machine. A finished stress test's result is drawn as the step's chart (issue #33). */
 #include "config.h"
 
 #include <adwaita.h>
 #include <math.h>
 #include <string.h>
 
+#include "qf-json.h"
 #include "qf-plot-view.h"
+#include "qf-steps.h"
 
 #define N_SAMPLES 10000000
 
@@ -111,6 +113,54 @@ test_time_series (void)
   check_plot (QF_PLOT_VIEW_TIME_SERIES);
 }
 
+/* The stress step's result of a real quick run, drawn by a time-series view with and without
+ * the step's chart; returns the surface (the caller destroys it). */
+static cairo_surface_t *
+draw_result (JsonObject        *result,
+             const QfStepChart *chart)
+{
+  g_autoptr(GtkWidget) view = g_object_ref_sink (qf_plot_view_new (QF_PLOT_VIEW_TIME_SERIES, "plot"));
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 480, 200);
+  cairo_t *cr = cairo_create (surface);
+
+  qf_plot_view_reset (QF_PLOT_VIEW (view), 1000, "Load (%)", FALSE, NULL, 0);
+  qf_plot_view_set_result (QF_PLOT_VIEW (view), result, chart);
+  qf_plot_view_draw (QF_PLOT_VIEW (view), cr, 480, 200);
+  g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  return surface;
+}
+
+/* The run page keeps a finished stress test's picture as the step's first chart: the monitor's
+ * percentages, not the live plot's empty frame (its result has no series qf-plot would guess). */
+static void
+test_step_chart (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "core", "fixtures", "sessions", "quick-run.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonArray *steps;
+  JsonObject *result = NULL;
+  cairo_surface_t *guessed, *charted;
+
+  g_assert_true (json_parser_load_from_file (parser, path, NULL));
+  steps = qf_json_get_array (json_node_get_object (json_parser_get_root (parser)), "steps");
+  for (guint i = 0; i < json_array_get_length (steps) && result == NULL; i++)
+    {
+      JsonObject *step = json_array_get_object_element (steps, i);
+      if (g_str_equal (qf_json_get_string (step, "test", ""), "stress"))
+        result = qf_json_get_object (step, "result");
+    }
+  g_assert_nonnull (result);
+  g_assert_nonnull (qf_step_stress.charts);
+  guessed = draw_result (result, NULL);
+  charted = draw_result (result, &qf_step_stress.charts[0]);
+  g_assert_true (memcmp (cairo_image_surface_get_data (guessed), cairo_image_surface_get_data (charted),
+                         (gsize) cairo_image_surface_get_stride (charted) * 200) != 0);
+  cairo_surface_destroy (guessed);
+  cairo_surface_destroy (charted);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -127,5 +177,6 @@ main (int   argc,
   adw_init ();
   g_test_add_func ("/ui/plot-view/histogram-10M", test_histogram);
   g_test_add_func ("/ui/plot-view/time-series-10M", test_time_series);
+  g_test_add_func ("/ui/plot-view/step-chart", test_step_chart);
   return g_test_run ();
 }

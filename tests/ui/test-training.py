@@ -51,6 +51,12 @@ def main():
     app = App(extra_env=env)
     try:
         app.wait_app()
+        # a signed export names the operator, the customer and the site (issue #29 item 6)
+        for name, value in (("Operator", "UI Tester"), ("Customer", "Training Co"), ("Site", "Lab")):
+            entry = app.find("text", name, timeout=10)
+            if entry is None:
+                raise RuntimeError(f"no text “{name}” on the welcome page")
+            entry.get_editable_text_iface().set_text_contents(value)
         for name in ("Quick run", "Training mode"):
             switch = control(app, name)
             tap.ok(switch is not None, f"welcome page has the {name} switch")

@@ -51,7 +51,9 @@ def scaled(seconds):
 
 def tap(ok, name, diag="", keep=30, skip=None):
     """One TAP line for ok (a skip passes and says why); a failure's diag follows as comments,
-    its last `keep` lines (None: all). Returns ok."""
+    its last `keep` lines (None: all). A name of several lines (a command shown with its line
+    breaks) is kept on the TAP line with its breaks written as ⏎. Returns ok."""
+    name = " ⏎ ".join(str(name).splitlines())
     results.append(True if skip else ok)
     if skip:
         print(f"ok {len(results)} {name} # SKIP {skip}")

@@ -56,6 +56,7 @@ typedef struct
   gint64              switch_in;      /* UNKNOWN or a time */
   guint64             our_timer;      /* the hrtimer whose expiry woke the thread, 0 unknown */
   gint32              our_prio;
+  QfSpikeFlags        flags;
   GArray             *pieces;         /* Piece */
 } Walk;
 
@@ -361,7 +362,8 @@ item_for (GArray             *items,
 }
 
 /* Whether pid, running after the expiry, is charged as a task: it has the thread's real-time
- * priority or a higher one, or it kept the CPU longer than a preemption takes. */
+ * priority or a higher one, or it kept the CPU longer than a preemption takes (on bare metal
+ * only: on a virtual machine the hypervisor may have held it). */
 static gboolean
 task_is_cause (Walk  *w,
                gint32 pid,
@@ -372,7 +374,7 @@ task_is_cause (Walk  *w,
 
   if (prio >= 0 && prio < 100 && prio <= w->our_prio)
     return TRUE;
-  return held_after_expiry_ns >= NONPREEMPT_NS;
+  return held_after_expiry_ns >= NONPREEMPT_NS && !(w->flags & QF_SPIKE_VIRTUAL_MACHINE);
 }
 
 /* How long each pid (the thread included) held the CPU after the expiry. */
@@ -428,8 +430,17 @@ classify_task (Walk        *w,
     }
   {
     gint64 *sum = g_hash_table_lookup (held, GINT_TO_POINTER (p->id));
-    return task_is_cause (w, p->id, sum != NULL ? *sum : 0) ? QF_CAUSE_TASK
-                                                            : QF_CAUSE_SCHED_DELAY;
+    gint64 kept = sum != NULL ? *sum : 0;
+
+    if (task_is_cause (w, p->id, kept))
+      return QF_CAUSE_TASK;
+    /* kept longer than a preemption takes, on a virtual machine: no event says by whom */
+    if (kept >= NONPREEMPT_NS)
+      {
+        *unexplained_as = 0;
+        return QF_CAUSE_UNEXPLAINED;
+      }
+    return QF_CAUSE_SCHED_DELAY;
   }
 }
 
@@ -542,7 +553,8 @@ thread_prio (const Walk *w,
 QfSpikeAnalysis *
 qf_trace_analyze (const QfTraceSpike *spike,
                   QfSpikeWait         wait,
-                  gint32              measuring_prio)
+                  gint32              measuring_prio,
+                  QfSpikeFlags        flags)
 {
   QfSpikeAnalysis *a;
   Walk w = { 0 };
@@ -561,6 +573,7 @@ qf_trace_analyze (const QfTraceSpike *spike,
 
   w.spike = spike;
   w.wait = wait;
+  w.flags = flags;
   w.tid = spike->tid;
   w.run_cpu = spike->cpu;
   w.wake_cpu = -1;

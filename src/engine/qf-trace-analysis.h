@@ -10,7 +10,8 @@
  *   softirq      a softirq (NET_RX, BLOCK, TIMER, RCU, …)
  *   task         another task (pid, name, priority): one of equal or higher real-time priority
  *                after the timer expired, or one that kept the CPU after the wake-up for longer
- *                than a preemption takes (a non-preemptible kernel section)
+ *                than a preemption takes (a non-preemptible kernel section; not on a virtual
+ *                machine, where that time is unexplained: QF_SPIKE_VIRTUAL_MACHINE)
  *   sched-delay  the scheduler's own work after the wake-up: the switch, the thread's return
  *   unexplained  no event at all: before the timer's expiry (waking an idle CPU, firmware/SMI,
  *                the hypervisor), the thread itself "running" for longer than its return from
@@ -84,11 +85,23 @@ typedef struct
   QfCauseSegment *segments;      /* in time order, consecutive pieces of one item merged */
 } QfSpikeAnalysis;
 
+/* How the PC runs, where the trace alone cannot tell. */
+typedef enum
+{
+  QF_SPIKE_BARE_METAL = 0,
+  /* A virtual machine: the hypervisor can stop a virtual CPU at any moment, leaving no event.
+   * Time a lower-priority task seems to keep the CPU after the wake-up is then as likely the
+   * hypervisor's as a non-preemptible kernel section's: it is unexplained, and the task is not
+   * named (a task of equal or higher real-time priority still is). */
+  QF_SPIKE_VIRTUAL_MACHINE = 1 << 0,
+} QfSpikeFlags;
+
 /* measuring_prio: the measuring thread's kernel prio when the trace does not show it (99 - rt
  * priority; 120 for SCHED_OTHER). */
 QfSpikeAnalysis *qf_trace_analyze           (const QfTraceSpike *spike,
                                              QfSpikeWait         wait,
-                                             gint32              measuring_prio);
+                                             gint32              measuring_prio,
+                                             QfSpikeFlags        flags);
 void             qf_spike_analysis_free     (QfSpikeAnalysis    *analysis);
 
 /* "NET_RX", "TIMER", … for a softirq vector; "?" for an unknown one. */

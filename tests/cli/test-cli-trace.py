@@ -113,8 +113,11 @@ def test_fifo_culprit():
     tap(2400 <= largest <= 3600, f"(a) its share of its worst spike, {largest} µs, is within ±20 % of 3 ms",
         listing(result))
     # the timer expires anywhere in the spin; the culprit then holds the CPU to its switch-out:
-    # on each of its spikes it is the largest item, and no more than its 3 ms spin
-    tap(all(c["breakdown"][0] is i and i["duration_us"] <= 3600 for c, i in named),
+    # on each of its spikes it is the largest item the trace explains (time with no event at
+    # all — a virtual machine's hypervisor — may be larger), and no more than its 3 ms spin
+    def largest_explained(c):
+        return next((b for b in c["breakdown"] if b["kind"] != "unexplained"), None)
+    tap(all(largest_explained(c) is i and i["duration_us"] <= 3600 for c, i in named),
         "(a) on every spike it is named in, it took the most time and at most its spin", listing(result))
     # the worst spike's timeline, when the culprit caused it: its pieces (interrupts cut it into
     # several) add up to the time from the timer's expiry to its switch-out, but for the

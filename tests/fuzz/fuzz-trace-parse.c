@@ -17,7 +17,9 @@ static void
 check (const QfTraceSpike *spike)
 {
   g_autoptr(QfSpikeAnalysis) a = qf_trace_analyze (spike, spike->cpu % 2 ? QF_SPIKE_WAIT_TIMER
-                                                                        : QF_SPIKE_WAIT_REPLY, 0);
+                                                                        : QF_SPIKE_WAIT_REPLY, 0,
+                                                   spike->cpu % 4 < 2 ? QF_SPIKE_BARE_METAL
+                                                                      : QF_SPIKE_VIRTUAL_MACHINE);
   gint64 sum = 0, at = 0;
 
   for (guint i = 0; i < a->n_items; i++)

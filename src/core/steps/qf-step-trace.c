@@ -364,15 +364,17 @@ explain_spikes (QfStepTrace      *trace,
   gint64 real_minus_mono_ns = g_get_real_time () * 1000 - qf_clock_now_ns ();
   QfSpikeWait wait = info->spikes == QF_STEP_SPIKES_ROUND_TRIP ? QF_SPIKE_WAIT_REPLY
                                                                 : QF_SPIKE_WAIT_TIMER;
-  /* the sentence then says that unexplained time is most likely the hypervisor's */
+  /* the sentence then says that unexplained time is most likely the hypervisor's, and a
+   * lower-priority task is not blamed for time the hypervisor may have taken */
   gboolean virtual_machine = qf_audit_is_virtual_machine ("/");
+  QfSpikeFlags flags = virtual_machine ? QF_SPIKE_VIRTUAL_MACHINE : QF_SPIKE_BARE_METAL;
 
   guint incomplete = 0;
 
   for (guint i = 0; i < qf_trace_recorder_n_spikes (trace->recorder); i++)
     {
       g_autoptr(QfSpikeAnalysis) a = qf_trace_analyze (qf_trace_recorder_spike (trace->recorder, i),
-                                                       wait, measuring_prio);
+                                                       wait, measuring_prio, flags);
 
       /* events of its window were lost: its time would show as unexplained, which it was not */
       if (a->incomplete)

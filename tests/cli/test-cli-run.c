@@ -507,6 +507,7 @@ test_run_names (void)
                          "--operator", "café", "--site", "Halle Süd", "--out", dir, "--no-sign", NULL };
   const char *latin1[] = { "run", "--profile", "arcs-wired", "--operator", "caf\xe9", NULL };
   g_autoptr(JsonObject) session = NULL;
+  g_autofree char *pdftotext = NULL;
   int rc;
 
   /* over 200 characters, or a control character: refused with the option named, nothing made */
@@ -530,6 +531,20 @@ test_run_names (void)
   g_assert_nonnull (session);
   g_assert_cmpstr (json_object_get_string_member (session, "operator"), ==, "café");
   g_assert_cmpstr (json_object_get_string_member (session, "site"), ==, "Halle Süd");
+  /* every test but ping is "NOT RUN", the long "… under load (the idle limit; the procedure sets
+   * none)" row among them: the PDF prints each verdict on its row's line, as verify reads it */
+  if ((pdftotext = g_find_program_in_path ("pdftotext")) != NULL)
+    {
+      g_autofree char *pdf = g_build_filename (dir, "report.pdf", NULL);
+      g_autofree char *out = NULL;
+      g_autoptr(JsonObject) v = NULL;
+
+      qf_test_run_cli (&out, NULL, "verify", "--json", pdf, NULL);
+      v = qf_test_parse_json (out);
+      g_assert_nonnull (v);
+      g_test_message ("%s", json_object_get_string_member_with_default (v, "contents_detail", ""));
+      g_assert_true (json_object_get_boolean_member_with_default (v, "contents_match", FALSE));
+    }
   /* bytes that are no text in UTF-8 nor in the locale: refused with the option named */
   g_assert_cmpint (run_cli_c_locale (&e4, latin1), ==, 2);
   g_assert_nonnull (strstr (e4, "--operator"));

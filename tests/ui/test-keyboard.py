@@ -133,6 +133,13 @@ def main():
         entry = app.find("text", "Operator", timeout=5)
         tap.ok(entry is not None and until(lambda: text_in(entry) == "Kim", 5),
                "Tab reaches the Operator field and typing fills it", text_in(entry) if entry else None)
+        # a signed report names the customer and the site too (the export would ask for them)
+        for field, text in (("Customer", "ACME"), ("Site", "Hall 3")):
+            key(TAB)
+            typed(text)
+            entry = app.find("text", field, timeout=5)
+            tap.ok(entry is not None and until(lambda e=entry, t=text: text_in(e) == t, 5),
+                   f"Tab reaches the {field} field and typing fills it", text_in(entry) if entry else None)
         key(RETURN)
         tap.ok(step_label(app, 2, "System check") is not None, "Return in a field takes the next step")
         key(RETURN)

@@ -294,37 +294,73 @@ fill_rect (Ctx    *ctx,
   cairo_fill (ctx->cr);
 }
 
-/* Column widths from the cells' natural widths, scaled to the content width. */
+/* A column's natural width: its widest cell on one line, in the weight it is drawn in (the
+ * verdict column's cells are bold). */
+static gdouble
+natural_width (Ctx     *ctx,
+               QfBlock *b,
+               guint    c)
+{
+  gdouble nat = 30;
+
+  if (b->header != NULL && c < b->header->len)
+    {
+      g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (b->header, c), QF_REPORT_FONT, 8.5, TRUE, 0);
+      nat = MAX (nat, layout_width (l));
+    }
+  for (guint r = 0; r < b->rows->len; r++)
+    {
+      GPtrArray *row = g_ptr_array_index (b->rows, r);
+      if (c < row->len)
+        {
+          g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (row, c), QF_REPORT_FONT, 8.5,
+                                                  (int) c == b->verdict_col, 0);
+          nat = MAX (nat, layout_width (l));
+        }
+    }
+  return nat + 2 * CELL_PAD + 1;
+}
+
+/* Column widths from the cells' natural widths. When they fit, each grows in proportion to fill
+ * the content width. When they do not, a column narrower than an even share of what is left
+ * keeps its natural width (a figure, a limit, a verdict never wraps: "NOT RUN" on two lines is
+ * not the verdict printed), and the wide text columns share the rest in proportion. */
 static void
 column_widths (Ctx       *ctx,
                QfBlock   *b,
                guint      n_cols,
                gdouble   *widths)
 {
-  gdouble total = 0;
+  g_autofree gboolean *fixed = g_new0 (gboolean, n_cols);
+  gdouble total = 0, left = CONTENT_W, flexible = 0;
+  guint n_flexible = n_cols;
+  gboolean changed = TRUE;
 
   for (guint c = 0; c < n_cols; c++)
+    total += widths[c] = natural_width (ctx, b, c);
+  if (total <= CONTENT_W)
     {
-      gdouble nat = 30;
-      if (b->header != NULL && c < b->header->len)
-        {
-          g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (b->header, c), QF_REPORT_FONT, 8.5, TRUE, 0);
-          nat = MAX (nat, layout_width (l));
-        }
-      for (guint r = 0; r < b->rows->len; r++)
-        {
-          GPtrArray *row = g_ptr_array_index (b->rows, r);
-          if (c < row->len)
-            {
-              g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (row, c), QF_REPORT_FONT, 8.5, FALSE, 0);
-              nat = MAX (nat, layout_width (l));
-            }
-        }
-      widths[c] = MIN (nat + 2 * CELL_PAD, CONTENT_W * 0.55);
-      total += widths[c];
+      for (guint c = 0; c < n_cols; c++)
+        widths[c] = widths[c] * CONTENT_W / total;
+      return;
+    }
+  while (changed && n_flexible > 1)
+    {
+      changed = FALSE;
+      for (guint c = 0; c < n_cols; c++)
+        if (!fixed[c] && widths[c] <= left / n_flexible)
+          {
+            fixed[c] = changed = TRUE;
+            left -= widths[c];
+            n_flexible--;
+          }
     }
   for (guint c = 0; c < n_cols; c++)
-    widths[c] = widths[c] * CONTENT_W / total;
+    if (!fixed[c])
+      flexible += widths[c];
+  for (guint c = 0; c < n_cols; c++)
+    if (!fixed[c])
+      widths[c] = widths[c] * left / flexible;
 }
 
 /* A table cell's text, wrapped in its column and at most CELL_MAX_H tall. */

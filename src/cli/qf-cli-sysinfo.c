@@ -15,10 +15,14 @@ static void
 print_text (const QfSysinfo *info,
             GPtrArray       *checks)
 {
+  g_autofree char *release = qf_os_release_describe (info->os.id, info->os.version_id,
+                                                     info->os.codename, info->os.pretty_name);
+
   g_print ("%-18s %s\n", _("Host name:"), info->hostname);
   g_print ("%-18s %s\n", _("CPU:"), info->cpu_model);
   g_print ("%-18s %u\n", _("CPUs:"), info->cpu_count);
   g_print ("%-18s %.1f GiB\n", _("Memory:"), info->mem_total_kb / (1024.0 * 1024.0));
+  g_print ("%-18s %s\n", _("Release:"), release != NULL ? release : _("unknown"));
   g_print ("%-18s %s\n", _("Kernel:"), info->kernel_release);
   g_print ("%-18s %s\n", _("Kernel build:"), info->kernel_version ? info->kernel_version : "");
   g_print ("%-18s %s\n", _("Preemption:"), info->preempt_model);

@@ -19,6 +19,7 @@
 
 #include "cli-util.h"
 #include "../qf-test-time.h"
+#include "../core/qf-test-release.h"
 
 static JsonObject *
 run_json (const char *first_arg,
@@ -497,6 +498,30 @@ test_sysinfo_checks (void)
   g_assert_true (saw_governor);
 }
 
+/* sysinfo says which release the PC runs, in its text and its --json, and its kernel advice is
+ * that release's. */
+static void
+test_sysinfo_release (void)
+{
+  const QfTestRelease *release = qf_test_release ("resolute");
+  char *root = qf_test_release_root ("stock-desktop", release);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(JsonObject) obj = NULL;
+  JsonObject *os;
+
+  g_assert_cmpint (qf_test_run_cli (&out, &err, "sysinfo", "--root", root, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "Release:"));
+  g_assert_nonnull (strstr (out, "Ubuntu 26.04.1 LTS (resolute)"));
+  g_assert_nonnull (strstr (out, "sudo apt install linux-realtime"));
+  obj = run_json ("sysinfo", "--json", "--root", root, NULL);
+  os = json_object_get_object_member (obj, "os");
+  g_assert_nonnull (os);
+  g_assert_cmpstr (json_object_get_string_member (os, "id"), ==, "ubuntu");
+  g_assert_cmpstr (json_object_get_string_member (os, "version_id"), ==, "26.04");
+  g_assert_cmpstr (json_object_get_string_member (os, "codename"), ==, "resolute");
+  qf_test_release_root_free (root);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -512,6 +537,7 @@ main (int   argc,
   g_test_add_func ("/cli/rt/unprivileged-is-invalid", test_unprivileged_is_invalid);
   g_test_add_func ("/cli/rt/rtkit-grants", test_rtkit_grants);
   g_test_add_func ("/cli/sysinfo/checks", test_sysinfo_checks);
+  g_test_add_func ("/cli/sysinfo/release", test_sysinfo_release);
 
   return g_test_run ();
 }

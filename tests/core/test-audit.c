@@ -7,6 +7,7 @@
 
 #include "qf-audit.h"
 #include "qf-sysinfo.h"
+#include "qf-test-release.h"
 
 static const char *all_ids[] = {
   "kernel.release", "kernel.preempt",
@@ -272,6 +273,37 @@ test_cpu_list (void)
     }
 }
 
+/* The kernel check of a non-real-time PC names the way to a PREEMPT_RT kernel that its release
+ * has: Debian's package, Ubuntu Pro or the low-latency kernel on 22.04 and 24.04, the archive's
+ * linux-realtime on 26.04, no package on a release Qualify does not know. */
+static void
+test_kernel_advice_per_release (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (qf_test_releases); i++)
+    {
+      const QfTestRelease *release = &qf_test_releases[i];
+      char *root = qf_test_release_root ("stock-desktop", release);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) checks = qf_audit_run (root, &error);
+      QfAuditCheck *check;
+
+      g_assert_no_error (error);
+      check = qf_audit_find (checks, "kernel.preempt");
+      g_assert_nonnull (check);
+      g_test_message ("%s: %s", release->codename, check->advice);
+      g_assert_cmpint (check->status, !=, QF_AUDIT_OK);
+      g_assert_nonnull (strstr (check->advice, release->install));
+      g_assert_null (strstr (check->advice, release->never));
+      if (g_str_equal (release->codename, "jammy") || g_str_equal (release->codename, "noble"))
+        {
+          g_assert_nonnull (strstr (check->advice, "sudo pro attach"));
+          g_assert_nonnull (strstr (check->advice, "sudo apt install linux-lowlatency"));
+          g_assert_nonnull (strstr (check->advice, "not PREEMPT_RT"));
+        }
+      qf_test_release_root_free (root);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -288,6 +320,7 @@ main (int   argc,
   g_test_add_func ("/core/audit/vm-guest", test_vm_guest);
   g_test_add_func ("/core/audit/this-pc-vm", test_this_pc_vm);
   g_test_add_func ("/core/audit/cpu-list", test_cpu_list);
+  g_test_add_func ("/core/audit/kernel-advice-per-release", test_kernel_advice_per_release);
 
   return g_test_run ();
 }

@@ -328,6 +328,7 @@ test_pdf_text (void)
     "cyclictest -m -t1 -p 99 -i 1000 -l 100000", "ping -c 338 -i 0.01 -s 56 127.0.0.1",
     "iperf3 -c 127.0.0.1 -t 10", "PREEMPT_DYNAMIC", "Page 1 of", "built-in peer",
     "Compared with the previous session", "+49.3 µs", "Sign-off", "Customer representative",
+    "Operating system", "Debian GNU/Linux 12 (bookworm)",
   };
 
   if (text == NULL)
@@ -901,6 +902,8 @@ test_html_signed_and_tampered (void)
   g_assert_nonnull (strstr (text, "<svg"));
   g_assert_null (strstr (text, "<script src"));
   g_assert_null (strstr (text, "<link"));
+  /* the release in the inventory table, not only in the embedded session */
+  g_assert_nonnull (strstr (text, "Operating system"));
   ok = qf_verify_file (html, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (qf_verify_result_ok (ok));

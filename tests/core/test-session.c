@@ -7,11 +7,13 @@
 #include <locale.h>
 #include <string.h>
 
+#include "qf-advice.h"
 #include "qf-json.h"
 #include "qf-profile.h"
 #include "qf-session-check.h"
 #include "qf-session.h"
 #include "qf-test-net-check.h"
+#include "qf-test-release.h"
 
 static JsonObject *
 parse (const char *text)
@@ -180,6 +182,69 @@ test_verdicts_and_advice (void)
   g_assert_nonnull (strstr (text, "Fix: "));
   g_assert_cmpstr (qf_json_get_string (json_array_get_object_element (qf_json_get_array (first, "causes"), 0), "id", NULL),
                    ==, "kernel.preempt");
+}
+
+/* The whole text of the advice, with each cause's fix. */
+static char *
+advice_text (JsonArray *advice)
+{
+  GString *all = g_string_new (NULL);
+
+  for (guint i = 0; advice != NULL && i < json_array_get_length (advice); i++)
+    {
+      JsonObject *a = json_array_get_object_element (advice, i);
+      JsonArray *causes = qf_json_get_array (a, "causes");
+
+      g_string_append_printf (all, "%s\n", qf_json_get_string (a, "text", ""));
+      for (guint c = 0; causes != NULL && c < json_array_get_length (causes); c++)
+        g_string_append_printf (all, "  %s\n", qf_json_get_string (json_array_get_object_element (causes, c),
+                                                                   "fix", ""));
+    }
+  return g_string_free (all, FALSE);
+}
+
+/* The session records the release as pc.os, and the advice for a failing latency on a
+ * non-real-time kernel names the way to a PREEMPT_RT kernel that release has: from the audit,
+ * and from pc alone when the session has no audit. */
+static void
+test_release_advice (void)
+{
+  for (gsize r = 0; r < G_N_ELEMENTS (qf_test_releases); r++)
+    {
+      const QfTestRelease *release = &qf_test_releases[r];
+      char *root = qf_test_release_root ("stock-desktop", release);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(QfProfile) profile = qf_profile_find ("arcs-wired-quick", &error);
+      g_autoptr(QfSession) session = qf_session_new (profile);
+      g_autoptr(JsonObject) no_audit = NULL;
+      g_autoptr(JsonArray) advice = NULL;
+      g_autofree char *text = NULL, *text_no_audit = NULL;
+      JsonObject *os;
+
+      g_assert_true (qf_session_capture_system (session, root, &error));
+      g_assert_no_error (error);
+      os = qf_json_get_object (qf_json_get_object (qf_session_get_json (session), "pc"), "os");
+      g_assert_nonnull (os);
+      g_assert_cmpstr (qf_json_get_string (os, "id", NULL), ==, release->id);
+      g_assert_cmpstr (qf_json_get_string (os, "version_id", NULL), ==, release->version_id);
+      g_assert_cmpstr (qf_json_get_string (os, "pretty_name", NULL), ==, release->pretty_name);
+
+      finish_rt (session, rt_result);
+      text = advice_text (qf_session_get_advice (session));
+      g_test_message ("%s: %s", release->codename, text);
+      g_assert_nonnull (strstr (text, release->install));
+      g_assert_null (strstr (text, release->never));
+
+      no_audit = qf_json_object_deep_copy (qf_session_get_json (session));
+      json_object_remove_member (no_audit, "audit");
+      advice = qf_advice_build (no_audit);
+      text_no_audit = advice_text (advice);
+      g_test_message ("%s without the audit: %s", release->codename, text_no_audit);
+      g_assert_nonnull (strstr (text_no_audit, "PREEMPT_RT"));
+      g_assert_nonnull (strstr (text_no_audit, release->install));
+      g_assert_null (strstr (text_no_audit, release->never));
+      qf_test_release_root_free (root);
+    }
 }
 
 static void
@@ -933,6 +998,7 @@ main (int   argc,
   g_test_add_func ("/core/session/refuses-other-files", test_refuses_other_files);
   g_test_add_func ("/core/session/verdicts-and-advice", test_verdicts_and_advice);
   g_test_add_func ("/core/session/invalid-rt", test_invalid_rt);
+  g_test_add_func ("/core/session/release-advice", test_release_advice);
   g_test_add_func ("/core/session/network-advice", test_network_advice);
   g_test_add_func ("/core/session/network-advice-from-findings", test_network_advice_from_findings);
   g_test_add_func ("/core/session/network-advice-fix-commands", test_network_advice_fix_commands);

@@ -14,6 +14,7 @@
 #include "qf-report-format.h"
 #include "qf-report-json.h"
 #include "qf-report-steps.h"
+#include "qf-sysinfo.h"
 
 /* The PC's host name, isolated (_qf_report_isolate); "?" when the session does not know it. */
 static char *
@@ -437,7 +438,7 @@ add_net_audit (QfReport *report)
     }
 }
 
-/* The PC: host, CPU, memory, kernel, preemption, machine id. */
+/* The PC: host, CPU, memory, release, kernel, preemption, machine id. */
 static void
 add_inventory (QfReport *report)
 {
@@ -447,6 +448,9 @@ add_inventory (QfReport *report)
   g_autofree char *m = num (pc, "mem_total_kb", &mem)
                        ? g_strdup_printf ("%.1f GiB", mem / 1048576.0) : NULL;
   gboolean rt = json_object_get_boolean_member_with_default (pc ? pc : s, "preempt_rt", FALSE);
+  JsonObject *os = obj (pc, "os");
+  g_autofree char *release = qf_os_release_describe (str (os, "id"), str (os, "version_id"),
+                                                     str (os, "codename"), str (os, "pretty_name"));
   QfBlock *b;
 
   add_heading (report, 2, TR (N_("System inventory")));
@@ -455,6 +459,7 @@ add_inventory (QfReport *report)
   kv_user (b, TR (N_("CPU")), str (pc, "cpu_model"));
   _qf_report_kv (b, TR (N_("CPUs")), c);
   _qf_report_kv (b, TR (N_("Memory")), m);
+  kv_user (b, TR (N_("Operating system")), release);
   kv_user (b, TR (N_("Kernel")), str (pc, "kernel_release"));
   kv_user (b, TR (N_("Kernel build")), str (pc, "kernel_version"));
   kv_user (b, TR (N_("Preemption model")), str (pc, "preempt_model"));

@@ -21,6 +21,7 @@
 #include "qf-i18n.h"
 #include "qf-json.h"
 #include "qf-load-rules.h"
+#include "qf-rt-kernel.h"
 #include "qf-step.h"
 #include "qf-step-trace.h"
 #include "qf-verdict.h"
@@ -271,12 +272,17 @@ add_audit_causes (GPtrArray         *causes,
   if (!have_preempt && trace_supports ("kernel.preempt", trace))
     {
       JsonObject *pc = qf_json_get_object (session, "pc");
+      JsonObject *os = pc != NULL ? qf_json_get_object (pc, "os") : NULL;
       JsonNode *rt = pc != NULL ? json_object_get_member (pc, "preempt_rt") : NULL;
 
       if (rt != NULL && JSON_NODE_HOLDS_VALUE (rt) && !json_node_get_boolean (rt))
-        add_cause (causes, "kernel.preempt", "audit", 120 + bias,
-                   audit_cause_text ("kernel.preempt", NULL, qf_json_get_string (pc, "preempt_model", NULL)),
-                   _("Install a PREEMPT_RT kernel (on Debian: linux-image-rt-amd64) and boot it."));
+        {
+          g_autofree char *install = qf_rt_kernel_advice (qf_json_get_string (os, "id", NULL),
+                                                          qf_json_get_string (os, "version_id", NULL));
+          add_cause (causes, "kernel.preempt", "audit", 120 + bias,
+                     audit_cause_text ("kernel.preempt", NULL, qf_json_get_string (pc, "preempt_model", NULL)),
+                     install);
+        }
     }
 }
 

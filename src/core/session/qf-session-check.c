@@ -542,13 +542,17 @@ static const Rule step_rules[] = {
   { "live", SHAPE_LIVE }, { "samples", SHAPE_OBJECT, samples_rules },
   { "verdicts", SHAPE_ARRAY, verdict_object_rules }, { NULL }
 };
+static const Rule os_rules[] = {
+  { "id", SHAPE_STRING }, { "version_id", SHAPE_STRING }, { "codename", SHAPE_STRING },
+  { "pretty_name", SHAPE_STRING }, { NULL }
+};
 static const Rule pc_rules[] = {
   { "hostname", SHAPE_STRING }, { "machine_id_sha256", SHAPE_STRING },
   { "dmi_vendor", SHAPE_STRING }, { "dmi_product", SHAPE_STRING }, { "dmi_serial", SHAPE_STRING },
   { "cpu_model", SHAPE_STRING }, { "cpu_count", SHAPE_NUMBER }, { "mem_total_kb", SHAPE_NUMBER },
   { "mem_available_kb", SHAPE_NUMBER }, { "kernel_release", SHAPE_STRING },
   { "kernel_version", SHAPE_STRING }, { "preempt_rt", SHAPE_BOOLEAN },
-  { "preempt_model", SHAPE_STRING }, { NULL }
+  { "preempt_model", SHAPE_STRING }, { "os", SHAPE_OBJECT, os_rules }, { NULL }
 };
 static const Rule profile_rules[] = {
   { "id", SHAPE_STRING }, { "version", SHAPE_NUMBER }, { "name", SHAPE_STRING },

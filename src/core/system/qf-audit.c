@@ -11,6 +11,7 @@
 
 #include "qf-audit.h"
 #include "qf-i18n.h"
+#include "qf-rt-kernel.h"
 #include "qf-sysinfo.h"
 
 /* Exit latencies (µs) from which an enabled idle state is a concern. */
@@ -245,8 +246,9 @@ static void
 check_kernel (Audit *audit)
 {
   const char *model = audit->info->preempt_model;
+  g_autofree char *install = qf_rt_kernel_advice (audit->info->os.id, audit->info->os.version_id);
+  g_autofree char *advice = NULL;
   QfAuditStatus status;
-  const char *advice;
 
   add (audit, "kernel.release", _("Kernel"), g_strdup (audit->info->kernel_release), QF_AUDIT_OK,
        _("The kernel this PC runs; the report names it beside every measurement."));
@@ -254,30 +256,29 @@ check_kernel (Audit *audit)
   if (audit->info->preempt_rt)
     {
       status = QF_AUDIT_OK;
-      advice = _("A fully preemptible real-time kernel (PREEMPT_RT): the robot controller’s "
-                 "threads get the CPU even while the kernel is busy.");
+      advice = g_strdup (_("A fully preemptible real-time kernel (PREEMPT_RT): the robot "
+                           "controller’s threads get the CPU even while the kernel is busy."));
     }
   else if (g_str_equal (model, "PREEMPT_DYNAMIC"))
     {
       status = QF_AUDIT_WARN;
-      advice = _("The kernel chooses its preemption model at boot and the active one could not be "
-                 "read (it shows under /sys/kernel/debug with debugfs mounted). Boot with "
-                 "preempt=full at least; better, install a PREEMPT_RT kernel (on Debian: "
-                 "linux-image-rt-amd64).");
+      advice = g_strjoin (" ", _("The kernel chooses its preemption model at boot and the active "
+                                 "one could not be read (it shows under /sys/kernel/debug with "
+                                 "debugfs mounted). Boot with preempt=full at least; better, use "
+                                 "a PREEMPT_RT kernel."), install, NULL);
     }
   else if (g_str_equal (model, "PREEMPT") || g_str_equal (model, "PREEMPT_DYNAMIC (full)"))
     {
       status = QF_AUDIT_WARN;
-      advice = _("A preemptible but not real-time kernel: long kernel sections can still delay "
-                 "the robot controller. Install a PREEMPT_RT kernel (on Debian: "
-                 "linux-image-rt-amd64).");
+      advice = g_strjoin (" ", _("A preemptible but not real-time kernel: long kernel sections "
+                                 "can still delay the robot controller."), install, NULL);
     }
   else
     {
       status = QF_AUDIT_FAIL;
-      advice = _("The kernel does not preempt its own work, so the robot controller waits behind "
-                 "it. Install a PREEMPT_RT kernel (on Debian: linux-image-rt-amd64), or at least "
-                 "boot with preempt=full.");
+      advice = g_strjoin (" ", _("The kernel does not preempt its own work, so the robot "
+                                 "controller waits behind it. Boot with preempt=full at least; "
+                                 "better, use a PREEMPT_RT kernel."), install, NULL);
     }
   add (audit, "kernel.preempt", _("Preemption model"), g_strdup (model), status, advice);
 }

@@ -222,6 +222,88 @@ read_identity (QfSysinfo  *info,
   info->dmi_serial = qf_sysfs_read_string (root, "sys/class/dmi/id/product_serial");
 }
 
+void
+qf_os_release_parse (const char  *text,
+                     QfOsRelease *os)
+{
+  g_auto(GStrv) lines = NULL;
+  g_autofree char *ubuntu_codename = NULL;
+
+  g_return_if_fail (os != NULL);
+  if (text == NULL)
+    return;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char *line = g_strstrip (lines[i]);
+      char *eq = strchr (line, '=');
+      char **slot = NULL;
+      char *value;
+
+      if (*line == '#' || eq == NULL)
+        continue;
+      *eq = '\0';
+      if (g_str_equal (line, "ID"))
+        slot = &os->id;
+      else if (g_str_equal (line, "VERSION_ID"))
+        slot = &os->version_id;
+      else if (g_str_equal (line, "VERSION_CODENAME"))
+        slot = &os->codename;
+      else if (g_str_equal (line, "UBUNTU_CODENAME"))
+        slot = &ubuntu_codename;
+      else if (g_str_equal (line, "PRETTY_NAME"))
+        slot = &os->pretty_name;
+      if (slot == NULL || (value = g_shell_unquote (eq + 1, NULL)) == NULL)
+        continue;
+      g_free (*slot);
+      *slot = *value != '\0' ? qf_text_clean (value, -1) : NULL;
+      g_free (value);
+    }
+  if (os->codename == NULL)
+    os->codename = g_steal_pointer (&ubuntu_codename);
+}
+
+void
+qf_os_release_clear (QfOsRelease *os)
+{
+  g_clear_pointer (&os->id, g_free);
+  g_clear_pointer (&os->version_id, g_free);
+  g_clear_pointer (&os->codename, g_free);
+  g_clear_pointer (&os->pretty_name, g_free);
+}
+
+char *
+qf_os_release_describe (const char *id,
+                        const char *version_id,
+                        const char *codename,
+                        const char *pretty_name)
+{
+  g_autofree char *name = NULL;
+
+  if (pretty_name != NULL)
+    name = g_strdup (pretty_name);
+  else if (id != NULL)
+    name = version_id != NULL ? g_strdup_printf ("%s %s", id, version_id) : g_strdup (id);
+  else if (codename == NULL)
+    return NULL;
+  if (name == NULL)
+    return g_strdup (codename);
+  if (codename != NULL && strstr (name, codename) == NULL)
+    return g_strdup_printf ("%s (%s)", name, codename);
+  return g_steal_pointer (&name);
+}
+
+static void
+read_os_release (QfSysinfo  *info,
+                 const char *root)
+{
+  g_autofree char *text = qf_sysfs_read_string (root, "etc/os-release");
+
+  if (text == NULL)
+    text = qf_sysfs_read_string (root, "usr/lib/os-release");
+  qf_os_release_parse (text, &info->os);
+}
+
 /* The names a PC gives itself (host name, DMI strings from the firmware or a hypervisor, the
  * CPU's brand string, the kernel's) are printed and stored as text: control characters in them
  * would reach a terminal (qf_text_clean). */
@@ -292,6 +374,7 @@ qf_sysinfo_read (const char  *root,
                      (info->kernel_version != NULL && strstr (info->kernel_version, "PREEMPT_RT"));
   info->preempt_model = preempt_model (root, info->kernel_version, info->preempt_rt);
   read_identity (info, root);
+  read_os_release (info, root);
   clean_identity (info);
 
   return g_steal_pointer (&info);
@@ -311,6 +394,7 @@ qf_sysinfo_free (QfSysinfo *info)
   g_free (info->dmi_vendor);
   g_free (info->dmi_product);
   g_free (info->dmi_serial);
+  qf_os_release_clear (&info->os);
   g_free (info);
 }
 
@@ -329,6 +413,19 @@ qf_sysinfo_to_json (const QfSysinfo *info)
                                  info->kernel_version ? info->kernel_version : "");
   json_object_set_boolean_member (obj, "preempt_rt", info->preempt_rt);
   json_object_set_string_member (obj, "preempt_model", info->preempt_model);
+  if (info->os.id != NULL || info->os.version_id != NULL || info->os.codename != NULL ||
+      info->os.pretty_name != NULL)
+    {
+      JsonObject *os = json_object_new ();
+
+      qf_json_set_string_or_null (os, "id", info->os.id);
+      qf_json_set_string_or_null (os, "version_id", info->os.version_id);
+      qf_json_set_string_or_null (os, "codename", info->os.codename);
+      qf_json_set_string_or_null (os, "pretty_name", info->os.pretty_name);
+      json_object_set_object_member (obj, "os", os);
+    }
+  else
+    json_object_set_null_member (obj, "os");
   return obj;
 }
 

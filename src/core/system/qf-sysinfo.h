@@ -7,6 +7,16 @@
 
 G_BEGIN_DECLS
 
+/* The release the PC runs, from os-release(5): /etc/os-release, else /usr/lib/os-release.
+ * Each member NULL when the file does not say it. */
+typedef struct
+{
+  char    *id;               /* ID: "debian", "ubuntu" */
+  char    *version_id;       /* VERSION_ID: "12", "24.04"; none on Debian testing */
+  char    *codename;         /* VERSION_CODENAME, else UBUNTU_CODENAME: "bookworm", "noble" */
+  char    *pretty_name;      /* PRETTY_NAME: "Ubuntu 24.04.1 LTS" */
+} QfOsRelease;
+
 typedef struct
 {
   char    *hostname;
@@ -23,15 +33,29 @@ typedef struct
   char    *dmi_vendor;       /* /sys/class/dmi/id/sys_vendor */
   char    *dmi_product;      /* …/product_name */
   char    *dmi_serial;       /* …/product_serial (root only) */
+  QfOsRelease os;
 } QfSysinfo;
 
 QfSysinfo  *qf_sysinfo_read      (const char      *root,
                                   GError         **error);
 void        qf_sysinfo_free      (QfSysinfo       *info);
+/* hostname … preempt_model, and "os": {id, version_id, codename, pretty_name} (null members
+ * when os-release does not say them; "os" null when there is no os-release file). */
 JsonObject *qf_sysinfo_to_json   (const QfSysinfo *info);
 /* A session's "pc": qf_sysinfo_to_json's members, then machine_id_sha256, dmi_vendor,
  * dmi_product and dmi_serial (null when unreadable). */
 JsonObject *qf_sysinfo_to_pc_json (const QfSysinfo *info);
+
+/* Fills os from the text of an os-release file (KEY=value lines, values shell-quoted). */
+void        qf_os_release_parse  (const char      *text,
+                                  QfOsRelease     *os);
+void        qf_os_release_clear  (QfOsRelease     *os);
+/* "Ubuntu 24.04.1 LTS (noble)": PRETTY_NAME, else ID and VERSION_ID, with the codename when the
+ * name does not hold it; NULL when nothing is known. */
+char       *qf_os_release_describe (const char    *id,
+                                    const char    *version_id,
+                                    const char    *codename,
+                                    const char    *pretty_name);
 
 /* Small readers shared by the audit: the first line (or whole file) under root, stripped. */
 char       *qf_sysfs_read_string (const char      *root,

@@ -294,14 +294,25 @@ fill_rect (Ctx    *ctx,
   cairo_fill (ctx->cr);
 }
 
-/* Column widths from the cells' natural widths, scaled to the content width. */
+/* A column no wider than this share of the content width is "narrow"; so is a verdict column. */
+#define NARROW_COLUMN 0.2
+
+static gboolean
+is_narrow (QfBlock *b,
+           guint    c,
+           gdouble  width)
+{
+  return width <= CONTENT_W * NARROW_COLUMN || (b->verdict_col >= 0 && c == (guint) b->verdict_col);
+}
+
+/* Column widths from the cells' natural widths, fitted to the content width. */
 static void
 column_widths (Ctx       *ctx,
                QfBlock   *b,
                guint      n_cols,
                gdouble   *widths)
 {
-  gdouble total = 0;
+  gdouble total = 0, fixed = 0;
 
   for (guint c = 0; c < n_cols; c++)
     {
@@ -316,12 +327,27 @@ column_widths (Ctx       *ctx,
           GPtrArray *row = g_ptr_array_index (b->rows, r);
           if (c < row->len)
             {
-              g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (row, c), QF_REPORT_FONT, 8.5, FALSE, 0);
+              /* a verdict is printed bold */
+              g_autoptr(PangoLayout) l = make_layout (ctx, g_ptr_array_index (row, c), QF_REPORT_FONT, 8.5,
+                                                      b->verdict_col >= 0 && c == (guint) b->verdict_col, 0);
               nat = MAX (nat, layout_width (l));
             }
         }
       widths[c] = MIN (nat + 2 * CELL_PAD, CONTENT_W * 0.55);
       total += widths[c];
+    }
+  /* Narrow columns (a figure, a limit, a verdict) keep their natural width, so that each of
+   * their cells stays on one line (as `verify` reads the printed rows); the wide ones (names)
+   * take what is left and wrap. */
+  for (guint c = 0; c < n_cols; c++)
+    if (is_narrow (b, c, widths[c]))
+      fixed += widths[c];
+  if (total > CONTENT_W && fixed < CONTENT_W * 0.6 && total - fixed > 0)
+    {
+      for (guint c = 0; c < n_cols; c++)
+        if (!is_narrow (b, c, widths[c]))
+          widths[c] = widths[c] * (CONTENT_W - fixed) / (total - fixed);
+      return;
     }
   for (guint c = 0; c < n_cols; c++)
     widths[c] = widths[c] * CONTENT_W / total;

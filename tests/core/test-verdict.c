@@ -440,6 +440,12 @@ test_builtin_peer_wired (void)
   g_assert_true (qf_verdict_session_over_link (remote));
   g_assert_false (qf_verdict_session_over_link (wifi));
   g_assert_true (qf_verdict_session_over_link (any));
+  /* training: the built-in peer imitated a link and is judged as that link */
+  {
+    g_autoptr(JsonObject) training = parse ("{\"profile\": {\"network_kind\": \"wired\"}, \"peer\": {\"kind\": \"builtin\"},"
+                                            " \"training\": {\"link\": \"poor-wifi\"}}");
+    g_assert_true (qf_verdict_session_over_link (training));
+  }
   g_assert_true (qf_verdict_step_is_network ("latency"));
   g_assert_true (qf_verdict_step_is_network ("ping"));
   g_assert_false (qf_verdict_step_is_network ("rt"));

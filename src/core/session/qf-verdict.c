@@ -214,6 +214,10 @@ qf_verdict_session_over_link (JsonObject *session)
 
   if (g_strcmp0 (network_kind, "wired") != 0 && g_strcmp0 (network_kind, "wireless") != 0)
     return TRUE;
+  /* training: the built-in peer imitated a link, judged as that link would be (the session and
+   * its report say it is no acceptance) */
+  if (qf_json_get_object (session, "training") != NULL)
+    return TRUE;
   return g_strcmp0 (peer_kind, "builtin") != 0;
 }
 

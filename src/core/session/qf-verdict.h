@@ -68,7 +68,9 @@ JsonArray  *qf_verdict_judge_test (const QfProfileTest *test,
 
 /* Whether a session's network tests measured the link its profile is for: FALSE when the
  * profile's network_kind is "wired" or "wireless" and the peer (session's peer.kind) was the
- * built-in peer on loopback. session: the session's JSON (docs/session-format.md). */
+ * built-in peer on loopback, unless it is a training run whose built-in peer imitated a link
+ * ("training": judged as that link, never an acceptance). session: the session's JSON
+ * (docs/session-format.md). */
 gboolean    qf_verdict_session_over_link (JsonObject *session);
 /* Whether the step (its id, "test" in a session's step) measures through the peer. */
 gboolean    qf_verdict_step_is_network   (const char *step_id);

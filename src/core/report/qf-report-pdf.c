@@ -336,13 +336,13 @@ column_widths (Ctx       *ctx,
       widths[c] = MIN (nat + 2 * CELL_PAD, CONTENT_W * 0.55);
       total += widths[c];
     }
-  /* Narrow columns (a figure, a limit, a verdict) keep their natural width, so that each of
-   * their cells stays on one line (as `verify` reads the printed rows); the wide ones (names)
-   * take what is left and wrap. */
+  /* In a table of verdicts, narrow columns (a figure, a limit, the verdict) keep their natural
+   * width, so that each of their cells stays on one line (as `verify` reads the printed rows);
+   * the wide ones (names) take what is left and wrap. */
   for (guint c = 0; c < n_cols; c++)
     if (is_narrow (b, c, widths[c]))
       fixed += widths[c];
-  if (total > CONTENT_W && fixed < CONTENT_W * 0.6 && total - fixed > 0)
+  if (b->verdict_col >= 0 && total > CONTENT_W && fixed < CONTENT_W * 0.6 && total - fixed > 0)
     {
       for (guint c = 0; c < n_cols; c++)
         if (!is_narrow (b, c, widths[c]))

@@ -71,6 +71,7 @@ struct _QfNetworkPage
   char           *filled;         /* the address the page put into peer_row, or NULL */
   gboolean        updating;       /* the page itself changes a widget: not the person */
   gboolean        builtin_touched;  /* the person set "This PC only" */
+  gboolean        builtin_forced;   /* training holds "This PC only" on */
   gboolean        code_refused;   /* the last check was turned away for the code */
   char           *waiting_iface;  /* the interface seen waiting for its address (connecting) */
   guint           waiting_id;     /* DIRECT_WAIT_S from then; 0 once over (or none waits) */
@@ -813,6 +814,10 @@ qf_network_page_set_builtin_only (QfNetworkPage *self,
   self->updating = TRUE;
   if (only)
     gtk_switch_set_active (self->builtin_switch, TRUE);
+  /* training held it on; a real run chooses its peer again, never the built-in one by default */
+  else if (self->builtin_forced)
+    gtk_switch_set_active (self->builtin_switch, FALSE);
+  self->builtin_forced = only;
   self->updating = FALSE;
   gtk_widget_set_sensitive (GTK_WIDGET (self->builtin_switch), !only);
   gtk_widget_set_visible (GTK_WIDGET (self->found_group), !only);

@@ -262,6 +262,10 @@ append_overall (GString   *out,
     g_string_append_printf (out, qf_ngettext (" (%u warning)", " (%u warnings)", warnings),
                             warnings);
   g_string_append_c (out, '\n');
+  if (qf_json_get_double (qf_json_get_object (qf_json_get_object (qf_session_get_json (session), "verdict"), "counts"),
+                          "not-over-link", 0) > 0)
+    g_string_append_printf (out, "%s\n",
+                            _("The network tests were not measured over the link: the peer was the built-in peer on this PC's loopback. Run them again with the helper machine (--peer auto or --peer ADDRESS) to qualify the link."));
 }
 
 /* "  • text" for each object's "text" member, under a heading when there is any. */

@@ -71,6 +71,7 @@ struct _QfNetworkPage
   char           *filled;         /* the address the page put into peer_row, or NULL */
   gboolean        updating;       /* the page itself changes a widget: not the person */
   gboolean        builtin_touched;  /* the person set "This PC only" */
+  gboolean        builtin_forced;   /* training holds "This PC only" on */
   gboolean        code_refused;   /* the last check was turned away for the code */
   char           *waiting_iface;  /* the interface seen waiting for its address (connecting) */
   guint           waiting_id;     /* DIRECT_WAIT_S from then; 0 once over (or none waits) */
@@ -78,7 +79,7 @@ struct _QfNetworkPage
 
 G_DEFINE_FINAL_TYPE (QfNetworkPage, qf_network_page, ADW_TYPE_BIN)
 
-enum { PROP_0, PROP_AUDIT_RUNNING, N_PROPS };
+enum { PROP_0, PROP_AUDIT_RUNNING, PROP_PEER_CHOSEN, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 gboolean
@@ -94,6 +95,19 @@ audit_running_changed (QfNetworkPage *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUDIT_RUNNING]);
 }
 
+gboolean
+qf_network_page_get_peer_chosen (QfNetworkPage *self)
+{
+  g_return_val_if_fail (QF_IS_NETWORK_PAGE (self), FALSE);
+  return !g_str_equal (qf_network_page_get_peer_kind (self), "none");
+}
+
+static void
+peer_chosen_changed (QfNetworkPage *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PEER_CHOSEN]);
+}
+
 static void
 qf_network_page_get_property (GObject    *object,
                               guint       prop_id,
@@ -104,6 +118,9 @@ qf_network_page_get_property (GObject    *object,
     {
     case PROP_AUDIT_RUNNING:
       g_value_set_boolean (value, qf_network_page_get_audit_running (QF_NETWORK_PAGE (object)));
+      break;
+    case PROP_PEER_CHOSEN:
+      g_value_set_boolean (value, qf_network_page_get_peer_chosen (QF_NETWORK_PAGE (object)));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -764,6 +781,7 @@ peer_changed (QfNetworkPage *self)
 {
   const char *text = gtk_editable_get_text (GTK_EDITABLE (self->peer_row));
 
+  peer_chosen_changed (self);
   /* typing overrides the helper chosen from the list */
   if (self->updating || self->chosen == NULL || g_strcmp0 (text, self->filled) == 0)
     return;
@@ -785,6 +803,7 @@ builtin_changed (QfNetworkPage *self)
   gtk_widget_set_sensitive (GTK_WIDGET (self->peer_group), !builtin);
   gtk_widget_set_sensitive (GTK_WIDGET (self->token_group), !builtin);
   gtk_widget_set_visible (GTK_WIDGET (self->peer_status), FALSE);
+  peer_chosen_changed (self);
 }
 
 void
@@ -795,6 +814,10 @@ qf_network_page_set_builtin_only (QfNetworkPage *self,
   self->updating = TRUE;
   if (only)
     gtk_switch_set_active (self->builtin_switch, TRUE);
+  /* training held it on; a real run chooses its peer again, never the built-in one by default */
+  else if (self->builtin_forced)
+    gtk_switch_set_active (self->builtin_switch, FALSE);
+  self->builtin_forced = only;
   self->updating = FALSE;
   gtk_widget_set_sensitive (GTK_WIDGET (self->builtin_switch), !only);
   gtk_widget_set_visible (GTK_WIDGET (self->found_group), !only);
@@ -1006,6 +1029,9 @@ qf_network_page_class_init (QfNetworkPageClass *klass)
   properties[PROP_AUDIT_RUNNING] =
     g_param_spec_boolean ("audit-running", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PEER_CHOSEN] =
+    g_param_spec_boolean ("peer-chosen", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
   widget_class->map = qf_network_page_map;
   widget_class->unmap = qf_network_page_unmap;
@@ -1050,11 +1076,13 @@ qf_network_page_init (QfNetworkPage *self)
                            G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   g_signal_connect_object (self->ifaces, "notify::note", G_CALLBACK (note_changed), self,
                            G_CONNECT_SWAPPED);
-  /* an empty remembered peer means the built-in one, until a helper machine answers */
+  /* The built-in peer is never chosen for the installer: its network figures are of this PC's
+   * loopback, not of the link (verdict "not-over-link"). Until a helper machine answers, is
+   * typed or remembered, or "This PC only" is set, there is no peer and Next waits. */
   peer = g_settings_get_string (self->settings, "peer");
   gtk_editable_set_text (GTK_EDITABLE (self->peer_row), peer);
   self->updating = TRUE;
-  gtk_switch_set_active (self->builtin_switch, *peer == '\0');
+  gtk_switch_set_active (self->builtin_switch, FALSE);
   builtin_changed (self);
   self->updating = FALSE;
   update_helpers_status (self, NULL);

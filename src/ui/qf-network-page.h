@@ -17,6 +17,9 @@ QfNetIface *qf_network_page_get_iface        (QfNetworkPage *self);
 GPtrArray  *qf_network_page_get_network_audit (QfNetworkPage *self);
 /* TRUE while the network audit of the chosen interface runs; notified as "audit-running". */
 gboolean    qf_network_page_get_audit_running (QfNetworkPage *self);
+/* TRUE once a peer is chosen: a helper machine's address (found, typed or remembered), or the
+ * built-in peer set explicitly ("This PC only"); notified as "peer-chosen". */
+gboolean    qf_network_page_get_peer_chosen  (QfNetworkPage *self);
 /* "builtin" ("This PC only"), "remote" (an address was typed) or "none". */
 const char *qf_network_page_get_peer_kind    (QfNetworkPage *self);
 const char *qf_network_page_get_peer_address (QfNetworkPage *self);

@@ -34,12 +34,13 @@ struct _QfResultsPage
 
 G_DEFINE_FINAL_TYPE (QfResultsPage, qf_results_page, ADW_TYPE_BIN)
 
-static const char *verdict_classes[] = { "verdict-pass", "verdict-fail", "verdict-warn", "dim-label", "verdict-warn" };
+static const char *verdict_classes[] = { "verdict-pass", "verdict-fail", "verdict-warn", "dim-label", "verdict-warn",
+                                         "verdict-warn" };
 
 static const char *
 verdict_class (QfVerdict verdict)
 {
-  return verdict <= QF_VERDICT_INVALID ? verdict_classes[verdict] : "dim-label";
+  return verdict < G_N_ELEMENTS (verdict_classes) ? verdict_classes[verdict] : "dim-label";
 }
 
 static void
@@ -100,9 +101,15 @@ show_criteria (QfResultsPage *self,
         {
           g_autofree char *value = qf_format_value (measured, unit);
 
-          /* Translators: "Measured 9396 µs, limit ≤ 100 µs" */
-          subtitle = g_strdup_printf (_("Measured %s, limit %s%s"), value, limit,
-                                      g_strcmp0 (qf_json_get_string (v, "role", ""), "warns") == 0 ? _(" (warning only)") : "");
+          if (verdict == QF_VERDICT_NOT_OVER_LINK)
+            /* Translators: "Measured 9396 µs on this PC's loopback…, limit ≤ 100 µs" */
+            subtitle = g_strdup_printf (_("Measured %s on this PC's loopback with the built-in peer, not over the link; limit %s%s"),
+                                        value, limit,
+                                        g_strcmp0 (qf_json_get_string (v, "role", ""), "warns") == 0 ? _(" (warning only)") : "");
+          else
+            /* Translators: "Measured 9396 µs, limit ≤ 100 µs" */
+            subtitle = g_strdup_printf (_("Measured %s, limit %s%s"), value, limit,
+                                        g_strcmp0 (qf_json_get_string (v, "role", ""), "warns") == 0 ? _(" (warning only)") : "");
         }
       else
         subtitle = g_strdup_printf (_("Not measured: %s"), qf_json_get_string (v, "reason", _("no result")));
@@ -344,7 +351,11 @@ qf_results_page_show (QfResultsPage *self,
       break;
     case QF_OVERALL_INCOMPLETE:
     default:
-      detail = g_strdup (_("A deciding test did not run, so this PC cannot be passed yet."));
+      if (qf_json_get_double (qf_json_get_object (qf_json_get_object (qf_session_get_json (session), "verdict"), "counts"),
+                              "not-over-link", 0) > 0)
+        detail = g_strdup (_("The network tests were measured against the built-in peer on this PC's loopback, not over the link, so this PC cannot be passed yet. Run them again with the helper machine."));
+      else
+        detail = g_strdup (_("A deciding test did not run, so this PC cannot be passed yet."));
       break;
     }
   if (warnings > 0)

@@ -101,7 +101,7 @@ qf_window_toast (QfWindow   *self,
 }
 
 /* Next waits for the end of the run on the run page, and on the network page for the end of
- * its network audit: the session keeps the audit that was on screen. */
+ * its network audit (the session keeps the audit that was on screen) and for a peer. */
 static gboolean
 next_allowed (QfWindow *self)
 {
@@ -109,13 +109,15 @@ next_allowed (QfWindow *self)
     return FALSE;
   if (self->page == PAGE_RUN)
     return self->run_done;
+  /* and for a peer: never the built-in one unless chosen */
   if (self->page == PAGE_NETWORK)
-    return !qf_network_page_get_audit_running (self->network_page);
+    return !qf_network_page_get_audit_running (self->network_page)
+           && qf_network_page_get_peer_chosen (self->network_page);
   return TRUE;
 }
 
 static void
-audit_running_changed (QfWindow *self)
+next_allowed_changed (QfWindow *self)
 {
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.next", next_allowed (self));
 }
@@ -732,6 +734,8 @@ qf_window_init (QfWindow *self)
   /* a report dropped on the wizard opens in the verify view */
   qf_verify_window_accept_drops (GTK_WIDGET (self));
   g_signal_connect_object (self->network_page, "notify::audit-running",
-                           G_CALLBACK (audit_running_changed), self, G_CONNECT_SWAPPED);
+                           G_CALLBACK (next_allowed_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->network_page, "notify::peer-chosen",
+                           G_CALLBACK (next_allowed_changed), self, G_CONNECT_SWAPPED);
   go_to (self, PAGE_WELCOME);
 }

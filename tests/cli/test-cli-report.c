@@ -603,6 +603,71 @@ test_verify_signer_words (void)
   }
 }
 
+
+/* Issue #29 item 3: a wired profile's network tests run against the built-in peer measured this
+ * PC's loopback, not the link. Their criteria are "not-over-link" (never a pass), the overall
+ * verdict is not PASS, the CLI and both reports say "not measured over the link", and the
+ * signed reports verify VALID with their printed tables matching the data. */
+static void
+test_run_builtin_peer_not_over_link (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "builtin-run", NULL);
+  g_autofree char *session_path = g_build_filename (dir, "session.json", NULL);
+  g_autofree char *pdf = g_build_filename (dir, "report.pdf", NULL);
+  g_autofree char *html = g_build_filename (dir, "report.html", NULL);
+  g_autofree char *out = NULL, *err = NULL, *text = NULL, *verified_out = NULL;
+  g_autoptr(JsonObject) summary = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *session, *counts;
+  JsonArray *criteria;
+  guint network = 0;
+
+  ensure_certificate ();
+  qf_test_run_cli (&out, &err, "run", "--profile", "arcs-wired", "--quick", "--peer", "builtin",
+                   "--only", "ping,latency", "--operator", "Test", "--customer", "Acme", "--site", "Hall 3",
+                   "--out", dir, "--json", NULL);
+  g_test_message ("stderr:\n%s", err);
+  summary = qf_test_parse_json (out);
+  g_assert_cmpstr (json_object_get_string_member (summary, "overall"), !=, "pass");
+  criteria = json_object_get_array_member (summary, "criteria");
+  for (guint i = 0; i < json_array_get_length (criteria); i++)
+    {
+      JsonObject *v = json_array_get_object_element (criteria, i);
+      const char *key = json_object_get_string_member (v, "key");
+
+      if (!g_str_equal (key, "ping") && !g_str_equal (key, "latency"))
+        continue;
+      if (json_node_is_null (json_object_get_member (v, "measured")))
+        continue;  /* a figure this run could not take (e.g. no ICMP here) */
+      g_assert_cmpstr (json_object_get_string_member (v, "verdict"), ==, "not-over-link");
+      network++;
+    }
+  g_assert_cmpuint (network, >, 0);
+  g_assert_nonnull (strstr (err, "NOT OVER THE LINK"));
+
+  /* the session on disk counts them */
+  g_assert_true (json_parser_load_from_file (parser, session_path, NULL));
+  session = json_node_get_object (json_parser_get_root (parser));
+  counts = json_object_get_object_member (json_object_get_object_member (session, "verdict"), "counts");
+  g_assert_cmpint (json_object_get_int_member (counts, "not-over-link"), ==, network);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (session, "verdict"), "overall"), !=, "pass");
+
+  /* both reports print it and verify VALID, their tables matching the data */
+  g_assert_true (g_file_get_contents (html, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "NOT OVER THE LINK"));
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(JsonObject) verified = NULL;
+
+      g_clear_pointer (&verified_out, g_free);
+      g_assert_cmpint (qf_test_run_cli (&verified_out, NULL, "verify", i == 0 ? pdf : html, "--json", NULL), ==, 0);
+      verified = qf_test_parse_json (verified_out);
+      g_assert_true (json_object_get_boolean_member (verified, "valid"));
+      g_assert_true (json_object_get_boolean_member (verified, "contents_match"));
+      g_assert_cmpstr (json_object_get_string_member (verified, "verdict"), !=, "pass");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -630,6 +695,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/report/verify-judges-embedded-session", test_verify_judges_embedded_session);
   g_test_add_func ("/cli/report/sign-needs-names", test_report_sign_needs_names);
   g_test_add_func ("/cli/report/verify-signer-words", test_verify_signer_words);
+  g_test_add_func ("/cli/report/builtin-peer-not-over-link", test_run_builtin_peer_not_over_link);
 
   ret = g_test_run ();
   {

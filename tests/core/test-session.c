@@ -784,7 +784,9 @@ test_demo_sessions (void)
 {
   static const struct { const char *file; QfOverall overall; const char *note; } demos[] = {
     { "demo-fail.session.json", QF_OVERALL_FAIL, "builtin-peer" },
-    { "demo-pass.session.json", QF_OVERALL_PASS, "profile" },
+    /* every figure within the relaxed limits, but the network ones measured on loopback with
+     * the built-in peer for a wired profile: not over the link, so not a pass */
+    { "demo-pass.session.json", QF_OVERALL_INCOMPLETE, "profile" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (demos); i++)

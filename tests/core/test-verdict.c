@@ -8,6 +8,7 @@
 
 #include "qf-json.h"
 #include "qf-profile.h"
+#include "qf-session.h"
 #include "qf-verdict.h"
 
 static JsonObject *
@@ -162,6 +163,10 @@ test_overall (void)
     { { "decides", "pass", "warns", "not-run", "warns", "invalid", NULL }, QF_OVERALL_PASS, 0 },
     /* nothing deciding was measured */
     { { "warns", "pass", NULL }, QF_OVERALL_INCOMPLETE, 0 },
+    /* a deciding figure measured on loopback, not over the link, passes nothing */
+    { { "decides", "pass", "decides", "not-over-link", NULL }, QF_OVERALL_INCOMPLETE, 0 },
+    { { "decides", "not-over-link", "decides", "fail", NULL }, QF_OVERALL_FAIL, 0 },
+    { { "decides", "pass", "warns", "not-over-link", NULL }, QF_OVERALL_PASS, 0 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -415,6 +420,91 @@ test_session_edited_overall (void)
   assert_refused (extra, "rt", "avg_us", "a criterion its profile does not have");
 }
 
+
+/* The network tests of a wired (or wireless) profile run against the built-in peer measured this
+ * PC's loopback, not the link: their criteria are "not-over-link", never a pass, and the session
+ * so judged still judges again to itself (a signed report of it verifies). */
+static void
+test_builtin_peer_wired (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("QUALIFY_DATADIR"), "demo", "demo-pass.session.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(QfSession) session = NULL;
+  g_autoptr(JsonObject) judged = NULL;
+  g_autoptr(JsonObject) remote = parse ("{\"profile\": {\"network_kind\": \"wired\"}, \"peer\": {\"kind\": \"remote\"}}");
+  g_autoptr(JsonObject) wifi = parse ("{\"profile\": {\"network_kind\": \"wireless\"}, \"peer\": {\"kind\": \"builtin\"}}");
+  g_autoptr(JsonObject) any = parse ("{\"profile\": {\"network_kind\": \"any\"}, \"peer\": {\"kind\": \"builtin\"}}");
+  JsonArray *criteria;
+  guint network = 0, other = 0;
+
+  g_assert_true (qf_verdict_session_over_link (remote));
+  g_assert_false (qf_verdict_session_over_link (wifi));
+  g_assert_true (qf_verdict_session_over_link (any));
+  /* training: the built-in peer imitated a link and is judged as that link */
+  {
+    g_autoptr(JsonObject) training = parse ("{\"profile\": {\"network_kind\": \"wired\"}, \"peer\": {\"kind\": \"builtin\"},"
+                                            " \"training\": {\"link\": \"poor-wifi\"}}");
+    g_assert_true (qf_verdict_session_over_link (training));
+  }
+  g_assert_true (qf_verdict_step_is_network ("latency"));
+  g_assert_true (qf_verdict_step_is_network ("ping"));
+  g_assert_false (qf_verdict_step_is_network ("rt"));
+  g_assert_cmpstr (qf_verdict_to_string (QF_VERDICT_NOT_OVER_LINK), ==, "not-over-link");
+
+  /* a wired profile, every figure within its limit (the demo of a pass), the peer built in */
+  session = qf_session_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (qf_session_get_peer_kind (session), ==, "builtin");
+  g_assert_cmpint (qf_session_get_overall (session, NULL), ==, QF_OVERALL_INCOMPLETE);
+  criteria = qf_session_get_verdicts (session);
+  for (guint i = 0; i < json_array_get_length (criteria); i++)
+    {
+      JsonObject *v = json_array_get_object_element (criteria, i);
+      gint step = qf_session_find_step (session, json_object_get_string_member (v, "key"));
+      const char *test = json_object_get_string_member (qf_session_get_step (session, step), "test");
+
+      if (qf_verdict_step_is_network (test))
+        {
+          network++;
+          g_assert_cmpstr (json_object_get_string_member (v, "verdict"), ==, "not-over-link");
+          g_assert_false (json_node_is_null (json_object_get_member (v, "measured")));
+          g_assert_nonnull (strstr (json_object_get_string_member (v, "reason"), "link"));
+        }
+      else
+        {
+          other++;
+          g_assert_cmpstr (json_object_get_string_member (v, "verdict"), !=, "not-over-link");
+        }
+    }
+  g_assert_cmpuint (network, >, 0);
+  g_assert_cmpuint (other, >, 0);
+  g_assert_cmpint (qf_json_get_double (qf_json_get_object (qf_json_get_object (qf_session_get_json (session), "verdict"),
+                                                         "counts"), "not-over-link", -1), ==, network);
+
+  /* the session as now stored judges again to itself */
+  judged = qf_verdict_judge_session (qf_session_get_json (session), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (judged, "overall"), ==, "incomplete");
+
+  /* a stored PASS for such a criterion is refused */
+  {
+    JsonObject *root = qf_session_get_json (session);
+    JsonArray *list = json_object_get_array_member (json_object_get_object_member (root, "verdict"), "criteria");
+
+    for (guint i = 0; i < json_array_get_length (list); i++)
+      {
+        JsonObject *v = json_array_get_object_element (list, i);
+        if (g_str_equal (json_object_get_string_member (v, "verdict"), "not-over-link"))
+          {
+            json_object_set_string_member (v, "verdict", "pass");
+            assert_refused (root, json_object_get_string_member (v, "key"), json_object_get_string_member (v, "metric"),
+                            "NOT OVER THE LINK");
+            break;
+          }
+      }
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -434,5 +524,6 @@ main (int   argc,
   g_test_add_func ("/core/verdict/session/edited-limit", test_session_edited_limit);
   g_test_add_func ("/core/verdict/session/no-figure", test_session_no_figure);
   g_test_add_func ("/core/verdict/session/edited-overall", test_session_edited_overall);
+  g_test_add_func ("/core/verdict/builtin-peer-wired", test_builtin_peer_wired);
   return g_test_run ();
 }

@@ -101,8 +101,8 @@ def name_of(node):
         return None
 
 
-def step_label(app, n, title):
-    return app.find("label", f"Step {n} of 7: {title}", timeout=20)
+def step_label(app, n, title, timeout=20):
+    return app.find("label", f"Step {n} of 7: {title}", timeout=timeout)
 
 
 def main():
@@ -144,10 +144,23 @@ def main():
         tap.ok(step_label(app, 2, "System check") is not None, "Return in a field takes the next step")
         key(RETURN)
         tap.ok(step_label(app, 3, "Network") is not None, "Return on the system check goes on to the network")
+        # the built-in peer is never the default (issue #29 item 3): Return cannot go on yet
         builtin = control(app, "This PC only (built-in peer)")
-        tap.ok(builtin is not None and checked(builtin), "This PC only is on")
+        tap.ok(builtin is not None and not checked(builtin), "This PC only is off until chosen")
         key(RETURN)
-        tap.ok(step_label(app, 4, "Plan") is not None, "Return on the network page shows the plan")
+        tap.ok(step_label(app, 4, "Plan", timeout=3) is None, "Return on the network page waits for a peer")
+        name = "This PC only (built-in peer)"
+        for _ in range(60):
+            if (focus.name() or "") in (name, f"{name} {name}"):
+                break
+            key(TAB)
+        if (focus.name() or "") in (name, f"{name} {name}"):
+            key(SPACE)
+            until(lambda: builtin is not None and checked(builtin), 5)
+        tap.ok(builtin is not None and checked(builtin), "Tab reaches This PC only and Space chooses the built-in peer",
+               focus.name())
+        alt("n")
+        tap.ok(step_label(app, 4, "Plan") is not None, "Alt+N on the network page shows the plan")
 
         # Tab through the plan once round; Space on each Run switch to leave the test out
         turned_off, seen = [], []

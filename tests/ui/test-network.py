@@ -12,7 +12,8 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import App, Tap, click, find_in, need_display, run_main, to_network_page, wait_for  # noqa: E402
+from qftest import (App, Tap, checked, click, find_in, need_display, run_main, sensitive,  # noqa: E402
+                    to_network_page, wait_for)
 
 import gi  # noqa: E402
 
@@ -121,6 +122,24 @@ def main():
             added = wait_for(lambda: row(app, "enx001122 — Wired: Disconnected"), 15)
             tap.ok(added is not None, "a device added while the page is open appears")
 
+            # issue #29 item 3: no helper found, none typed: the built-in peer is not chosen for the
+            # installer, Next waits for a peer, and the built-in peer's row says what it costs
+            builtin = find_switch(app.app, "This PC only (built-in peer)")
+            nxt = app.find_button("Next", timeout=10)
+            tap.ok(builtin is not None and not checked(builtin), "“This PC only” is off until chosen")
+            wait_for(lambda: find_in(app.app, "label", lambda n: n.startswith("Checking")) is None, 20)
+            tap.ok(nxt is not None and not wait_for(lambda: sensitive(nxt), 5),
+                   "Next is not possible while no peer is chosen")
+            said = find_in(app.app, "label", lambda n: "do not qualify the link" in n)
+            tap.ok(said is not None, "the built-in peer's row says its network tests do not qualify the link")
+            if builtin is not None and nxt is not None:
+                click(builtin)
+                tap.ok(wait_for(lambda: checked(builtin) and sensitive(nxt), 15),
+                       "choosing “This PC only” explicitly makes Next possible")
+                click(builtin)
+                tap.ok(wait_for(lambda: not checked(builtin) and not sensitive(nxt), 10),
+                       "switching it off again makes Next wait for a peer")
+
             # Check peer on loopback: whatever listens there (or nothing), the page says so
             builtin = find_switch(app.app, "This PC only (built-in peer)")
             if builtin is not None and builtin.get_state_set().contains(Atspi.StateType.CHECKED):
@@ -167,8 +186,8 @@ def main():
                 # window manager the window sits at 0,0, so they are screen coordinates too.
                 box = radio.get_component_iface().get_extents(Atspi.CoordType.SCREEN)
                 Atspi.generate_mouse_event(box.x + box.width // 2, box.y + box.height // 2, "b1c")
-                checked = wait_for(lambda: radio.get_state_set().contains(Atspi.StateType.CHECKED), 10)
-                tap.ok(checked, "the Wi-Fi device is chosen")
+                chosen = wait_for(lambda: radio.get_state_set().contains(Atspi.StateType.CHECKED), 10)
+                tap.ok(chosen, "the Wi-Fi device is chosen")
             click(app.find_button("Next", timeout=10))
             plan = app.find("label", lambda n: n.startswith("Test plan: "), timeout=15)
             tap.ok(plan is not None and "wireless" in plan.get_name(),

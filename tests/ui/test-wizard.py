@@ -140,6 +140,15 @@ def main():
             tap.ok(rt_row is not None and rt_v is not None
                    and VERDICT_WORDS.get(rt_v["verdict"], rt_v["verdict"].upper()).split()[-1] in rt_row.get_name(),
                    "the real-time row carries its verdict word", rt_row.get_name() if rt_row else None)
+            # the built-in peer on a wired profile: the network rows say so, never a pass
+            net_v = next((v for v in verdicts if v["key"] in ("ping", "latency") and v.get("measured") is not None), None)
+            net_row = find_in(app.app, None, lambda n: net_v is not None
+                              and n.startswith(f"{titles[net_v['key']]}: {net_v['label']}: ")) if net_v else None
+            tap.ok(net_v is not None and net_v["verdict"] == "not-over-link" and overall != "pass"
+                   and net_row is not None and "NOT OVER THE LINK" in net_row.get_name()
+                   and "not over the link" in net_row.get_name(),
+                   "a network row measured on loopback reads “not over the link”, and the PC does not pass",
+                   net_row.get_name() if net_row else net_v)
             click(next_button(app, "Report"))
             export = app.find_button("Export report", timeout=15)
             tap.ok(export is not None, "Report page has Export report")

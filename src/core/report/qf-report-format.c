@@ -139,6 +139,8 @@ _qf_report_verdict_word (QfReport   *report,
     return TR (N_("INVALID"));
   if (g_strcmp0 (verdict, "incomplete") == 0)
     return TR (N_("INCOMPLETE"));
+  if (g_strcmp0 (verdict, "not-over-link") == 0)
+    return TR (N_("NOT OVER THE LINK"));
   return TR (N_("NOT RUN"));
 }
 
@@ -157,6 +159,8 @@ _qf_report_verdict_text (QfReport   *report,
     icon = "!";
   else if (g_strcmp0 (verdict, "invalid") == 0 || g_strcmp0 (verdict, "incomplete") == 0)
     icon = "?";
+  else if (g_strcmp0 (verdict, "not-over-link") == 0)
+    icon = "~";
   return g_strdup_printf ("%s %s", icon, _qf_report_verdict_word (report, verdict));
 }
 

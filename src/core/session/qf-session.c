@@ -1453,9 +1453,11 @@ void
 qf_session_recompute (QfSession *self)
 {
   g_autoptr(JsonArray) all = json_array_new ();
+  gboolean over_link;
 
   g_return_if_fail (QF_IS_SESSION (self));
 
+  over_link = qf_verdict_session_over_link (self->root);
   for (guint i = 0; i < qf_session_get_n_steps (self); i++)
     {
       JsonObject *step = qf_session_get_step (self, i);
@@ -1469,6 +1471,8 @@ qf_session_recompute (QfSession *self)
         verdicts = qf_verdict_judge_test (test, status == QF_STEP_STATUS_DONE,
                                           qf_json_get_object (step, "result"),
                                           not_run_reason (step, status));
+      if (!over_link && qf_verdict_step_is_network (qf_json_get_string (step, "test", NULL)))
+        qf_verdict_mark_not_over_link (verdicts);
       for (guint k = 0; k < json_array_get_length (verdicts); k++)
         json_array_add_element (all, qf_json_node_deep_copy (json_array_get_element (verdicts, k)));
       json_object_set_array_member (step, "verdicts", verdicts);

@@ -7,8 +7,11 @@
 #include "qf-json.h"
 #include "qf-format.h"
 #include "qf-verdict.h"
+#include "qf-step.h"
 
-static const char *const verdict_names[] = { "pass", "fail", "warn", "not-run", "invalid" };
+static const char *const verdict_names[] = { "pass", "fail", "warn", "not-run", "invalid",
+                                              "not-over-link" };
+#define N_VERDICTS G_N_ELEMENTS (verdict_names)
 static const char *const overall_names[] = { "pass", "fail", "invalid", "incomplete" };
 
 G_DEFINE_QUARK (qf-verdict-error-quark, qf_verdict_error)
@@ -16,7 +19,7 @@ G_DEFINE_QUARK (qf-verdict-error-quark, qf_verdict_error)
 const char *
 qf_verdict_to_string (QfVerdict verdict)
 {
-  g_return_val_if_fail (verdict <= QF_VERDICT_INVALID, "invalid");
+  g_return_val_if_fail (verdict <= QF_VERDICT_NOT_OVER_LINK, "invalid");
   return verdict_names[verdict];
 }
 
@@ -46,6 +49,8 @@ qf_verdict_to_label (QfVerdict verdict)
       return _("WARN");
     case QF_VERDICT_NOT_RUN:
       return _("NOT RUN");
+    case QF_VERDICT_NOT_OVER_LINK:
+      return _("NOT OVER THE LINK");
     case QF_VERDICT_INVALID:
     default:
       return _("INVALID");
@@ -55,9 +60,9 @@ qf_verdict_to_label (QfVerdict verdict)
 const char *
 qf_verdict_to_symbol (QfVerdict verdict)
 {
-  static const char *const symbols[] = { "✓", "✗", "!", "—", "?" };
+  static const char *const symbols[] = { "✓", "✗", "!", "—", "?", "~" };
 
-  g_return_val_if_fail (verdict <= QF_VERDICT_INVALID, "?");
+  g_return_val_if_fail (verdict <= QF_VERDICT_NOT_OVER_LINK, "?");
   return symbols[verdict];
 }
 
@@ -199,10 +204,54 @@ qf_verdict_judge_test (const QfProfileTest *test,
   return verdicts;
 }
 
+gboolean
+qf_verdict_session_over_link (JsonObject *session)
+{
+  const char *network_kind = qf_json_get_string (qf_json_get_object (session, "profile"), "network_kind", NULL);
+  const char *peer_kind = qf_json_get_string (qf_json_get_object (session, "peer"), "kind", NULL);
+
+  g_return_val_if_fail (session != NULL, TRUE);
+
+  if (g_strcmp0 (network_kind, "wired") != 0 && g_strcmp0 (network_kind, "wireless") != 0)
+    return TRUE;
+  /* training: the built-in peer imitated a link, judged as that link would be (the session and
+   * its report say it is no acceptance) */
+  if (qf_json_get_object (session, "training") != NULL)
+    return TRUE;
+  return g_strcmp0 (peer_kind, "builtin") != 0;
+}
+
+gboolean
+qf_verdict_step_is_network (const char *step_id)
+{
+  const QfStepInfo *info = step_id != NULL ? qf_step_lookup (step_id) : NULL;
+
+  return info != NULL && qf_step_needs_peer (info);
+}
+
+void
+qf_verdict_mark_not_over_link (JsonArray *verdicts)
+{
+  g_return_if_fail (verdicts != NULL);
+
+  for (guint i = 0; i < json_array_get_length (verdicts); i++)
+    {
+      JsonObject *v = json_array_get_object_element (verdicts, i);
+      const char *verdict = v != NULL ? qf_json_get_string (v, "verdict", NULL) : NULL;
+
+      if (g_strcmp0 (verdict, "pass") != 0 && g_strcmp0 (verdict, "warn") != 0 &&
+          g_strcmp0 (verdict, "fail") != 0)
+        continue;
+      json_object_set_string_member (v, "verdict", qf_verdict_to_string (QF_VERDICT_NOT_OVER_LINK));
+      json_object_set_string_member (v, "reason",
+                                     _("Not measured over the link: the peer was the built-in peer on this PC's loopback, so this figure says nothing about the wired or wireless link the profile is for. Run the network tests again with a helper machine."));
+    }
+}
+
 static void
 count_verdicts (JsonArray *verdicts,
-                guint      counts[5],
-                gboolean   deciding[5])
+                guint      counts[N_VERDICTS],
+                gboolean   deciding[N_VERDICTS])
 {
   for (guint i = 0; i < json_array_get_length (verdicts); i++)
     {
@@ -221,8 +270,8 @@ QfOverall
 qf_verdict_overall (JsonArray *verdicts,
                     guint     *warnings)
 {
-  guint counts[5] = { 0 };
-  gboolean deciding[5] = { FALSE };
+  guint counts[N_VERDICTS] = { 0 };
+  gboolean deciding[N_VERDICTS] = { FALSE };
 
   g_return_val_if_fail (verdicts != NULL, QF_OVERALL_INCOMPLETE);
 
@@ -233,7 +282,7 @@ qf_verdict_overall (JsonArray *verdicts,
     return QF_OVERALL_FAIL;
   if (deciding[QF_VERDICT_INVALID])
     return QF_OVERALL_INVALID;
-  if (deciding[QF_VERDICT_NOT_RUN])
+  if (deciding[QF_VERDICT_NOT_RUN] || deciding[QF_VERDICT_NOT_OVER_LINK])
     return QF_OVERALL_INCOMPLETE;
   /* A profile whose deciding criteria were all left out decides nothing. */
   if (!deciding[QF_VERDICT_PASS])
@@ -247,8 +296,8 @@ qf_verdict_summary (JsonArray *verdicts)
   JsonObject *summary = json_object_new ();
   JsonObject *counts_obj = json_object_new ();
   JsonArray *copy = json_array_new ();
-  guint counts[5] = { 0 };
-  gboolean deciding[5] = { FALSE };
+  guint counts[N_VERDICTS] = { 0 };
+  gboolean deciding[N_VERDICTS] = { FALSE };
   guint warnings = 0;
   QfOverall overall = qf_verdict_overall (verdicts, &warnings);
 
@@ -472,7 +521,8 @@ keep_stored_reason (JsonObject *judged,
   const char *verdict = qf_json_get_string (judged, "verdict", "");
   const char *reason = qf_json_get_string (stored, "reason", NULL);
 
-  if (!g_str_equal (verdict, "not-run") && !g_str_equal (verdict, "invalid"))
+  if (!g_str_equal (verdict, "not-run") && !g_str_equal (verdict, "invalid") &&
+      !g_str_equal (verdict, "not-over-link"))
     return;
   qf_json_set_string_or_null (judged, "reason", reason);
 }
@@ -482,6 +532,7 @@ keep_stored_reason (JsonObject *judged,
 static JsonArray *
 judge_step (QfProfile   *profile,
             JsonObject  *step,
+            gboolean     over_link,
             GError     **error)
 {
   const char *key = qf_json_get_string (step, "key", "?");
@@ -499,6 +550,8 @@ judge_step (QfProfile   *profile,
     }
   else if ((judged = judge_by_stored_limits (key, stored, done, result, reason, error)) == NULL)
     return NULL;
+  if (!over_link && qf_verdict_step_is_network (qf_json_get_string (step, "test", key)))
+    qf_verdict_mark_not_over_link (judged);
   n = MAX (json_array_get_length (judged), stored != NULL ? json_array_get_length (stored) : 0);
   for (guint i = 0; i < n; i++)
     {
@@ -544,7 +597,12 @@ same_summary (JsonObject  *judged,
       gdouble want = 0, got = -1;
 
       qf_json_get_path_double (judged, path, &want);
-      if (!qf_json_get_path_double (stored, path, &got) || got != want)
+      /* a session stored before the verdict "not-over-link" existed counts none */
+      if (i == QF_VERDICT_NOT_OVER_LINK && qf_json_get_path (stored, path) == NULL)
+        got = 0;
+      else if (!qf_json_get_path_double (stored, path, &got))
+        got = -1;
+      if (got != want)
         {
           g_set_error (error, QF_VERDICT_ERROR, QF_VERDICT_ERROR_DISAGREES,
                        _("the stored verdict's “%s” is not the %.0f its criteria give"), path, want);
@@ -586,15 +644,21 @@ qf_verdict_judge_session (JsonObject  *session,
   g_autoptr(JsonArray) per_step = json_array_new ();
   g_autoptr(JsonArray) all = json_array_new ();
   g_autoptr(JsonObject) summary = NULL;
+  gboolean over_link;
 
   g_return_val_if_fail (session != NULL, NULL);
 
+  /* A session written before the verdict "not-over-link" existed (its counts lack it) was judged
+   * without it and is judged again so: a report signed then stays what it said. */
+  over_link = qf_verdict_session_over_link (session) ||
+              (qf_json_get_object (qf_json_get_object (session, "verdict"), "counts") != NULL &&
+               qf_json_get_path (session, "verdict.counts.not-over-link") == NULL);
   if (!session_profile (session, &profile, error))
     return NULL;
   for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
     {
       JsonObject *step = object_at (steps, i);
-      JsonArray *judged = step != NULL ? judge_step (profile, step, error) : json_array_new ();
+      JsonArray *judged = step != NULL ? judge_step (profile, step, over_link, error) : json_array_new ();
 
       if (judged == NULL)
         return NULL;

@@ -22,6 +22,8 @@ typedef enum
   QF_VERDICT_WARN,
   QF_VERDICT_NOT_RUN,
   QF_VERDICT_INVALID,
+  QF_VERDICT_NOT_OVER_LINK,  /* a network figure of a wired or wireless profile measured against
+                              * the built-in peer on loopback: it says nothing of the link */
 } QfVerdict;
 
 typedef enum
@@ -32,13 +34,14 @@ typedef enum
   QF_OVERALL_INCOMPLETE,
 } QfOverall;
 
-/* "pass", "fail", "warn", "not-run", "invalid" (the JSON values). */
+/* "pass", "fail", "warn", "not-run", "invalid", "not-over-link" (the JSON values). */
 const char *qf_verdict_to_string  (QfVerdict    verdict);
 gboolean    qf_verdict_from_string (const char  *text,
                                     QfVerdict   *out);
-/* Translated words for people: "PASS", "FAIL", "WARN", "NOT RUN", "INVALID". */
+/* Translated words for people: "PASS", "FAIL", "WARN", "NOT RUN", "INVALID",
+ * "NOT OVER THE LINK". */
 const char *qf_verdict_to_label   (QfVerdict    verdict);
-/* A symbol that survives black-and-white printing: ✓ ✗ ! — ? */
+/* A symbol that survives black-and-white printing: ✓ ✗ ! — ? ~ */
 const char *qf_verdict_to_symbol  (QfVerdict    verdict);
 
 /* "pass", "fail", "invalid", "incomplete". */
@@ -63,9 +66,22 @@ JsonArray  *qf_verdict_judge_test (const QfProfileTest *test,
                                    JsonObject         *result,
                                    const char         *not_run_reason);
 
+/* Whether a session's network tests measured the link its profile is for: FALSE when the
+ * profile's network_kind is "wired" or "wireless" and the peer (session's peer.kind) was the
+ * built-in peer on loopback, unless it is a training run whose built-in peer imitated a link
+ * ("training": judged as that link, never an acceptance). session: the session's JSON
+ * (docs/session-format.md). */
+gboolean    qf_verdict_session_over_link (JsonObject *session);
+/* Whether the step (its id, "test" in a session's step) measures through the peer. */
+gboolean    qf_verdict_step_is_network   (const char *step_id);
+/* The verdicts of a network test that was not measured over the link: each one with a figure
+ * (pass, warn or fail) becomes NOT OVER LINK, with a reason saying so; not-run and invalid ones
+ * stay what they are. */
+void        qf_verdict_mark_not_over_link (JsonArray *verdicts);
+
 /* The overall verdict of a flat list of verdict objects: FAIL if a deciding criterion fails;
- * else INVALID if a deciding one is invalid; else INCOMPLETE if a deciding one was not run;
- * else PASS. *warnings (may be NULL) counts WARN verdicts. */
+ * else INVALID if a deciding one is invalid; else INCOMPLETE if a deciding one was not run or
+ * not measured over the link; else PASS. *warnings (may be NULL) counts WARN verdicts. */
 QfOverall   qf_verdict_overall    (JsonArray          *verdicts,
                                    guint              *warnings);
 /* {"overall", "warnings", "counts": {...}, "criteria": [copies]} */

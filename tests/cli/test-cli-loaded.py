@@ -137,16 +137,25 @@ def check_tcp_load(rounds=2):
     print(f"# tcp load: ours {ours} µs, ping {pings} µs (one way, paired windows)")
 
 
-def check_idle_noise():
-    """The idle phase measures what the stand-alone test at the same pace does: p50 within 20 µs
-    or 30 %."""
-    rc1, alone, err1 = measure("latency", ADDR_B, "-t", "3", "--interval-ms", "10")
-    rc2, r, err2 = measure("latency", ADDR_B, "--under-load", "--load", "udp:50M", "-t", "3",
-                           "--settle", "0.5")
-    a = alone.get("p50_us") if alone else None
-    b = r["idle"].get("p50_us") if r else None
-    ok = rc1 == 0 and rc2 == 0 and a is not None and b is not None and abs(a - b) <= max(20, a * 0.3)
-    tap(ok, f"idle p50 {b} µs is within noise of the stand-alone test's {a} µs", err1 + err2)
+def check_idle_noise(rounds=3):
+    """The idle phase measures what the stand-alone test at the same pace does: the medians of
+    `rounds` alternating pairs within 20 µs or 30 % (one 3 s pair on a shared machine differs by
+    more than that now and then: loopback's p50 moves with the neighbours' load)."""
+    alone, idle, errs = [], [], ""
+    for _ in range(rounds):
+        rc1, a, err1 = measure("latency", ADDR_B, "-t", "3", "--interval-ms", "10")
+        rc2, r, err2 = measure("latency", ADDR_B, "--under-load", "--load", "udp:50M", "-t", "3",
+                               "--settle", "0.5")
+        errs += err1 + err2
+        if rc1 == 0 and a and a.get("p50_us") is not None:
+            alone.append(a["p50_us"])
+        if rc2 == 0 and r and r["idle"].get("p50_us") is not None:
+            idle.append(r["idle"]["p50_us"])
+    a = statistics.median(alone) if len(alone) == rounds else None
+    b = statistics.median(idle) if len(idle) == rounds else None
+    ok = a is not None and b is not None and abs(a - b) <= max(20, a * 0.3)
+    tap(ok, f"idle p50 {b} µs is within noise of the stand-alone test's {a} µs (medians of {rounds} "
+        f"alternating pairs: {idle} and {alone})", errs)
 
 
 def check_stock_helper():

@@ -11,7 +11,8 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import App, Tap, click, find_in, need_display, private_dirs, run_main, wait_for  # noqa: E402
+from qftest import (App, Tap, checked, click, control, find_in, need_display, private_dirs, run_main,  # noqa: E402
+                    wait_for)
 
 import gi  # noqa: E402
 
@@ -54,9 +55,16 @@ def main():
     app = App(extra_env=env)
     try:
         app.wait_app()
-        for label in ("Start", "Next", "Next"):
+        for label in ("Start", "Next"):
             click(app.find_button(label, timeout=15))
             time.sleep(0.5)
+        # the built-in peer is never the default: choose it, then Next
+        builtin = control(app, "This PC only (built-in peer)")
+        if builtin is not None and not checked(builtin):
+            click(builtin)
+            wait_for(lambda: checked(builtin), 5)
+        click(app.find_button("Next", timeout=15))
+        time.sleep(0.5)
         start = app.find_button("Start tests", timeout=15)
         close = app.find("push button", "Close", timeout=5)
         tap.ok(close is not None, "the header bar has the window's Close button")

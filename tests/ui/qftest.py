@@ -262,11 +262,18 @@ def to_plan(app):
     click(app.find_button("Start", timeout=15))
     app.find("label", "Readiness", timeout=15)
     click(app.find_button("Next", timeout=10))
+    choose_builtin_peer(app)
+    click(app.find_button("Next", timeout=10))
+    return wait_for(lambda: plan_switches(app) or None, 15) or {}
+
+
+def choose_builtin_peer(app):
+    """On the network page: switches "This PC only (built-in peer)" on (it is never the default;
+    Next waits for a peer) and waits until it reads on."""
     builtin = control(app, "This PC only (built-in peer)")
     if builtin is not None and not checked(builtin):
         click(builtin)
-    click(app.find_button("Next", timeout=10))
-    return wait_for(lambda: plan_switches(app) or None, 15) or {}
+        wait_for(lambda: checked(builtin), 5)
 
 
 def run_only(app, switches, keep, timeout):

@@ -11,8 +11,8 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qftest import (App, Tap, checked, click, control, find_in, need_display, private_dirs, run_main,  # noqa: E402
-                    wait_for)
+from qftest import (App, Tap, choose_builtin_peer, click, find_in, need_display, private_dirs,  # noqa: E402
+                    run_main, wait_for)
 
 import gi  # noqa: E402
 
@@ -58,11 +58,7 @@ def main():
         for label in ("Start", "Next"):
             click(app.find_button(label, timeout=15))
             time.sleep(0.5)
-        # the built-in peer is never the default: choose it, then Next
-        builtin = control(app, "This PC only (built-in peer)")
-        if builtin is not None and not checked(builtin):
-            click(builtin)
-            wait_for(lambda: checked(builtin), 5)
+        choose_builtin_peer(app)
         click(app.find_button("Next", timeout=15))
         time.sleep(0.5)
         start = app.find_button("Start tests", timeout=15)
